@@ -1,0 +1,63 @@
+// Dispatch of the RoPE kernels (rope-inl.h) and their scalar references.
+#include "ops/rope.h"
+
+#include <cmath>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "ops/rope.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "ops/rope-inl.h"
+
+#if HWY_ONCE
+namespace posenc {
+
+HWY_EXPORT(RopeCosSinKernel);
+HWY_EXPORT(ApplyRopeKernel);
+
+void RopeCosSin(const int32_t* positions, size_t T, const double* inv_freq,
+                size_t h, float magnitude, float* cos, float* sin) {
+  HWY_DYNAMIC_DISPATCH(RopeCosSinKernel)
+  (positions, T, inv_freq, h, magnitude, cos, sin);
+}
+
+void ApplyRope(RopeLayout layout, const float* x, size_t H, size_t T, size_t d,
+               size_t r, const float* cos, const float* sin, float* out) {
+  HWY_DYNAMIC_DISPATCH(ApplyRopeKernel)(layout, x, H, T, d, r, cos, sin, out);
+}
+
+void RopeCosSinScalar(const int32_t* positions, size_t T,
+                      const double* inv_freq,
+                      size_t h, float magnitude, float* cos, float* sin) {
+  for (size_t t = 0; t < T; ++t) {
+    for (size_t i = 0; i < h; ++i) {
+      const double a = ReducedAngle(positions[t], inv_freq[i]);
+      cos[t * h + i] = static_cast<float>(magnitude * std::cos(a));
+      sin[t * h + i] = static_cast<float>(magnitude * std::sin(a));
+    }
+  }
+}
+
+void ApplyRopeScalar(RopeLayout layout, const float* x, size_t H, size_t T,
+                     size_t d, size_t r, const float* cos, const float* sin,
+                     float* out) {
+  const size_t h = r / 2;
+  for (size_t head = 0; head < H; ++head) {
+    for (size_t t = 0; t < T; ++t) {
+      const float* xr = x + (head * T + t) * d;
+      float* o = out + (head * T + t) * d;
+      for (size_t i = 0; i < h; ++i) {
+        const size_t ia = layout == RopeLayout::kHalf ? i : 2 * i;
+        const size_t ib = layout == RopeLayout::kHalf ? i + h : 2 * i + 1;
+        const float a = xr[ia], b = xr[ib];
+        const float c = cos[t * h + i], s = sin[t * h + i];
+        o[ia] = a * c - b * s;
+        o[ib] = b * c + a * s;
+      }
+      for (size_t j = r; j < d; ++j) o[j] = xr[j];
+    }
+  }
+}
+
+}  // namespace posenc
+#endif  // HWY_ONCE

@@ -1,0 +1,113 @@
+#include "ops/rope_apply.h"
+
+#include <limits>
+
+#include "ops/xpos.h"
+
+namespace posenc {
+
+namespace {
+constexpr int64_t kMaxElements = int64_t{1} << 31;
+}
+
+Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len) {
+  POSENC_RETURN_IF_ERROR(ValidateRopeConfig(o.freq));
+  if (o.layout != RopeLayout::kHalf && o.layout != RopeLayout::kInterleaved) {
+    return Status::Invalid(StrCat("layout is not a valid enum value: ",
+                                  static_cast<int>(o.layout)));
+  }
+  if (o.heads < 1) {
+    return Status::Invalid(StrCat("heads must be an integer >= 1, got ", o.heads));
+  }
+  if (o.seq_len < 0) {
+    return Status::Invalid(
+        StrCat("seqLen must be an integer >= 0, got ", o.seq_len));
+  }
+  const int64_t d = o.freq.head_dim;
+  if (o.heads > kMaxElements / d || o.seq_len > kMaxElements / (o.heads * d)) {
+    return Status::Invalid(StrCat("heads * seqLen * headDim = ", o.heads, " * ",
+                                  o.seq_len, " * ", d,
+                                  " exceeds 2^31 elements"));
+  }
+  const int64_t want = o.heads * o.seq_len * d;
+  if (static_cast<int64_t>(x_len) != want) {
+    return Status::Invalid(StrCat("x must have heads * seqLen * headDim = ",
+                                  o.heads, " * ", o.seq_len, " * ", d, " = ",
+                                  want, " floats, got ", x_len));
+  }
+  if (o.positions == nullptr) {
+    const int64_t lo = std::numeric_limits<int32_t>::min();
+    const int64_t hi = std::numeric_limits<int32_t>::max();
+    if (o.offset < lo || o.offset + o.seq_len - 1 > hi) {
+      return Status::Invalid(StrCat("offset + seqLen - 1 must fit in int32, got "
+                                    "offset = ",
+                                    o.offset, ", seqLen = ", o.seq_len));
+    }
+  }
+  if (o.xpos) {
+    POSENC_RETURN_IF_ERROR(
+        ValidateXpos(EffectiveRotaryDim(o.freq), o.xpos_scale_base));
+  }
+  return Status::Ok();
+}
+
+int64_t RopeContextLength(const RopeApplyOptions& o) {
+  int64_t max_pos = -1;
+  for (int64_t t = 0; t < o.seq_len; ++t) {
+    const int64_t p = o.positions ? o.positions[t] : o.offset + t;
+    if (p > max_pos) max_pos = p;
+  }
+  return max_pos + 1;
+}
+
+Status RopeTable(const RopeApplyOptions& o, std::vector<float>* cos,
+                 std::vector<float>* sin) {
+  const int64_t ctx = RopeContextLength(o);
+  std::vector<double> inv;
+  double factor = 1.0;
+  POSENC_RETURN_IF_ERROR(RopeFrequencies(
+      o.freq,
+      static_cast<int>(ctx > std::numeric_limits<int32_t>::max()
+                           ? std::numeric_limits<int32_t>::max()
+                           : ctx),
+      &inv, &factor));
+  if (o.pure_rotation) factor = 1.0;
+  // The frequency contract is float32 (what the reference implementations
+  // store); the angle is then formed in double.
+  for (double& f : inv) f = static_cast<float>(f);
+  const size_t T = static_cast<size_t>(o.seq_len);
+  const size_t h = inv.size();
+  std::vector<int32_t> pos(T);
+  for (size_t t = 0; t < T; ++t) {
+    pos[t] = o.positions ? o.positions[t] : static_cast<int32_t>(o.offset + t);
+  }
+  cos->assign(T * h, 0.0f);
+  sin->assign(T * h, 0.0f);
+  RopeCosSin(pos.data(), T, inv.data(), h, static_cast<float>(factor),
+             cos->data(), sin->data());
+  if (o.xpos) {
+    std::vector<float> scale(T * h);
+    XposScales(pos.data(), T, 2 * h, o.xpos_scale_base, o.xpos_center,
+               o.xpos_key, scale.data());
+    for (size_t e = 0; e < T * h; ++e) {
+      (*cos)[e] *= scale[e];
+      (*sin)[e] *= scale[e];
+    }
+  }
+  return Status::Ok();
+}
+
+Status RopeApplyChecked(const RopeApplyOptions& o, const float* x,
+                        size_t x_len, float* out) {
+  POSENC_RETURN_IF_ERROR(ValidateRopeApply(o, x_len));
+  std::vector<float> cos, sin;
+  POSENC_RETURN_IF_ERROR(RopeTable(o, &cos, &sin));
+  ApplyRope(o.layout, x, static_cast<size_t>(o.heads),
+            static_cast<size_t>(o.seq_len),
+            static_cast<size_t>(o.freq.head_dim),
+            static_cast<size_t>(EffectiveRotaryDim(o.freq)), cos.data(),
+            sin.data(), out);
+  return Status::Ok();
+}
+
+}  // namespace posenc

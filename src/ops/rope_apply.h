@@ -1,0 +1,52 @@
+// The checked RoPE entry point: validates every argument, derives the
+// frequencies (any scaling), builds the cos/sin table for the tokens'
+// positions and rotates. This is what the bindings call.
+// Shapes: x, out: [H, T, d]; positions: [T].
+#ifndef POSENC_OPS_ROPE_APPLY_H_
+#define POSENC_OPS_ROPE_APPLY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "ops/rope.h"
+#include "ops/rope_frequencies.h"
+#include "ops/status.h"
+
+namespace posenc {
+
+struct RopeApplyOptions {
+  RopeFrequencyConfig freq;  // head_dim, rotary_dim, base, scaling
+  RopeLayout layout = RopeLayout::kHalf;
+  int64_t heads = 0;
+  int64_t seq_len = 0;
+  // Token positions: explicit [seq_len], or offset + t when null.
+  const int32_t* positions = nullptr;
+  int64_t offset = 0;
+  // Pure re-rotation (cache shift): the scaling's attention factor is not
+  // applied again, so norms are preserved exactly.
+  bool pure_rotation = false;
+  // xPos decay on top of the rotation.
+  bool xpos = false;
+  double xpos_scale_base = 512.0;
+  int64_t xpos_center = 0;
+  bool xpos_key = false;  // keys take the inverse scale
+};
+
+Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len);
+
+// The context length the frequencies see: max position + 1 (>= 0). Only
+// `dynamic` and `longrope` depend on it.
+int64_t RopeContextLength(const RopeApplyOptions& o);
+
+// cos, sin: [T, r/2], attention factor (and xPos) folded in.
+Status RopeTable(const RopeApplyOptions& o, std::vector<float>* cos,
+                 std::vector<float>* sin);
+
+// out: [H, T, d]; may equal x.
+Status RopeApplyChecked(const RopeApplyOptions& o, const float* x,
+                        size_t x_len, float* out);
+
+}  // namespace posenc
+
+#endif  // POSENC_OPS_ROPE_APPLY_H_

@@ -1,0 +1,284 @@
+// RoPE frequencies and scaling, written from the formulas in
+// shared/reference/positional-encodings.md section 3. All in double; callers
+// round to float32 once at the end.
+#include "ops/rope_frequencies.h"
+
+#include <cmath>
+
+namespace posenc {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+const char* const kScalingNames[] = {"default", "linear",   "ntk",   "dynamic",
+                                     "yarn",    "longrope", "llama3"};
+
+bool Finite(double x) { return std::isfinite(x); }
+
+// YaRN's m(s, k): 1 if s <= 1, else 0.1 * k * ln(s) + 1.
+double YarnMscale(double s, double k) {
+  return s <= 1.0 ? 1.0 : 0.1 * k * std::log(s) + 1.0;
+}
+
+// Number of pair dimensions whose wavelength completes `rotations` turns over
+// L positions: r * ln(L / (2 pi rotations)) / (2 ln base).
+double YarnCorrectionDim(double rotations, int r, double base, int L) {
+  return r * std::log(L / (2.0 * kPi * rotations)) / (2.0 * std::log(base));
+}
+
+Status CheckPositiveFinite(const char* name, double v) {
+  if (!Finite(v) || v <= 0.0) {
+    return Status::Invalid(
+        StrCat("scaling.", name, " must be a finite number > 0, got ", v));
+  }
+  return Status::Ok();
+}
+
+Status CheckLength(const char* name, int v) {
+  if (v < 1) {
+    return Status::Invalid(StrCat("scaling.", name,
+                                  " must be an integer >= 1 for this scaling "
+                                  "type, got ",
+                                  v));
+  }
+  return Status::Ok();
+}
+
+Status CheckFactorList(const char* name, const std::vector<double>& f,
+                       int half) {
+  if (static_cast<int>(f.size()) != half) {
+    return Status::Invalid(StrCat("scaling.", name,
+                                  " must have rotaryDim/2 = ", half,
+                                  " values, got ", f.size()));
+  }
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (!Finite(f[i]) || f[i] <= 0.0) {
+      return Status::Invalid(StrCat("scaling.", name, "[", i,
+                                    "] must be a finite number > 0, got ",
+                                    f[i]));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ParseRopeScalingType(const std::string& name, RopeScalingType* type) {
+  for (int i = 0; i < 7; ++i) {
+    if (name == kScalingNames[i]) {
+      *type = static_cast<RopeScalingType>(i);
+      return Status::Ok();
+    }
+  }
+  return Status::Invalid(StrCat(
+      "scaling.type must be one of default, linear, ntk, dynamic, yarn, "
+      "longrope, llama3; got '",
+      name, "'"));
+}
+
+const char* RopeScalingTypeName(RopeScalingType type) {
+  const int i = static_cast<int>(type);
+  return (i >= 0 && i < 7) ? kScalingNames[i] : "invalid";
+}
+
+Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
+  if (c.head_dim < 1) {
+    return Status::Invalid(
+        StrCat("headDim must be an integer >= 1, got ", c.head_dim));
+  }
+  if (c.rotary_dim < 0) {
+    return Status::Invalid(
+        StrCat("rotaryDim must be an integer >= 0, got ", c.rotary_dim));
+  }
+  const int r = EffectiveRotaryDim(c);
+  if (r > c.head_dim) {
+    return Status::Invalid(StrCat("rotaryDim (", r,
+                                  ") must not exceed headDim (", c.head_dim,
+                                  ")"));
+  }
+  if (r % 2 != 0) {
+    return Status::Invalid(StrCat(
+        c.rotary_dim == 0 ? "headDim" : "rotaryDim",
+        " must be even (RoPE rotates pairs), got ", r,
+        c.rotary_dim == 0 ? "; pass an even rotaryDim for partial rotary" : ""));
+  }
+  if (!Finite(c.base) || c.base <= 1.0) {
+    return Status::Invalid(
+        StrCat("base must be a finite number > 1, got ", c.base));
+  }
+  const RopeScaling& s = c.scaling;
+  const int type = static_cast<int>(s.type);
+  if (type < 0 || type > 6) {
+    return Status::Invalid(StrCat("scaling.type is not a valid enum value: ",
+                                  type));
+  }
+  if (s.type == RopeScalingType::kDefault) return Status::Ok();
+  POSENC_RETURN_IF_ERROR(CheckPositiveFinite("factor", s.factor));
+  switch (s.type) {
+    case RopeScalingType::kDefault:
+    case RopeScalingType::kLinear:
+      break;
+    case RopeScalingType::kNtk:
+      if (r < 4) {
+        return Status::Invalid(StrCat(
+            "ntk scaling needs rotaryDim >= 4 (exponent r/(r-2)), got ", r));
+      }
+      break;
+    case RopeScalingType::kDynamic:
+      if (r < 4) {
+        return Status::Invalid(StrCat(
+            "dynamic scaling needs rotaryDim >= 4 (exponent r/(r-2)), got ",
+            r));
+      }
+      POSENC_RETURN_IF_ERROR(
+          CheckLength("maxPositionEmbeddings", s.max_position_embeddings));
+      break;
+    case RopeScalingType::kYarn:
+      POSENC_RETURN_IF_ERROR(CheckLength("originalMaxPositionEmbeddings",
+                                         s.original_max_position_embeddings));
+      POSENC_RETURN_IF_ERROR(CheckPositiveFinite("betaFast", s.beta_fast));
+      POSENC_RETURN_IF_ERROR(CheckPositiveFinite("betaSlow", s.beta_slow));
+      if (!Finite(s.mscale) || s.mscale < 0.0) {
+        return Status::Invalid(
+            StrCat("scaling.mscale must be a finite number >= 0, got ",
+                   s.mscale));
+      }
+      if (!Finite(s.mscale_all_dim) || s.mscale_all_dim < 0.0) {
+        return Status::Invalid(
+            StrCat("scaling.mscaleAllDim must be a finite number >= 0, got ",
+                   s.mscale_all_dim));
+      }
+      if (s.has_attention_factor) {
+        POSENC_RETURN_IF_ERROR(
+            CheckPositiveFinite("attentionFactor", s.attention_factor));
+      }
+      break;
+    case RopeScalingType::kLongrope:
+      POSENC_RETURN_IF_ERROR(CheckLength("originalMaxPositionEmbeddings",
+                                         s.original_max_position_embeddings));
+      POSENC_RETURN_IF_ERROR(
+          CheckFactorList("shortFactor", s.short_factor, r / 2));
+      POSENC_RETURN_IF_ERROR(CheckFactorList("longFactor", s.long_factor, r / 2));
+      if (s.has_attention_factor) {
+        POSENC_RETURN_IF_ERROR(
+            CheckPositiveFinite("attentionFactor", s.attention_factor));
+      }
+      break;
+    case RopeScalingType::kLlama3:
+      POSENC_RETURN_IF_ERROR(CheckLength("originalMaxPositionEmbeddings",
+                                         s.original_max_position_embeddings));
+      POSENC_RETURN_IF_ERROR(
+          CheckPositiveFinite("lowFreqFactor", s.low_freq_factor));
+      POSENC_RETURN_IF_ERROR(
+          CheckPositiveFinite("highFreqFactor", s.high_freq_factor));
+      if (!(s.high_freq_factor > s.low_freq_factor)) {
+        return Status::Invalid(StrCat(
+            "scaling.highFreqFactor (", s.high_freq_factor,
+            ") must be greater than scaling.lowFreqFactor (",
+            s.low_freq_factor, ")"));
+      }
+      break;
+  }
+  return Status::Ok();
+}
+
+Status RopeFrequencies(const RopeFrequencyConfig& c, int seq_len,
+                       std::vector<double>* inv_freq,
+                       double* attention_factor) {
+  POSENC_RETURN_IF_ERROR(ValidateRopeConfig(c));
+  if (seq_len < 0) {
+    return Status::Invalid(
+        StrCat("seqLen must be an integer >= 0, got ", seq_len));
+  }
+  const RopeScaling& s = c.scaling;
+  const int r = EffectiveRotaryDim(c);
+  const int half = r / 2;
+  double base = c.base;
+  double factor = 1.0;
+  if (s.type == RopeScalingType::kNtk) {
+    base = c.base * std::pow(s.factor, r / (r - 2.0));
+  } else if (s.type == RopeScalingType::kDynamic) {
+    const double M = s.max_position_embeddings;
+    const double T = seq_len > M ? seq_len : M;
+    base = c.base * std::pow(s.factor * T / M - (s.factor - 1.0), r / (r - 2.0));
+  }
+
+  inv_freq->assign(half, 0.0);
+  for (int i = 0; i < half; ++i) {
+    (*inv_freq)[i] = std::pow(base, -2.0 * i / r);
+  }
+
+  switch (s.type) {
+    case RopeScalingType::kDefault:
+    case RopeScalingType::kNtk:
+    case RopeScalingType::kDynamic:
+      break;
+    case RopeScalingType::kLinear:
+      for (double& f : *inv_freq) f /= s.factor;
+      break;
+    case RopeScalingType::kYarn: {
+      const int L = s.original_max_position_embeddings;
+      double low = YarnCorrectionDim(s.beta_fast, r, c.base, L);
+      double high = YarnCorrectionDim(s.beta_slow, r, c.base, L);
+      if (s.truncate) {
+        low = std::floor(low);
+        high = std::ceil(high);
+      }
+      if (low < 0.0) low = 0.0;
+      if (high > r - 1) high = r - 1;
+      if (high == low) high += 0.001;
+      for (int i = 0; i < half; ++i) {
+        double ramp = (i - low) / (high - low);
+        ramp = ramp < 0.0 ? 0.0 : (ramp > 1.0 ? 1.0 : ramp);
+        const double extrap = (*inv_freq)[i];
+        const double interp = extrap / s.factor;
+        (*inv_freq)[i] = interp * ramp + extrap * (1.0 - ramp);
+      }
+      if (s.has_attention_factor) {
+        factor = s.attention_factor;
+      } else if (s.mscale != 0.0 && s.mscale_all_dim != 0.0) {
+        factor = YarnMscale(s.factor, s.mscale) /
+                 YarnMscale(s.factor, s.mscale_all_dim);
+      } else {
+        factor = YarnMscale(s.factor, 1.0);
+      }
+      break;
+    }
+    case RopeScalingType::kLongrope: {
+      const int L = s.original_max_position_embeddings;
+      const std::vector<double>& ext =
+          seq_len > L ? s.long_factor : s.short_factor;
+      for (int i = 0; i < half; ++i) (*inv_freq)[i] /= ext[i];
+      if (s.has_attention_factor) {
+        factor = s.attention_factor;
+      } else {
+        factor = s.factor <= 1.0
+                     ? 1.0
+                     : std::sqrt(1.0 + std::log(s.factor) / std::log(L));
+      }
+      break;
+    }
+    case RopeScalingType::kLlama3: {
+      const double L = s.original_max_position_embeddings;
+      const double low_wl = L / s.low_freq_factor;
+      const double high_wl = L / s.high_freq_factor;
+      for (int i = 0; i < half; ++i) {
+        const double f = (*inv_freq)[i];
+        const double wl = 2.0 * kPi / f;
+        if (wl < high_wl) continue;  // high frequency: keep
+        if (wl > low_wl) {           // low frequency: interpolate
+          (*inv_freq)[i] = f / s.factor;
+          continue;
+        }
+        const double smooth = (L / wl - s.low_freq_factor) /
+                              (s.high_freq_factor - s.low_freq_factor);
+        (*inv_freq)[i] = (1.0 - smooth) * f / s.factor + smooth * f;
+      }
+      break;
+    }
+  }
+  *attention_factor = factor;
+  return Status::Ok();
+}
+
+}  // namespace posenc

@@ -1,0 +1,27 @@
+// xPos (Sun et al. 2022): RoPE whose pair i is also scaled by
+// zeta_i^((p - center) / scale_base) on queries and by its inverse on keys,
+// zeta_i = (2i + 0.4 r) / (1.4 r). The product q.k then carries
+// zeta^((m - n) / scale_base): a decay with distance that depends only on
+// m - n, for any `center`, so full and cached passes agree as long as both use
+// the same center (torchscale centres at -(T + offset) / 2; posenc takes it
+// explicitly, default 0).
+// Shapes: T tokens, r rotary dim, h = r/2.
+#ifndef POSENC_OPS_XPOS_H_
+#define POSENC_OPS_XPOS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ops/status.h"
+
+namespace posenc {
+
+Status ValidateXpos(int64_t r, double scale_base);
+
+// out: [T, h], in double then rounded; `key` selects the inverse scale.
+void XposScales(const int32_t* positions, size_t T, size_t r,
+                double scale_base, int64_t center, bool key, float* out);
+
+}  // namespace posenc
+
+#endif  // POSENC_OPS_XPOS_H_

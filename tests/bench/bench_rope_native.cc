@@ -1,0 +1,72 @@
+// Native side of the RoPE benchmark (tests/bench/bench_rope.mjs runs it):
+// ApplyRope throughput per Highway target this CPU supports, one JSON object
+// per line. GB/s counts the bytes read and written: 2 * H * T * d * 4.
+#include <chrono>
+#include <cstdio>
+#include <cmath>
+#include <cstdlib>
+#include <vector>
+
+#include "hwy/targets.h"
+#include "ops/rope.h"
+#include "ops/targets.h"
+
+namespace {
+
+double SecondsPerPass(posenc::RopeLayout layout, size_t H, size_t T, size_t d,
+                      const std::vector<float>& x, const std::vector<float>& c,
+                      const std::vector<float>& s, std::vector<float>* out) {
+  using Clock = std::chrono::steady_clock;
+  for (int i = 0; i < 3; ++i) {  // warm-up
+    posenc::ApplyRope(layout, x.data(), H, T, d, d, c.data(), s.data(),
+                      out->data());
+  }
+  double best = 1e30;
+  for (int rep = 0; rep < 7; ++rep) {  // best of 7 batches
+    size_t iters = 0;
+    const auto t0 = Clock::now();
+    double elapsed = 0;
+    do {
+      posenc::ApplyRope(layout, x.data(), H, T, d, d, c.data(), s.data(),
+                        out->data());
+      ++iters;
+      elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+    } while (elapsed < 0.05);
+    if (elapsed / iters < best) best = elapsed / iters;
+  }
+  return best;
+}
+
+}  // namespace
+
+int main() {
+  const size_t shapes[2][3] = {{8, 1024, 64}, {32, 4096, 128}};
+  for (const auto& sh : shapes) {
+    const size_t H = sh[0], T = sh[1], d = sh[2];
+    std::vector<float> x(H * T * d), out(x.size());
+    for (size_t i = 0; i < x.size(); ++i) x[i] = float(i % 97) * 0.01f - 0.4f;
+    std::vector<int32_t> pos(T);
+    for (size_t t = 0; t < T; ++t) pos[t] = int32_t(t);
+    std::vector<double> f(d / 2);
+    for (size_t i = 0; i < d / 2; ++i) f[i] = std::pow(10000.0, -2.0 * i / d);
+    std::vector<float> c(T * d / 2), s(T * d / 2);
+    posenc::RopeCosSin(pos.data(), T, f.data(), d / 2, 1.0f, c.data(),
+                       s.data());
+    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+      hwy::SetSupportedTargetsForTest(target);
+      for (int layout = 0; layout < 2; ++layout) {
+        const double sec =
+            SecondsPerPass(static_cast<posenc::RopeLayout>(layout), H, T, d, x,
+                           c, s, &out);
+        std::printf(
+            "{\"target\":\"%s\",\"H\":%zu,\"T\":%zu,\"d\":%zu,\"layout\":\"%s\","
+            "\"gbps\":%.3f}\n",
+            posenc::DispatchedTargetName(), H, T, d,
+            layout == 0 ? "half" : "interleaved",
+            2.0 * H * T * d * 4 / sec / 1e9);
+      }
+    }
+    hwy::SetSupportedTargetsForTest(0);
+  }
+  return 0;
+}

@@ -1,0 +1,290 @@
+// RoPE frequencies and every scaling type, checked against values derived
+// independently from the definitions (wavelengths, rotations over L, band
+// edges) rather than by re-running the same formula.
+#include "ops/rope_frequencies.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "test_util.h"
+
+namespace posenc {
+namespace {
+
+using test::kPi;
+
+std::vector<double> Freqs(const RopeFrequencyConfig& c, int seq_len,
+                          double* factor = nullptr) {
+  std::vector<double> f;
+  double af = 0.0;
+  const Status s = RopeFrequencies(c, seq_len, &f, &af);
+  EXPECT_TRUE(s.ok()) << s.message();
+  if (factor) *factor = af;
+  return f;
+}
+
+RopeFrequencyConfig Config(int d, int r, double base) {
+  RopeFrequencyConfig c;
+  c.head_dim = d;
+  c.rotary_dim = r;
+  c.base = base;
+  return c;
+}
+
+TEST(RopeFrequencies, DefaultIsGeometricWithRatioBaseToMinusTwoOverR) {
+  for (int r : {2, 4, 6, 64, 128}) {
+    const RopeFrequencyConfig c = Config(r, 0, 10000.0);
+    double af = 0;
+    const std::vector<double> f = Freqs(c, 0, &af);
+    ASSERT_EQ(f.size(), size_t(r / 2));
+    EXPECT_EQ(f[0], 1.0);
+    EXPECT_EQ(af, 1.0);
+    const double ratio = std::exp(-2.0 * std::log(10000.0) / r);
+    for (size_t i = 1; i < f.size(); ++i) {
+      EXPECT_NEAR(f[i] / f[i - 1], ratio, 1e-13) << "r=" << r << " i=" << i;
+    }
+  }
+  // Spot values: r = 4 -> [1, 10000^-0.5 = 0.01].
+  EXPECT_NEAR(Freqs(Config(4, 0, 10000.0), 0)[1], 0.01, 1e-17);
+}
+
+TEST(RopeFrequencies, PartialRotaryUsesRotaryDimInTheExponent) {
+  // d = 128, r = 32: the exponent denominator is 32 (pie PR 603 bug is 128).
+  const std::vector<double> f = Freqs(Config(128, 32, 10000.0), 0);
+  ASSERT_EQ(f.size(), 16u);
+  EXPECT_NEAR(f[8], std::pow(10000.0, -0.5), 1e-15);
+}
+
+TEST(RopeFrequencies, LinearDividesEveryFrequency) {
+  RopeFrequencyConfig c = Config(64, 0, 10000.0);
+  const std::vector<double> base = Freqs(c, 0);
+  c.scaling.type = RopeScalingType::kLinear;
+  c.scaling.factor = 4.0;
+  const std::vector<double> f = Freqs(c, 0);
+  for (size_t i = 0; i < f.size(); ++i) EXPECT_EQ(f[i], base[i] / 4.0);
+}
+
+TEST(RopeFrequencies, NtkKeepsHighestAndDividesLowestByFactor) {
+  // NTK-aware: base' = base s^(r/(r-2)) leaves i = 0 at 1 and makes the
+  // lowest frequency exactly the linear-interpolated one.
+  RopeFrequencyConfig c = Config(64, 0, 10000.0);
+  const std::vector<double> base = Freqs(c, 0);
+  c.scaling.type = RopeScalingType::kNtk;
+  c.scaling.factor = 8.0;
+  const std::vector<double> f = Freqs(c, 0);
+  EXPECT_EQ(f[0], 1.0);
+  EXPECT_NEAR(f.back(), base.back() / 8.0, 1e-15);
+  for (size_t i = 1; i < f.size(); ++i) EXPECT_LT(f[i], base[i]);
+}
+
+TEST(RopeFrequencies, DynamicIsDefaultUpToMThenNtkWithEffectiveFactor) {
+  RopeFrequencyConfig c = Config(64, 0, 10000.0);
+  const std::vector<double> base = Freqs(c, 0);
+  c.scaling.type = RopeScalingType::kDynamic;
+  c.scaling.factor = 2.0;
+  c.scaling.max_position_embeddings = 2048;
+  for (int T : {0, 1, 2048}) {
+    const std::vector<double> f = Freqs(c, T);
+    for (size_t i = 0; i < f.size(); ++i) EXPECT_NEAR(f[i], base[i], 1e-15);
+  }
+  // T = 4096: effective factor s T / M - (s - 1) = 3; the lowest frequency is
+  // divided by exactly that.
+  const std::vector<double> f = Freqs(c, 4096);
+  EXPECT_NEAR(f.back(), base.back() / 3.0, 1e-15);
+  EXPECT_EQ(f[0], 1.0);
+}
+
+// A pair's wavelength in positions is 2 pi / f; it completes L / wavelength
+// rotations over the original context L.
+double Rotations(double f, int L) { return L * f / (2 * kPi); }
+
+TEST(RopeFrequencies, YarnExtrapolatesFastPairsAndInterpolatesSlowOnes) {
+  const int L = 4096;
+  const double s = 16.0;
+  RopeFrequencyConfig c = Config(128, 0, 10000.0);
+  const std::vector<double> base = Freqs(c, 0);
+  c.scaling.type = RopeScalingType::kYarn;
+  c.scaling.factor = s;
+  c.scaling.original_max_position_embeddings = L;
+  double af = 0;
+  const std::vector<double> f = Freqs(c, 0, &af);
+  int kept = 0, divided = 0, blended = 0;
+  for (size_t i = 0; i < f.size(); ++i) {
+    const double rot = Rotations(base[i], L);
+    if (f[i] == base[i]) {
+      ++kept;
+      EXPECT_GT(rot, 32.0 / 2) << i;  // truncation may widen by one pair
+    } else if (std::abs(f[i] - base[i] / s) < 1e-18) {
+      ++divided;
+      EXPECT_LT(rot, 1.0 * 2) << i;
+    } else {
+      ++blended;
+      EXPECT_LT(f[i], base[i]);
+      EXPECT_GT(f[i], base[i] / s);
+    }
+  }
+  EXPECT_GT(kept, 0);
+  EXPECT_GT(divided, 0);
+  EXPECT_GT(blended, 0);
+  // Every pair with more than 32 rotations over L is kept, every pair with
+  // fewer than 1 is interpolated.
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (Rotations(base[i], L) > 32.0 * 2) EXPECT_EQ(f[i], base[i]) << i;
+    if (Rotations(base[i], L) < 0.5) EXPECT_NEAR(f[i], base[i] / s, 1e-18) << i;
+  }
+  EXPECT_NEAR(af, 0.1 * std::log(16.0) + 1.0, 1e-15);
+}
+
+TEST(RopeFrequencies, YarnRampEdgesAtTruncatedCorrectionDims) {
+  // Llama-like numbers where the edges are easy to compute by hand:
+  // r = 128, base = 10000, L = 4096. Pair i completes L base^(-2i/r) / (2 pi)
+  // rotations; it equals beta at i* = (r/2) ln(L/(2 pi beta)) / ln(base).
+  const int L = 4096, r = 128;
+  const double base = 10000.0;
+  auto edge = [&](double beta) {
+    return (r / 2.0) * std::log(L / (2 * kPi * beta)) / std::log(base);
+  };
+  const double lo = std::floor(edge(32.0)), hi = std::ceil(edge(1.0));
+  RopeFrequencyConfig c = Config(r, 0, base);
+  const std::vector<double> b = Freqs(c, 0);
+  c.scaling.type = RopeScalingType::kYarn;
+  c.scaling.factor = 4.0;
+  c.scaling.original_max_position_embeddings = L;
+  const std::vector<double> f = Freqs(c, 0);
+  for (int i = 0; i < r / 2; ++i) {
+    const double ramp = std::min(1.0, std::max(0.0, (i - lo) / (hi - lo)));
+    const double want = b[i] / 4.0 * ramp + b[i] * (1 - ramp);
+    EXPECT_NEAR(f[i], want, 1e-15 * b[i]) << i;
+  }
+  // truncate = false moves the edges to the exact (fractional) values.
+  c.scaling.truncate = false;
+  const std::vector<double> g = Freqs(c, 0);
+  const double lo2 = edge(32.0), hi2 = edge(1.0);
+  for (int i = 0; i < r / 2; ++i) {
+    const double ramp = std::min(1.0, std::max(0.0, (i - lo2) / (hi2 - lo2)));
+    EXPECT_NEAR(g[i], b[i] / 4.0 * ramp + b[i] * (1 - ramp), 1e-15 * b[i]);
+  }
+}
+
+TEST(RopeFrequencies, YarnAttentionFactorRules) {
+  RopeFrequencyConfig c = Config(64, 0, 10000.0);
+  c.scaling.type = RopeScalingType::kYarn;
+  c.scaling.factor = 40.0;
+  c.scaling.original_max_position_embeddings = 4096;
+  double af = 0;
+  Freqs(c, 0, &af);
+  EXPECT_NEAR(af, 1.0 + 0.1 * std::log(40.0), 1e-15);
+  // DeepSeek-style mscale / mscale_all_dim.
+  c.scaling.mscale = 0.707;
+  c.scaling.mscale_all_dim = 1.0;
+  Freqs(c, 0, &af);
+  EXPECT_NEAR(af,
+              (1.0 + 0.0707 * std::log(40.0)) / (1.0 + 0.1 * std::log(40.0)),
+              1e-15);
+  // Only one of them set: the plain rule.
+  c.scaling.mscale_all_dim = 0.0;
+  Freqs(c, 0, &af);
+  EXPECT_NEAR(af, 1.0 + 0.1 * std::log(40.0), 1e-15);
+  // An explicit value wins.
+  c.scaling.has_attention_factor = true;
+  c.scaling.attention_factor = 1.25;
+  Freqs(c, 0, &af);
+  EXPECT_EQ(af, 1.25);
+  // s <= 1 -> 1.
+  c.scaling.has_attention_factor = false;
+  c.scaling.factor = 1.0;
+  Freqs(c, 0, &af);
+  EXPECT_EQ(af, 1.0);
+}
+
+TEST(RopeFrequencies, LongropeSwitchesShortToLongPastL) {
+  RopeFrequencyConfig c = Config(8, 0, 10000.0);
+  const std::vector<double> b = Freqs(c, 0);
+  c.scaling.type = RopeScalingType::kLongrope;
+  c.scaling.factor = 32.0;
+  c.scaling.original_max_position_embeddings = 4096;
+  c.scaling.short_factor = {1.0, 1.5, 2.0, 3.0};
+  c.scaling.long_factor = {1.0, 4.0, 16.0, 64.0};
+  double af = 0;
+  std::vector<double> f = Freqs(c, 4096, &af);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(f[i], b[i] / c.scaling.short_factor[i], 1e-17);
+  EXPECT_NEAR(af, std::sqrt(1 + std::log(32.0) / std::log(4096.0)), 1e-15);
+  f = Freqs(c, 4097);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(f[i], b[i] / c.scaling.long_factor[i], 1e-17);
+}
+
+TEST(RopeFrequencies, Llama3BandsByWavelength) {
+  // Llama 3.1: base 500000, r 128, factor 8, low 1, high 4, L 8192.
+  RopeFrequencyConfig c = Config(128, 0, 500000.0);
+  const std::vector<double> b = Freqs(c, 0);
+  c.scaling.type = RopeScalingType::kLlama3;
+  c.scaling.factor = 8.0;
+  c.scaling.low_freq_factor = 1.0;
+  c.scaling.high_freq_factor = 4.0;
+  c.scaling.original_max_position_embeddings = 8192;
+  const std::vector<double> f = Freqs(c, 0);
+  int bands[3] = {0, 0, 0};
+  for (size_t i = 0; i < f.size(); ++i) {
+    const double wl = 2 * kPi / b[i];
+    if (wl < 8192.0 / 4.0) {
+      EXPECT_EQ(f[i], b[i]);
+      ++bands[0];
+    } else if (wl > 8192.0) {
+      EXPECT_NEAR(f[i], b[i] / 8.0, 1e-18);
+      ++bands[2];
+    } else {
+      // Linear in 1/wavelength between the band edges.
+      const double t = (8192.0 / wl - 1.0) / 3.0;
+      EXPECT_NEAR(f[i], b[i] * (t + (1 - t) / 8.0), 1e-15 * b[i]);
+      ++bands[1];
+    }
+  }
+  EXPECT_GT(bands[0], 0);
+  EXPECT_GT(bands[1], 0);
+  EXPECT_GT(bands[2], 0);
+}
+
+void ExpectInvalid(const RopeFrequencyConfig& c, const std::string& needle) {
+  std::vector<double> f;
+  double af;
+  const Status s = RopeFrequencies(c, 10, &f, &af);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
+}
+
+TEST(RopeFrequencies, InvalidConfigsNameTheParameterAndValue) {
+  ExpectInvalid(Config(7, 0, 10000.0), "headDim must be even");
+  ExpectInvalid(Config(8, 5, 10000.0), "rotaryDim must be even (RoPE rotates pairs), got 5");
+  ExpectInvalid(Config(8, 10, 10000.0), "rotaryDim (10) must not exceed headDim (8)");
+  ExpectInvalid(Config(0, 0, 10000.0), "headDim must be an integer >= 1, got 0");
+  ExpectInvalid(Config(8, 0, 1.0), "base must be a finite number > 1, got 1");
+  ExpectInvalid(Config(8, 0, NAN), "base must be");
+  RopeFrequencyConfig c = Config(8, 0, 10000.0);
+  c.scaling.type = RopeScalingType::kYarn;
+  ExpectInvalid(c, "originalMaxPositionEmbeddings must be an integer >= 1");
+  c.scaling.original_max_position_embeddings = 100;
+  c.scaling.factor = NAN;
+  ExpectInvalid(c, "factor must be a finite number > 0");
+  c.scaling.factor = 2;
+  c.scaling.beta_fast = -1;
+  ExpectInvalid(c, "betaFast");
+  c.scaling.type = RopeScalingType::kLongrope;
+  ExpectInvalid(c, "shortFactor must have rotaryDim/2 = 4 values, got 0");
+  c.scaling.type = RopeScalingType::kLlama3;
+  c.scaling.low_freq_factor = 4;
+  c.scaling.high_freq_factor = 4;
+  ExpectInvalid(c, "highFreqFactor (4) must be greater than scaling.lowFreqFactor (4)");
+  c.scaling.type = RopeScalingType::kDynamic;
+  ExpectInvalid(c, "maxPositionEmbeddings");
+  c.scaling.type = static_cast<RopeScalingType>(42);
+  ExpectInvalid(c, "not a valid enum value: 42");
+  RopeScalingType t;
+  EXPECT_FALSE(ParseRopeScalingType("ntk-aware", &t).ok());
+  ASSERT_TRUE(ParseRopeScalingType("llama3", &t).ok());
+  EXPECT_EQ(t, RopeScalingType::kLlama3);
+}
+
+}  // namespace
+}  // namespace posenc
