@@ -1,0 +1,299 @@
+// The Embind surface of the wasm module: the only file that includes
+// emscripten headers. It translates flat arguments into core calls and
+// nothing more. Array arguments are byte addresses in wasm memory that the
+// TypeScript loader (bindings/ts/core.ts) allocated and filled; every function
+// returns "" on success or the core's error message, which the loader turns
+// into a RangeError. The core validates everything again, so a call that
+// bypasses the TypeScript checks still cannot read or write out of bounds.
+#include <emscripten/bind.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ops/alibi.h"
+#include "ops/encoding.h"
+#include "ops/learned.h"
+#include "ops/rope.h"
+#include "ops/rope_apply.h"
+#include "ops/rope_frequencies.h"
+#include "ops/shaw.h"
+#include "ops/sinusoidal.h"
+#include "ops/t5.h"
+#include "ops/targets.h"
+#include "ops/xpos.h"
+
+namespace posenc {
+namespace {
+
+template <typename T>
+T* Ptr(uintptr_t address) {
+  return reinterpret_cast<T*>(address);
+}
+
+// RoPE frequency configuration as the loader sends it: every field present,
+// optional ones as NaN.
+struct RopeSpec {
+  int head_dim = 0;
+  int rotary_dim = 0;
+  double base = 10000.0;
+  std::string scaling = "default";
+  double factor = 1.0;
+  int original_max_position_embeddings = 0;
+  int max_position_embeddings = 0;
+  double beta_fast = 32.0;
+  double beta_slow = 1.0;
+  bool truncate = true;
+  double mscale = 0.0;
+  double mscale_all_dim = 0.0;
+  double attention_factor = NAN;
+  double low_freq_factor = 1.0;
+  double high_freq_factor = 4.0;
+  uintptr_t short_factor = 0;  // float64 [factor_length]
+  uintptr_t long_factor = 0;   // float64 [factor_length]
+  int factor_length = 0;
+};
+
+Status ToConfig(const RopeSpec& s, RopeFrequencyConfig* c) {
+  c->head_dim = s.head_dim;
+  c->rotary_dim = s.rotary_dim;
+  c->base = s.base;
+  RopeScaling& r = c->scaling;
+  POSENC_RETURN_IF_ERROR(ParseRopeScalingType(s.scaling, &r.type));
+  r.factor = s.factor;
+  r.original_max_position_embeddings = s.original_max_position_embeddings;
+  r.max_position_embeddings = s.max_position_embeddings;
+  r.beta_fast = s.beta_fast;
+  r.beta_slow = s.beta_slow;
+  r.truncate = s.truncate;
+  r.mscale = s.mscale;
+  r.mscale_all_dim = s.mscale_all_dim;
+  r.has_attention_factor = !std::isnan(s.attention_factor);
+  r.attention_factor = s.attention_factor;
+  r.low_freq_factor = s.low_freq_factor;
+  r.high_freq_factor = s.high_freq_factor;
+  if (s.factor_length < 0 || s.factor_length > (1 << 20)) {
+    return Status::Invalid(StrCat("factor list length out of range: ",
+                                  s.factor_length));
+  }
+  if (s.short_factor) {
+    const double* p = Ptr<double>(s.short_factor);
+    r.short_factor.assign(p, p + s.factor_length);
+  }
+  if (s.long_factor) {
+    const double* p = Ptr<double>(s.long_factor);
+    r.long_factor.assign(p, p + s.factor_length);
+  }
+  return Status::Ok();
+}
+
+// inv_freq: float32 [r/2] at out_freq; attention factor: float64 at
+// out_factor.
+std::string RopeFrequenciesJs(const RopeSpec& spec, int seq_len,
+                              uintptr_t out_freq, uintptr_t out_factor) {
+  RopeFrequencyConfig c;
+  Status s = ToConfig(spec, &c);
+  if (!s.ok()) return s.message();
+  std::vector<double> inv;
+  double factor = 1.0;
+  s = RopeFrequencies(c, seq_len, &inv, &factor);
+  if (!s.ok()) return s.message();
+  float* out = Ptr<float>(out_freq);
+  for (size_t i = 0; i < inv.size(); ++i) out[i] = static_cast<float>(inv[i]);
+  *Ptr<double>(out_factor) = factor;
+  return "";
+}
+
+// x, out: float32 [heads, seqLen, headDim]; positions: int32 [seqLen] or 0.
+std::string RopeApplyJs(const RopeSpec& spec, int layout, uintptr_t x,
+                        double x_len, uintptr_t out, double heads,
+                        double seq_len, uintptr_t positions, double offset,
+                        bool pure_rotation, bool xpos, double xpos_scale_base,
+                        double xpos_center, bool xpos_key) {
+  RopeApplyOptions o;
+  Status s = ToConfig(spec, &o.freq);
+  if (!s.ok()) return s.message();
+  if (layout != 0 && layout != 1) {
+    return StrCat("layout is not a valid enum value: ", layout);
+  }
+  o.layout = static_cast<RopeLayout>(layout);
+  o.heads = static_cast<int64_t>(heads);
+  o.seq_len = static_cast<int64_t>(seq_len);
+  o.positions = positions ? Ptr<int32_t>(positions) : nullptr;
+  o.offset = static_cast<int64_t>(offset);
+  o.pure_rotation = pure_rotation;
+  o.xpos = xpos;
+  o.xpos_scale_base = xpos_scale_base;
+  o.xpos_center = static_cast<int64_t>(xpos_center);
+  o.xpos_key = xpos_key;
+  s = RopeApplyChecked(o, Ptr<float>(x), static_cast<size_t>(x_len),
+                       Ptr<float>(out));
+  return s.ok() ? "" : s.message();
+}
+
+// out: float32 [length, dim].
+std::string SinusoidalJs(double length, double dim, double base, int layout,
+                         uintptr_t out) {
+  const auto l = static_cast<SinusoidalLayout>(layout);
+  const Status s = ValidateSinusoidal(static_cast<int64_t>(length),
+                                      static_cast<int64_t>(dim), base, l);
+  if (!s.ok()) return s.message();
+  SinusoidalTable(static_cast<size_t>(length), static_cast<size_t>(dim), base,
+                  l, Ptr<float>(out));
+  return "";
+}
+
+// out: float32 [heads].
+std::string AlibiSlopesJs(int heads, int variant, uintptr_t out) {
+  const Status s = ValidateAlibi(heads, static_cast<AlibiSlopes>(variant));
+  if (!s.ok()) return s.message();
+  AlibiSlopeValues(heads, static_cast<AlibiSlopes>(variant), Ptr<float>(out));
+  return "";
+}
+
+// out: float32 [heads, q, k].
+std::string AlibiBiasJs(int heads, int variant, double q, double k,
+                        bool causal, uintptr_t out) {
+  Status s = ValidateAlibi(heads, static_cast<AlibiSlopes>(variant));
+  if (s.ok()) {
+    s = ValidateAlibiBias(heads, static_cast<int64_t>(q),
+                          static_cast<int64_t>(k));
+  }
+  if (!s.ok()) return s.message();
+  std::vector<float> slopes(heads);
+  AlibiSlopeValues(heads, static_cast<AlibiSlopes>(variant), slopes.data());
+  AlibiBias(slopes.data(), heads, static_cast<size_t>(q),
+            static_cast<size_t>(k), causal, Ptr<float>(out));
+  return "";
+}
+
+// out: int32 [q, k].
+std::string T5BucketsJs(double q, double k, double q_offset, int num_buckets,
+                        int max_distance, bool bidirectional, uintptr_t out) {
+  Status s = ValidateT5Buckets(num_buckets, max_distance, bidirectional);
+  if (s.ok()) {
+    s = ValidateT5Shape(static_cast<int64_t>(q), static_cast<int64_t>(k),
+                        static_cast<int64_t>(q_offset));
+  }
+  if (!s.ok()) return s.message();
+  T5Buckets(static_cast<size_t>(q), static_cast<size_t>(k),
+            static_cast<int64_t>(q_offset), num_buckets, max_distance,
+            bidirectional, Ptr<int32_t>(out));
+  return "";
+}
+
+// table: float32 [numBuckets, heads]; out: float32 [heads, q, k].
+std::string T5BiasJs(uintptr_t table, int heads, double q, double k,
+                     double q_offset, int num_buckets, int max_distance,
+                     bool bidirectional, uintptr_t out) {
+  if (heads < 1) return StrCat("heads must be an integer >= 1, got ", heads);
+  Status s = ValidateT5Buckets(num_buckets, max_distance, bidirectional);
+  if (s.ok()) {
+    s = ValidateT5Shape(static_cast<int64_t>(q), static_cast<int64_t>(k),
+                        static_cast<int64_t>(q_offset));
+  }
+  if (!s.ok()) return s.message();
+  const size_t Q = static_cast<size_t>(q), K = static_cast<size_t>(k);
+  std::vector<int32_t> buckets(Q * K);
+  T5Buckets(Q, K, static_cast<int64_t>(q_offset), num_buckets, max_distance,
+            bidirectional, buckets.data());
+  T5Bias(Ptr<float>(table), heads, buckets.data(), Q, K, Ptr<float>(out));
+  return "";
+}
+
+// out: int32 [q, k].
+std::string ShawIndicesJs(double q, double k, int clip, uintptr_t out) {
+  const Status s =
+      ValidateShaw(static_cast<int64_t>(q), static_cast<int64_t>(k), clip);
+  if (!s.ok()) return s.message();
+  ShawIndices(static_cast<size_t>(q), static_cast<size_t>(k), clip,
+              Ptr<int32_t>(out));
+  return "";
+}
+
+// table: float32 [maxLength, dim]; positions: int32 [T]; out: float32 [T, dim].
+std::string LearnedPositionsJs(uintptr_t table, double max_length, double dim,
+                               uintptr_t positions, double T, uintptr_t out) {
+  const Status s = LearnedPositions(
+      Ptr<float>(table), static_cast<size_t>(max_length),
+      static_cast<size_t>(dim), Ptr<int32_t>(positions),
+      static_cast<size_t>(T), Ptr<float>(out));
+  return s.ok() ? "" : s.message();
+}
+
+// positions: int32 [T]; out: float32 [T, rotaryDim/2].
+std::string XposScalesJs(uintptr_t positions, double T, int rotary_dim,
+                         double scale_base, double center, bool key,
+                         uintptr_t out) {
+  const Status s = ValidateXpos(rotary_dim, scale_base);
+  if (!s.ok()) return s.message();
+  XposScales(Ptr<int32_t>(positions), static_cast<size_t>(T), rotary_dim,
+             scale_base, static_cast<int64_t>(center), key, Ptr<float>(out));
+  return "";
+}
+
+std::string TargetJs() { return DispatchedTargetName(); }
+
+// Benchmark support: ApplyRope on module-owned buffers, `iters` times, so
+// the JS timer measures the kernel and not the copies.
+void BenchRopeJs(int H, int T, int d, int layout, int iters) {
+  static std::vector<float> x, out, c, s;
+  const size_t n = size_t(H) * T * d;
+  if (x.size() != n || c.size() != size_t(T) * d / 2) {
+    x.assign(n, 0.25f);
+    for (size_t i = 0; i < n; ++i) x[i] = float(i % 97) * 0.01f - 0.4f;
+    out.assign(n, 0.0f);
+    std::vector<int32_t> pos(T);
+    for (int t = 0; t < T; ++t) pos[t] = t;
+    std::vector<double> f(d / 2);
+    for (int i = 0; i < d / 2; ++i) f[i] = std::pow(10000.0, -2.0 * i / d);
+    c.assign(size_t(T) * d / 2, 0.0f);
+    s.assign(c.size(), 0.0f);
+    RopeCosSin(pos.data(), T, f.data(), d / 2, 1.0f, c.data(), s.data());
+  }
+  for (int i = 0; i < iters; ++i) {
+    ApplyRope(static_cast<RopeLayout>(layout), x.data(), H, T, d, d, c.data(),
+              s.data(), out.data());
+  }
+}
+
+}  // namespace
+}  // namespace posenc
+
+EMSCRIPTEN_BINDINGS(posenc) {
+  using namespace emscripten;
+  using posenc::RopeSpec;
+  value_object<RopeSpec>("RopeSpec")
+      .field("headDim", &RopeSpec::head_dim)
+      .field("rotaryDim", &RopeSpec::rotary_dim)
+      .field("base", &RopeSpec::base)
+      .field("scaling", &RopeSpec::scaling)
+      .field("factor", &RopeSpec::factor)
+      .field("originalMaxPositionEmbeddings",
+             &RopeSpec::original_max_position_embeddings)
+      .field("maxPositionEmbeddings", &RopeSpec::max_position_embeddings)
+      .field("betaFast", &RopeSpec::beta_fast)
+      .field("betaSlow", &RopeSpec::beta_slow)
+      .field("truncate", &RopeSpec::truncate)
+      .field("mscale", &RopeSpec::mscale)
+      .field("mscaleAllDim", &RopeSpec::mscale_all_dim)
+      .field("attentionFactor", &RopeSpec::attention_factor)
+      .field("lowFreqFactor", &RopeSpec::low_freq_factor)
+      .field("highFreqFactor", &RopeSpec::high_freq_factor)
+      .field("shortFactor", &RopeSpec::short_factor)
+      .field("longFactor", &RopeSpec::long_factor)
+      .field("factorLength", &RopeSpec::factor_length);
+  function("ropeFrequencies", &posenc::RopeFrequenciesJs);
+  function("ropeApply", &posenc::RopeApplyJs);
+  function("sinusoidal", &posenc::SinusoidalJs);
+  function("alibiSlopes", &posenc::AlibiSlopesJs);
+  function("alibiBias", &posenc::AlibiBiasJs);
+  function("t5Buckets", &posenc::T5BucketsJs);
+  function("t5Bias", &posenc::T5BiasJs);
+  function("shawIndices", &posenc::ShawIndicesJs);
+  function("learnedPositions", &posenc::LearnedPositionsJs);
+  function("xposScales", &posenc::XposScalesJs);
+  function("target", &posenc::TargetJs);
+  function("benchRope", &posenc::BenchRopeJs);
+}

@@ -1,0 +1,426 @@
+/**
+ * The API object over one Emscripten instance. This file (with the loaders)
+ * is the only code that touches the module's heap: every call allocates its
+ * buffers, copies inputs in with one `set`, calls the core, copies outputs
+ * out and frees, so no view over wasm memory ever escapes to the caller.
+ */
+import type {
+  AlibiBiasOptions,
+  AlibiVariant,
+  ApplyRopeOptions,
+  LearnedOptions,
+  Posenc,
+  RerotateOptions,
+  RopeFrequencies,
+  RopeFrequencyOptions,
+  RopeLayout,
+  RopeScaling,
+  ShawOptions,
+  SinusoidalOptions,
+  T5BiasOptions,
+  T5BucketOptions,
+  XposScaleOptions,
+} from './types.js';
+import {
+  checkElements,
+  f32,
+  i32,
+  int,
+  num,
+  oneOf,
+  optBool,
+  optInt,
+  optNum,
+  requireObject,
+} from './validate.js';
+
+/** The value object `RopeSpec` of bindings/embind.cc. */
+interface RopeSpec {
+  headDim: number;
+  rotaryDim: number;
+  base: number;
+  scaling: string;
+  factor: number;
+  originalMaxPositionEmbeddings: number;
+  maxPositionEmbeddings: number;
+  betaFast: number;
+  betaSlow: number;
+  truncate: boolean;
+  mscale: number;
+  mscaleAllDim: number;
+  attentionFactor: number;
+  lowFreqFactor: number;
+  highFreqFactor: number;
+  shortFactor: number;
+  longFactor: number;
+  factorLength: number;
+}
+
+/** What the Emscripten module exposes (see bindings/embind.cc). */
+export interface RawModule {
+  HEAPU8: Uint8Array;
+  HEAP32: Int32Array;
+  HEAPF32: Float32Array;
+  HEAPF64: Float64Array;
+  _malloc(bytes: number): number;
+  _free(ptr: number): void;
+  ropeFrequencies(spec: RopeSpec, seqLen: number, outFreq: number, outFactor: number): string;
+  ropeApply(
+    spec: RopeSpec, layout: number, x: number, xLen: number, out: number, heads: number, seqLen: number,
+    positions: number, offset: number, pureRotation: boolean, xpos: boolean, xposScaleBase: number,
+    xposCenter: number, xposKey: boolean,
+  ): string;
+  sinusoidal(length: number, dim: number, base: number, layout: number, out: number): string;
+  alibiSlopes(heads: number, variant: number, out: number): string;
+  alibiBias(heads: number, variant: number, q: number, k: number, causal: boolean, out: number): string;
+  t5Buckets(q: number, k: number, qOffset: number, numBuckets: number, maxDistance: number, bidirectional: boolean, out: number): string;
+  t5Bias(table: number, heads: number, q: number, k: number, qOffset: number, numBuckets: number, maxDistance: number, bidirectional: boolean, out: number): string;
+  shawIndices(q: number, k: number, clip: number, out: number): string;
+  learnedPositions(table: number, maxLength: number, dim: number, positions: number, T: number, out: number): string;
+  xposScales(positions: number, T: number, rotaryDim: number, scaleBase: number, center: number, key: boolean, out: number): string;
+  target(): string;
+  benchRope(H: number, T: number, d: number, layout: number, iters: number): void;
+}
+
+const LAYOUTS: readonly RopeLayout[] = ['half', 'interleaved'];
+const SCALINGS = ['default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'llama3'] as const;
+const ALIBI_VARIANTS: readonly AlibiVariant[] = ['paper', 'simple'];
+
+/** Allocations of one call, freed together. */
+class Frame {
+  private readonly ptrs: number[] = [];
+  constructor(private readonly m: RawModule) {}
+
+  alloc(bytes: number): number {
+    const p = this.m._malloc(Math.max(bytes, 8));
+    if (p === 0) {
+      throw new RangeError(`out of memory: could not allocate ${bytes} bytes in the wasm heap (now ${this.m.HEAPU8.length} bytes)`);
+    }
+    this.ptrs.push(p);
+    return p;
+  }
+  /** Allocates and copies a typed array in. */
+  f32(a: Float32Array): number {
+    const p = this.alloc(a.length * 4);
+    this.m.HEAPF32.set(a, p >> 2);
+    return p;
+  }
+  i32(a: Int32Array): number {
+    const p = this.alloc(a.length * 4);
+    this.m.HEAP32.set(a, p >> 2);
+    return p;
+  }
+  f64(a: ArrayLike<number>): number {
+    const p = this.alloc(a.length * 8);
+    this.m.HEAPF64.set(a, p >> 3);
+    return p;
+  }
+  free(): void {
+    for (const p of this.ptrs) this.m._free(p);
+    this.ptrs.length = 0;
+  }
+}
+
+export function createPosenc(m: RawModule, simd: boolean): Posenc {
+  /**
+   * Arrays that are views over this module's memory are copied first: the
+   * allocations of the call may grow (and detach) that memory.
+   */
+  const own = <T extends Float32Array | Int32Array>(a: T): T =>
+    (a.buffer === m.HEAPU8.buffer ? a.slice() : a) as T;
+
+  const call = <T>(fn: (f: Frame) => T): T => {
+    const frame = new Frame(m);
+    try {
+      return fn(frame);
+    } finally {
+      frame.free();
+    }
+  };
+  const check = (err: string): void => {
+    if (err !== '') throw new RangeError(err);
+  };
+  const readF32 = (p: number, n: number): Float32Array => m.HEAPF32.slice(p >> 2, (p >> 2) + n);
+  const readI32 = (p: number, n: number): Int32Array => m.HEAP32.slice(p >> 2, (p >> 2) + n);
+
+  /** Validates the frequency options and builds the RopeSpec (factor lists copied into `f`). */
+  function ropeSpec(f: Frame, o: Record<string, unknown>): { spec: RopeSpec; rotaryDim: number } {
+    const headDim = int('headDim', o.headDim, 1);
+    const rotaryDim = optInt('rotaryDim', o.rotaryDim, headDim, 2);
+    if (rotaryDim > headDim) throw new RangeError(`rotaryDim (${rotaryDim}) must not exceed headDim (${headDim})`);
+    if (rotaryDim % 2 !== 0) {
+      throw new RangeError(
+        o.rotaryDim === undefined
+          ? `headDim must be even when rotaryDim is not given (RoPE rotates pairs), got ${headDim}; pass an even rotaryDim for partial rotary`
+          : `rotaryDim must be even (RoPE rotates pairs), got ${rotaryDim}`,
+      );
+    }
+    const base = optNum('base', o.base, 10000, { gt: 1 });
+    const spec: RopeSpec = {
+      headDim, rotaryDim, base, scaling: 'default', factor: 1, originalMaxPositionEmbeddings: 0,
+      maxPositionEmbeddings: 0, betaFast: 32, betaSlow: 1, truncate: true, mscale: 0, mscaleAllDim: 0,
+      attentionFactor: NaN, lowFreqFactor: 1, highFreqFactor: 4, shortFactor: 0, longFactor: 0, factorLength: 0,
+    };
+    if (o.scaling === undefined) return { spec, rotaryDim };
+    const s = requireObject('scaling', o.scaling);
+    const type = oneOf('scaling.type', s.type, SCALINGS);
+    spec.scaling = type;
+    if (type === 'default') return { spec, rotaryDim };
+    const required = (key: string): unknown => {
+      if (s[key] === undefined) throw new TypeError(`scaling.${key} is required for scaling type '${type}'`);
+      return s[key];
+    };
+    spec.factor = num('scaling.factor', required('factor'), { gt: 0 });
+    if (type === 'dynamic') {
+      spec.maxPositionEmbeddings = int('scaling.maxPositionEmbeddings', required('maxPositionEmbeddings'), 1);
+    }
+    if (type === 'yarn' || type === 'longrope' || type === 'llama3') {
+      spec.originalMaxPositionEmbeddings = int(
+        'scaling.originalMaxPositionEmbeddings', required('originalMaxPositionEmbeddings'), 1);
+    }
+    if (type === 'yarn') {
+      spec.betaFast = optNum('scaling.betaFast', s.betaFast, 32, { gt: 0 });
+      spec.betaSlow = optNum('scaling.betaSlow', s.betaSlow, 1, { gt: 0 });
+      spec.truncate = optBool('scaling.truncate', s.truncate, true);
+      spec.mscale = optNum('scaling.mscale', s.mscale, 0, { ge: 0 });
+      spec.mscaleAllDim = optNum('scaling.mscaleAllDim', s.mscaleAllDim, 0, { ge: 0 });
+    }
+    if (type === 'yarn' || type === 'longrope') {
+      spec.attentionFactor = optNum('scaling.attentionFactor', s.attentionFactor, NaN, { gt: 0 });
+    }
+    if (type === 'longrope') {
+      const lists: Array<['shortFactor' | 'longFactor', unknown]> = [
+        ['shortFactor', required('shortFactor')],
+        ['longFactor', required('longFactor')],
+      ];
+      for (const [key, v] of lists) {
+        if (typeof v !== 'object' || v === null || typeof (v as ArrayLike<number>).length !== 'number') {
+          throw new TypeError(`scaling.${key} must be an array of numbers, got ${typeof v}`);
+        }
+        const a = v as ArrayLike<number>;
+        if (a.length !== rotaryDim / 2) {
+          throw new RangeError(`scaling.${key} must have rotaryDim/2 = ${rotaryDim / 2} values, got ${a.length}`);
+        }
+        for (let i = 0; i < a.length; i++) num(`scaling.${key}[${i}]`, a[i], { gt: 0 });
+        spec[key] = f.f64(a);
+      }
+      spec.factorLength = rotaryDim / 2;
+    }
+    if (type === 'llama3') {
+      spec.lowFreqFactor = num('scaling.lowFreqFactor', required('lowFreqFactor'), { gt: 0 });
+      spec.highFreqFactor = num('scaling.highFreqFactor', required('highFreqFactor'), { gt: 0 });
+      if (!(spec.highFreqFactor > spec.lowFreqFactor)) {
+        throw new RangeError(
+          `scaling.highFreqFactor (${spec.highFreqFactor}) must be greater than scaling.lowFreqFactor (${spec.lowFreqFactor})`);
+      }
+    }
+    return { spec, rotaryDim };
+  }
+
+  function rope(xIn: unknown, options: unknown, pure: boolean): Float32Array {
+    const o = requireObject('options', options);
+    const heads = int('heads', o.heads, 1);
+    const seqLen = int('seqLen', o.seqLen, 0);
+    const layout = oneOf('layout', o.layout, LAYOUTS);
+    return call((f) => {
+      const { spec } = ropeSpec(f, o);
+      const n = checkElements('x', [['heads', heads], ['seqLen', seqLen], ['headDim', spec.headDim]], 4);
+      const x = own(f32('x', xIn, n, `heads * seqLen * headDim = ${heads} * ${seqLen} * ${spec.headDim}`));
+      let positions = 0;
+      let offset = 0;
+      let xpos = false;
+      let xposScaleBase = 512;
+      let xposCenter = 0;
+      let xposKey = false;
+      if (pure) {
+        const delta = int('delta', o.delta, -2147483648, 2147483647);
+        positions = f.i32(new Int32Array(seqLen).fill(delta));
+      } else {
+        if (o.positions !== undefined && o.offset !== undefined) {
+          throw new TypeError('pass either positions or offset, not both');
+        }
+        if (o.positions !== undefined) {
+          const p = own(i32('positions', o.positions, seqLen, 'seqLen'));
+          positions = f.i32(p);
+        }
+        offset = optInt('offset', o.offset, 0, -2147483648, 2147483647 - Math.max(seqLen - 1, 0));
+        if (o.xpos !== undefined) {
+          const xo = requireObject('xpos', o.xpos);
+          xpos = true;
+          xposScaleBase = optNum('xpos.scaleBase', xo.scaleBase, 512, { gt: 0 });
+          xposCenter = optInt('xpos.center', xo.center, 0, -2147483648);
+          if (typeof xo.key !== 'boolean') throw new TypeError(`xpos.key must be a boolean, got ${String(xo.key)}`);
+          xposKey = xo.key;
+        }
+      }
+      const px = f.f32(x);
+      const out = f.alloc(n * 4);
+      check(m.ropeApply(spec, LAYOUTS.indexOf(layout), px, n, out, heads, seqLen, positions, offset, pure,
+        xpos, xposScaleBase, xposCenter, xposKey));
+      return readF32(out, n);
+    });
+  }
+
+  const api: Posenc = {
+    simd,
+    target: m.target(),
+    heapBytes: () => m.HEAPU8.length,
+
+    ropeFrequencies(options: RopeFrequencyOptions): RopeFrequencies {
+      const o = requireObject('options', options);
+      const seqLen = optInt('seqLen', o.seqLen, 0, 0);
+      return call((f) => {
+        const { spec, rotaryDim } = ropeSpec(f, o);
+        const out = f.alloc((rotaryDim / 2) * 4);
+        const factor = f.alloc(8);
+        check(m.ropeFrequencies(spec, seqLen, out, factor));
+        return { invFreq: readF32(out, rotaryDim / 2), attentionFactor: m.HEAPF64[factor >> 3] as number };
+      });
+    },
+
+    applyRope: (x: Float32Array, options: ApplyRopeOptions) => rope(x, options, false),
+    rerotateRope: (x: Float32Array, options: RerotateOptions) => rope(x, options, true),
+
+    sinusoidal(options: SinusoidalOptions): Float32Array {
+      const o = requireObject('options', options);
+      const length = int('length', o.length, 0);
+      const dim = int('dim', o.dim, 2);
+      const base = optNum('base', o.base, 10000, { gt: 1 });
+      const layout = o.layout === undefined ? 'interleaved' : oneOf('layout', o.layout, ['interleaved', 'concat'] as const);
+      if (dim % 2 !== 0) throw new RangeError(`dim must be even, got ${dim}`);
+      if (layout === 'concat' && dim < 4) throw new RangeError(`dim must be >= 4 for the 'concat' layout, got ${dim}`);
+      const n = checkElements('sinusoidal table', [['length', length], ['dim', dim]], 4);
+      return call((f) => {
+        const out = f.alloc(n * 4);
+        check(m.sinusoidal(length, dim, base, layout === 'interleaved' ? 0 : 1, out));
+        return readF32(out, n);
+      });
+    },
+
+    alibiSlopes(heads: number, options?: { variant?: AlibiVariant }): Float32Array {
+      const h = int('heads', heads, 1, 65536);
+      const o = options === undefined ? {} : requireObject('options', options);
+      const variant = o.variant === undefined ? 'paper' : oneOf('variant', o.variant, ALIBI_VARIANTS);
+      return call((f) => {
+        const out = f.alloc(h * 4);
+        check(m.alibiSlopes(h, ALIBI_VARIANTS.indexOf(variant), out));
+        return readF32(out, h);
+      });
+    },
+
+    alibiBias(options: AlibiBiasOptions): Float32Array {
+      const o = requireObject('options', options);
+      const heads = int('heads', o.heads, 1, 65536);
+      const q = int('queryLength', o.queryLength, 0);
+      const k = int('keyLength', o.keyLength, 0, 1 << 24);
+      if (q > k) throw new RangeError(`queryLength (${q}) must not exceed keyLength (${k}): queries are the last positions`);
+      const causal = optBool('causal', o.causal, true);
+      const variant = o.variant === undefined ? 'paper' : oneOf('variant', o.variant, ALIBI_VARIANTS);
+      const n = checkElements('alibi bias', [['heads', heads], ['queryLength', q], ['keyLength', k]], 4);
+      return call((f) => {
+        const out = f.alloc(n * 4);
+        check(m.alibiBias(heads, ALIBI_VARIANTS.indexOf(variant), q, k, causal, out));
+        return readF32(out, n);
+      });
+    },
+
+    t5Buckets(options: T5BucketOptions): Int32Array {
+      const o = requireObject('options', options);
+      const { q, k, off, nb, md, bidir } = t5Args(o);
+      const n = checkElements('t5 buckets', [['queryLength', q], ['keyLength', k]], 4);
+      return call((f) => {
+        const out = f.alloc(n * 4);
+        check(m.t5Buckets(q, k, off, nb, md, bidir, out));
+        return readI32(out, n);
+      });
+    },
+
+    t5Bias(options: T5BiasOptions): Float32Array {
+      const o = requireObject('options', options);
+      const { q, k, off, nb, md, bidir } = t5Args(o);
+      const heads = int('heads', o.heads, 1, 65536);
+      const table = own(f32('table', o.table, nb * heads, `numBuckets * heads = ${nb} * ${heads}`));
+      const n = checkElements('t5 bias', [['heads', heads], ['queryLength', q], ['keyLength', k]], 4);
+      return call((f) => {
+        const pt = f.f32(table);
+        const out = f.alloc(n * 4);
+        check(m.t5Bias(pt, heads, q, k, off, nb, md, bidir, out));
+        return readF32(out, n);
+      });
+    },
+
+    shawIndices(options: ShawOptions): Int32Array {
+      const o = requireObject('options', options);
+      const q = int('queryLength', o.queryLength, 0);
+      const k = int('keyLength', o.keyLength, 0);
+      const clip = int('clip', o.clip, 0, 1 << 20);
+      if (q > k) throw new RangeError(`queryLength (${q}) must not exceed keyLength (${k}): queries are the last positions`);
+      const n = checkElements('shaw indices', [['queryLength', q], ['keyLength', k]], 4);
+      return call((f) => {
+        const out = f.alloc(n * 4);
+        check(m.shawIndices(q, k, clip, out));
+        return readI32(out, n);
+      });
+    },
+
+    learnedPositions(options: LearnedOptions): Float32Array {
+      const o = requireObject('options', options);
+      const maxLength = int('maxLength', o.maxLength, 1);
+      const dim = int('dim', o.dim, 1);
+      const tn = checkElements('table', [['maxLength', maxLength], ['dim', dim]], 4);
+      const table = own(f32('table', o.table, tn, `maxLength * dim = ${maxLength} * ${dim}`));
+      const positions = own(i32('positions', o.positions));
+      const T = positions.length;
+      const n = checkElements('output', [['positions.length', T], ['dim', dim]], 4);
+      return call((f) => {
+        const pt = f.f32(table);
+        const pp = f.i32(positions);
+        const out = f.alloc(n * 4);
+        check(m.learnedPositions(pt, maxLength, dim, pp, T, out));
+        return readF32(out, n);
+      });
+    },
+
+    xposScales(options: XposScaleOptions): Float32Array {
+      const o = requireObject('options', options);
+      const positions = own(i32('positions', o.positions));
+      const rotaryDim = int('rotaryDim', o.rotaryDim, 2);
+      if (rotaryDim % 2 !== 0) throw new RangeError(`rotaryDim must be even, got ${rotaryDim}`);
+      const scaleBase = optNum('scaleBase', o.scaleBase, 512, { gt: 0 });
+      const center = optInt('center', o.center, 0, -2147483648);
+      const key = optBool('key', o.key, false);
+      const T = positions.length;
+      const n = checkElements('xpos scales', [['positions.length', T], ['rotaryDim / 2', rotaryDim / 2]], 4);
+      return call((f) => {
+        const pp = f.i32(positions);
+        const out = f.alloc(n * 4);
+        check(m.xposScales(pp, T, rotaryDim, scaleBase, center, key, out));
+        return readF32(out, n);
+      });
+    },
+
+    benchRope(heads: number, seqLen: number, headDim: number, layout: RopeLayout, iters: number): void {
+      const h = int('heads', heads, 1);
+      const t = int('seqLen', seqLen, 1);
+      const d = int('headDim', headDim, 2);
+      if (d % 2 !== 0) throw new RangeError(`headDim must be even, got ${d}`);
+      checkElements('bench', [['heads', h], ['seqLen', t], ['headDim', d]], 4 * 3);
+      m.benchRope(h, t, d, LAYOUTS.indexOf(oneOf('layout', layout, LAYOUTS)), int('iters', iters, 0));
+    },
+  };
+  return api;
+}
+
+function t5Args(o: Record<string, unknown>) {
+  const q = int('queryLength', o.queryLength, 0);
+  const k = int('keyLength', o.keyLength, 0);
+  const bidir = optBool('bidirectional', o.bidirectional, true);
+  const nb = optInt('numBuckets', o.numBuckets, 32, bidir ? 4 : 2, 65536);
+  const perSign = bidir ? Math.floor(nb / 2) : nb;
+  const md = optInt('maxDistance', o.maxDistance, 128, Math.floor(perSign / 2) + 1, 2 ** 30);
+  const off = optInt('queryOffset', o.queryOffset, 0, 0, 2 ** 30);
+  return { q, k, off, nb, md, bidir };
+}
+
+/** Scaling objects as the page and tests build them (re-exported for convenience). */
+export type { RopeScaling };

@@ -1,0 +1,33 @@
+/**
+ * Node entry (the `node` condition of the package's exports): the same API,
+ * with the .wasm read from disk instead of fetched.
+ */
+import { readFile } from 'node:fs/promises';
+
+import { initWith } from './loader.js';
+import type { InitOptions, Posenc } from './types.js';
+
+export type * from './types.js';
+export { simdSupported } from './loader.js';
+
+function defaultUrl(simd: boolean): URL {
+  return new URL(simd ? './wasm/posenc-simd.wasm' : './wasm/posenc-scalar.wasm', import.meta.url);
+}
+
+async function readWasm(url: URL): Promise<Uint8Array> {
+  if (url.protocol === 'file:') {
+    try {
+      return new Uint8Array(await readFile(url));
+    } catch (e) {
+      throw new Error(`posenc: could not read ${url.href}: ${String(e)}`);
+    }
+  }
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`posenc: fetching ${url.href} failed with HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/** Loads the SIMD binary when supported (scalar otherwise, or with `{ simd: false }`). */
+export function init(options?: InitOptions): Promise<Posenc> {
+  return initWith(options, defaultUrl, readWasm);
+}

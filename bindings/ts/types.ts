@@ -1,0 +1,273 @@
+/**
+ * Public types of the `posenc` package. Hand-written (Emscripten 3.1.6 has no
+ * type emitter) and checked by `tsc --noEmit` and the package tests.
+ *
+ * Shapes follow the C++ core: row-major typed arrays, `[heads, seqLen, headDim]`
+ * for q/k, `[heads, queryLength, keyLength]` for bias matrices.
+ */
+
+/** Which elements of a head vector form a rotated pair. */
+export type RopeLayout =
+  /** GPT-NeoX / Hugging Face Llama `rotate_half`: pairs `(x[i], x[i + r/2])`. */
+  | 'half'
+  /** GPT-J / original Meta Llama / ggml "normal": pairs `(x[2i], x[2i + 1])`. */
+  | 'interleaved';
+
+/** No context extension: `invFreq[i] = base^(-2i/r)`, attention factor 1. */
+export interface DefaultScaling {
+  type: 'default';
+}
+/** Position interpolation (Chen et al. 2023): every frequency divided by `factor`. */
+export interface LinearScaling {
+  type: 'linear';
+  factor: number;
+}
+/** Static NTK-aware scaling: `base' = base * factor^(r/(r-2))`. */
+export interface NtkScaling {
+  type: 'ntk';
+  factor: number;
+}
+/**
+ * Dynamic NTK (Hugging Face `dynamic`): default frequencies up to
+ * `maxPositionEmbeddings`, then `base' = base * (factor*T/M - (factor-1))^(r/(r-2))`
+ * with `T` the longest position + 1 of the call.
+ */
+export interface DynamicScaling {
+  type: 'dynamic';
+  factor: number;
+  maxPositionEmbeddings: number;
+}
+/** YaRN (Peng et al. 2023), Hugging Face semantics. */
+export interface YarnScaling {
+  type: 'yarn';
+  factor: number;
+  originalMaxPositionEmbeddings: number;
+  /** Pairs rotating more than this many times over the original context are kept. Default 32. */
+  betaFast?: number;
+  /** Pairs rotating fewer times than this are interpolated. Default 1. */
+  betaSlow?: number;
+  /** Floor/ceil the ramp edges. Default true. */
+  truncate?: boolean;
+  mscale?: number;
+  mscaleAllDim?: number;
+  /** Overrides the derived attention factor. */
+  attentionFactor?: number;
+}
+/** LongRoPE (Ding et al. 2024): per-pair divisors, `longFactor` once positions pass `originalMaxPositionEmbeddings`. */
+export interface LongropeScaling {
+  type: 'longrope';
+  factor: number;
+  originalMaxPositionEmbeddings: number;
+  /** `rotaryDim / 2` positive values. */
+  shortFactor: ArrayLike<number>;
+  /** `rotaryDim / 2` positive values. */
+  longFactor: ArrayLike<number>;
+  attentionFactor?: number;
+}
+/** Llama 3.1 wavelength bands. */
+export interface Llama3Scaling {
+  type: 'llama3';
+  factor: number;
+  originalMaxPositionEmbeddings: number;
+  lowFreqFactor: number;
+  highFreqFactor: number;
+}
+
+/** A RoPE context-extension method, named as Hugging Face's `rope_type`. */
+export type RopeScaling =
+  | DefaultScaling
+  | LinearScaling
+  | NtkScaling
+  | DynamicScaling
+  | YarnScaling
+  | LongropeScaling
+  | Llama3Scaling;
+
+export type RopeScalingType = RopeScaling['type'];
+
+export interface RopeFrequencyOptions {
+  /** Head dimension `d` (integer >= 1). */
+  headDim: number;
+  /** Rotary dimension `r` (even, <= headDim). Default `headDim`. Frequencies use `r` in the exponent. */
+  rotaryDim?: number;
+  /** `rope_theta`. Default 10000. */
+  base?: number;
+  scaling?: RopeScaling;
+  /** Longest position + 1 the frequencies are for (only `dynamic` and `longrope` read it). Default 0. */
+  seqLen?: number;
+}
+
+export interface RopeFrequencies {
+  /** `[rotaryDim / 2]` inverse frequencies, computed in double, rounded once. */
+  invFreq: Float32Array;
+  /** Multiplies cos and sin (the q.k logit by its square). 1 unless the scaling sets it. */
+  attentionFactor: number;
+}
+
+/** xPos decay (Sun et al. 2022) on top of the rotation. */
+export interface XposOptions {
+  /** Default 512. */
+  scaleBase?: number;
+  /** `true` for keys (inverse scale). */
+  key: boolean;
+  /** Position the exponent is measured from; use the same value for queries and keys. Default 0. */
+  center?: number;
+}
+
+export interface ApplyRopeOptions {
+  heads: number;
+  seqLen: number;
+  headDim: number;
+  rotaryDim?: number;
+  layout: RopeLayout;
+  base?: number;
+  scaling?: RopeScaling;
+  /** Explicit per-token positions `[seqLen]`. Mutually exclusive with `offset`. */
+  positions?: Int32Array;
+  /** Positions are `offset .. offset + seqLen - 1`. Default 0. */
+  offset?: number;
+  xpos?: XposOptions;
+}
+
+export interface RerotateOptions {
+  heads: number;
+  seqLen: number;
+  headDim: number;
+  rotaryDim?: number;
+  layout: RopeLayout;
+  base?: number;
+  scaling?: RopeScaling;
+  /** Rotate every token by this many positions (a pure rotation: norms unchanged). */
+  delta: number;
+}
+
+export type SinusoidalLayout =
+  /** Vaswani et al.: `PE[p, 2i] = sin`, `PE[p, 2i+1] = cos`, `w_i = base^(-2i/dim)`. */
+  | 'interleaved'
+  /** tensor2tensor / fairseq: `[sin | cos]`, `w_i = exp(-i ln(base) / (dim/2 - 1))`. */
+  | 'concat';
+
+export interface SinusoidalOptions {
+  length: number;
+  /** Even, >= 2 (>= 4 for `concat`). */
+  dim: number;
+  base?: number;
+  layout?: SinusoidalLayout;
+}
+
+export type AlibiVariant =
+  /** Press et al. 2022: `2^(-8(h+1)/n)` for powers of two, interleaved fill otherwise. */
+  | 'paper'
+  /** The teaching simplification `1 / 2^h`, `h = 0..n-1`. */
+  | 'simple';
+
+export interface AlibiBiasOptions {
+  heads: number;
+  queryLength: number;
+  /** `>= queryLength`; queries are the last `queryLength` positions. */
+  keyLength: number;
+  /**
+   * Default true: `-m (i - j)` for `j <= i`, `-Infinity` above the diagonal (the
+   * causal mask is included). `false`: `-m |i - j|` (posenc's bidirectional
+   * option; the paper does not define one).
+   */
+  causal?: boolean;
+  variant?: AlibiVariant;
+}
+
+export interface T5BucketOptions {
+  queryLength: number;
+  keyLength: number;
+  /** Default 32. */
+  numBuckets?: number;
+  /** Default 128. */
+  maxDistance?: number;
+  /** Default true (encoder); false for causal decoders. */
+  bidirectional?: boolean;
+  /** Position of query 0 (keys start at 0). Default 0, as Hugging Face `compute_bias`. */
+  queryOffset?: number;
+}
+
+export interface T5BiasOptions extends T5BucketOptions {
+  /** `[numBuckets, heads]` learned bias table. */
+  table: Float32Array;
+  heads: number;
+}
+
+export interface ShawOptions {
+  queryLength: number;
+  /** `>= queryLength`; queries are the last `queryLength` key positions. */
+  keyLength: number;
+  /** Clip distance `k`; tables have `2k + 1` rows. */
+  clip: number;
+}
+
+export interface LearnedOptions {
+  /** `[maxLength, dim]`. */
+  table: Float32Array;
+  maxLength: number;
+  dim: number;
+  /** `[T]`, each in `[0, maxLength)`. */
+  positions: Int32Array;
+}
+
+export interface XposScaleOptions {
+  positions: Int32Array;
+  rotaryDim: number;
+  scaleBase?: number;
+  center?: number;
+  key?: boolean;
+}
+
+/** The positional encodings posenc implements. `nope` is an explicit choice. */
+export type Encoding =
+  | 'nope'
+  | 'sinusoidal'
+  | 'learned'
+  | 'rope'
+  | 'alibi'
+  | 't5'
+  | 'shaw'
+  | 'xpos';
+
+export interface InitOptions {
+  /** Force the SIMD (`true`) or scalar (`false`) binary. Default: SIMD when `WebAssembly.validate` accepts SIMD. */
+  simd?: boolean;
+  /** The .wasm bytes, if the caller already has them. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Where to fetch the .wasm from (browser). Default: next to the module, via `import.meta.url`. */
+  wasmUrl?: string | URL;
+}
+
+/** An initialised module. Every method validates its arguments and throws `TypeError`/`RangeError` naming the parameter. */
+export interface Posenc {
+  /** True when the SIMD binary is running. */
+  readonly simd: boolean;
+  /** Highway target of the running binary: `WASM` or `SCALAR`. */
+  readonly target: string;
+  /** Current size of the wasm heap in bytes. */
+  heapBytes(): number;
+  ropeFrequencies(options: RopeFrequencyOptions): RopeFrequencies;
+  /** Rotates `x: [heads, seqLen, headDim]`; returns a new array. */
+  applyRope(x: Float32Array, options: ApplyRopeOptions): Float32Array;
+  /** Re-rotates cached keys by a position delta (no attention factor applied again). */
+  rerotateRope(x: Float32Array, options: RerotateOptions): Float32Array;
+  /** `[length, dim]`. */
+  sinusoidal(options: SinusoidalOptions): Float32Array;
+  /** `[heads]`. */
+  alibiSlopes(heads: number, options?: { variant?: AlibiVariant }): Float32Array;
+  /** `[heads, queryLength, keyLength]`. */
+  alibiBias(options: AlibiBiasOptions): Float32Array;
+  /** `[queryLength, keyLength]` bucket indices. */
+  t5Buckets(options: T5BucketOptions): Int32Array;
+  /** `[heads, queryLength, keyLength]`. */
+  t5Bias(options: T5BiasOptions): Float32Array;
+  /** `[queryLength, keyLength]` row indices `clip(j - i, -k, k) + k`. */
+  shawIndices(options: ShawOptions): Int32Array;
+  /** `[T, dim]` rows of the table; a position past the table throws. */
+  learnedPositions(options: LearnedOptions): Float32Array;
+  /** `[T, rotaryDim / 2]` xPos scales. */
+  xposScales(options: XposScaleOptions): Float32Array;
+  /** Runs the RoPE kernel `iters` times on module-owned buffers (benchmarks). */
+  benchRope(heads: number, seqLen: number, headDim: number, layout: RopeLayout, iters: number): void;
+}

@@ -1,0 +1,108 @@
+/**
+ * Argument checks for the public API. Wrong types throw `TypeError`, wrong
+ * values `RangeError`; every message names the parameter and the value.
+ */
+
+const MAX_INT32 = 2147483647;
+
+function show(v: unknown): string {
+  if (typeof v === 'string') return `'${v}'`;
+  if (typeof v === 'bigint') return `${v}n`;
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return `an Array of length ${v.length}`;
+  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name} of length ${(v as unknown as { length?: number }).length ?? v.byteLength}`;
+  if (typeof v === 'object') return `an object`;
+  return String(v);
+}
+
+export function requireObject(name: string, v: unknown): Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    throw new TypeError(`${name} must be an options object, got ${show(v)}`);
+  }
+  return v as Record<string, unknown>;
+}
+
+/** An integer in [min, max]. */
+export function int(name: string, v: unknown, min: number, max: number = MAX_INT32): number {
+  if (typeof v !== 'number') throw new TypeError(`${name} must be a number, got ${show(v)}`);
+  if (!Number.isInteger(v) || v < min || v > max) {
+    throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${show(v)}`);
+  }
+  return v;
+}
+
+export function optInt(name: string, v: unknown, dflt: number, min: number, max: number = MAX_INT32): number {
+  return v === undefined ? dflt : int(name, v, min, max);
+}
+
+/** A finite number, optionally > gt or >= ge. */
+export function num(name: string, v: unknown, bounds: { gt?: number; ge?: number } = {}): number {
+  if (typeof v !== 'number') throw new TypeError(`${name} must be a number, got ${show(v)}`);
+  if (!Number.isFinite(v)) throw new RangeError(`${name} must be a finite number, got ${show(v)}`);
+  if (bounds.gt !== undefined && !(v > bounds.gt)) {
+    throw new RangeError(`${name} must be > ${bounds.gt}, got ${show(v)}`);
+  }
+  if (bounds.ge !== undefined && !(v >= bounds.ge)) {
+    throw new RangeError(`${name} must be >= ${bounds.ge}, got ${show(v)}`);
+  }
+  return v;
+}
+
+export function optNum(name: string, v: unknown, dflt: number, bounds: { gt?: number; ge?: number } = {}): number {
+  return v === undefined ? dflt : num(name, v, bounds);
+}
+
+export function optBool(name: string, v: unknown, dflt: boolean): boolean {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'boolean') throw new TypeError(`${name} must be a boolean, got ${show(v)}`);
+  return v;
+}
+
+export function oneOf<T extends string>(name: string, v: unknown, options: readonly T[]): T {
+  if (typeof v !== 'string') {
+    throw new TypeError(`${name} must be one of ${options.map((o) => `'${o}'`).join(', ')}, got ${show(v)}`);
+  }
+  if (!(options as readonly string[]).includes(v)) {
+    throw new RangeError(`${name} must be one of ${options.map((o) => `'${o}'`).join(', ')}, got ${show(v)}`);
+  }
+  return v as T;
+}
+
+type TypedCtor = Float32ArrayConstructor | Int32ArrayConstructor;
+
+function typed<T extends Float32Array | Int32Array>(
+  name: string,
+  v: unknown,
+  ctor: TypedCtor,
+  length: number | undefined,
+  lengthText: string,
+): T {
+  if (!(v instanceof ctor)) throw new TypeError(`${name} must be a ${ctor.name}, got ${show(v)}`);
+  const a = v as T;
+  if (length !== undefined && a.length !== length) {
+    const detached = a.length === 0 && a.buffer.byteLength === 0 && length > 0 ? ' (is its buffer detached?)' : '';
+    throw new RangeError(`${name} must have ${lengthText} = ${length} elements, got ${a.length}${detached}`);
+  }
+  return a;
+}
+
+export function f32(name: string, v: unknown, length?: number, lengthText = 'length'): Float32Array {
+  return typed<Float32Array>(name, v, Float32Array, length, lengthText);
+}
+
+export function i32(name: string, v: unknown, length?: number, lengthText = 'length'): Int32Array {
+  return typed<Int32Array>(name, v, Int32Array, length, lengthText);
+}
+
+/** Throws when a product of sizes would not fit in 32-bit wasm memory. */
+export function checkElements(what: string, parts: Array<[string, number]>, bytesPerElement: number): number {
+  let n = 1;
+  for (const [, v] of parts) n *= v;
+  const limit = 2 ** 31;
+  if (n * bytesPerElement >= limit) {
+    throw new RangeError(
+      `${what}: ${parts.map(([k, v]) => `${k} (${v})`).join(' * ')} = ${n} elements needs ${n * bytesPerElement} bytes, more than the 2 GiB a call may use`,
+    );
+  }
+  return n;
+}

@@ -1,0 +1,41 @@
+// Builds everything `npm test` and the package need, incrementally:
+//   build/native       core + GoogleTest + benchmarks (Highway dynamic dispatch)
+//   build/wasm-simd    posenc-simd.{mjs,wasm} + GoogleTest in wasm (HWY_WASM)
+//   build/wasm-scalar  posenc-scalar.{mjs,wasm} + GoogleTest in wasm (HWY_SCALAR)
+//   dist/              the npm package: tsc output + the two modules
+// Usage: node tools/build.mjs [native] [wasm] [ts]   (default: all)
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { emEnv, root, run } from './common.mjs';
+
+const want = new Set(process.argv.slice(2));
+const all = want.size === 0;
+
+function cmakeBuild(dir, configure, env = process.env) {
+  const b = join(root, 'build', dir);
+  if (!existsSync(join(b, 'build.ninja'))) run(configure[0], configure.slice(1), { env });
+  run('ninja', ['-C', b], { env });
+}
+
+if (all || want.has('native')) {
+  console.log('== native build');
+  cmakeBuild('native', ['cmake', '-S', '.', '-B', 'build/native', '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release']);
+}
+if (all || want.has('wasm')) {
+  for (const [dir, simd] of [['wasm-simd', 'ON'], ['wasm-scalar', 'OFF']]) {
+    console.log(`== ${dir} build`);
+    cmakeBuild(dir, ['emcmake', 'cmake', '-S', '.', '-B', `build/${dir}`, '-G', 'Ninja',
+      `-DPOSENC_SIMD=${simd}`, '-DCMAKE_BUILD_TYPE=Release'], emEnv);
+  }
+}
+if (all || want.has('ts')) {
+  console.log('== package (tsc + wasm modules -> dist/)');
+  run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
+  mkdirSync(join(root, 'dist/wasm'), { recursive: true });
+  for (const fl of ['simd', 'scalar']) {
+    for (const ext of ['mjs', 'wasm']) {
+      copyFileSync(join(root, `build/wasm-${fl}/posenc-${fl}.${ext}`), join(root, `dist/wasm/posenc-${fl}.${ext}`));
+    }
+  }
+}
