@@ -74,8 +74,8 @@ Status ToConfig(const RopeSpec& s, RopeFrequencyConfig* c) {
   r.low_freq_factor = s.low_freq_factor;
   r.high_freq_factor = s.high_freq_factor;
   if (s.factor_length < 0 || s.factor_length > (1 << 20)) {
-    return Status::Invalid(StrCat("factor list length out of range: ",
-                                  s.factor_length));
+    return Status::Invalid(
+        StrCat("factor list length out of range: ", s.factor_length));
   }
   if (s.short_factor) {
     const double* p = Ptr<double>(s.short_factor);
@@ -153,8 +153,8 @@ std::string AlibiSlopesJs(int heads, int variant, uintptr_t out) {
 }
 
 // out: float32 [heads, q, k].
-std::string AlibiBiasJs(int heads, int variant, double q, double k,
-                        bool causal, uintptr_t out) {
+std::string AlibiBiasJs(int heads, int variant, double q, double k, bool causal,
+                        uintptr_t out) {
   Status s = ValidateAlibi(heads, static_cast<AlibiSlopes>(variant));
   if (s.ok()) {
     s = ValidateAlibiBias(heads, static_cast<int64_t>(q),
@@ -215,10 +215,10 @@ std::string ShawIndicesJs(double q, double k, int clip, uintptr_t out) {
 // table: float32 [maxLength, dim]; positions: int32 [T]; out: float32 [T, dim].
 std::string LearnedPositionsJs(uintptr_t table, double max_length, double dim,
                                uintptr_t positions, double T, uintptr_t out) {
-  const Status s = LearnedPositions(
-      Ptr<float>(table), static_cast<size_t>(max_length),
-      static_cast<size_t>(dim), Ptr<int32_t>(positions),
-      static_cast<size_t>(T), Ptr<float>(out));
+  const Status s =
+      LearnedPositions(Ptr<float>(table), static_cast<size_t>(max_length),
+                       static_cast<size_t>(dim), Ptr<int32_t>(positions),
+                       static_cast<size_t>(T), Ptr<float>(out));
   return s.ok() ? "" : s.message();
 }
 

@@ -72,7 +72,8 @@ void AlibiBiasRowScalar(float slope, int64_t qpos, size_t K, bool causal,
 
 Status ValidateAlibiBias(int64_t H, int64_t Q, int64_t K) {
   POSENC_RETURN_IF_ERROR(ValidateAlibi(H, AlibiSlopes::kPaper));
-  if (Q < 0) return Status::Invalid(StrCat("queryLength must be >= 0, got ", Q));
+  if (Q < 0)
+    return Status::Invalid(StrCat("queryLength must be >= 0, got ", Q));
   if (K < 0) return Status::Invalid(StrCat("keyLength must be >= 0, got ", K));
   if (Q > K) {
     return Status::Invalid(StrCat("queryLength (", Q,

@@ -2,12 +2,10 @@
 
 namespace posenc {
 namespace {
-const char* const kNames[kNumEncodings] = {"nope", "sinusoidal", "learned",
-                                           "rope", "alibi",      "t5",
-                                           "shaw", "xpos"};
-const char* const kSites[kNumEncodings] = {"none",   "embedding", "embedding",
-                                           "qk",     "logits",    "logits",
-                                           "logits", "qk"};
+const char* const kNames[kNumEncodings] = {
+    "nope", "sinusoidal", "learned", "rope", "alibi", "t5", "shaw", "xpos"};
+const char* const kSites[kNumEncodings] = {
+    "none", "embedding", "embedding", "qk", "logits", "logits", "logits", "qk"};
 }  // namespace
 
 Status ParseEncoding(const std::string& name, Encoding* out) {
@@ -17,9 +15,10 @@ Status ParseEncoding(const std::string& name, Encoding* out) {
       return Status::Ok();
     }
   }
-  return Status::Invalid(StrCat("encoding must be one of nope, sinusoidal, "
-                                "learned, rope, alibi, t5, shaw, xpos; got '",
-                                name, "'"));
+  return Status::Invalid(
+      StrCat("encoding must be one of nope, sinusoidal, "
+             "learned, rope, alibi, t5, shaw, xpos; got '",
+             name, "'"));
 }
 
 const char* EncodingName(Encoding e) {

@@ -10,7 +10,7 @@
 namespace posenc {
 
 enum class Encoding : int {
-  kNope = 0,        // no position: bidirectional attention is permutation-equivariant
+  kNope = 0,  // no position: bidirectional attention is permutation-equivariant
   kSinusoidal = 1,  // absolute, added to embeddings
   kLearned = 2,     // absolute table, added to embeddings
   kRope = 3,        // rotation of q and k

@@ -51,7 +51,8 @@ HWY_INLINE void CosSinOfAngles(const float* HWY_RESTRICT angles, size_t n,
 
 // See RopeCosSin in rope.h.
 HWY_NOINLINE void RopeCosSinKernel(const int32_t* HWY_RESTRICT positions,
-                                   size_t T, const double* HWY_RESTRICT inv_freq,
+                                   size_t T,
+                                   const double* HWY_RESTRICT inv_freq,
                                    size_t h, float magnitude,
                                    float* HWY_RESTRICT cos,
                                    float* HWY_RESTRICT sin) {
@@ -91,8 +92,7 @@ HWY_INLINE void RotateHalfRow(const float* x, size_t h,
 // out = x * ce + swap_pairs(x) * se.
 HWY_INLINE void RotateInterleavedRow(const float* x, size_t r,
                                      const float* HWY_RESTRICT ce,
-                                     const float* HWY_RESTRICT se,
-                                     float* out) {
+                                     const float* HWY_RESTRICT se, float* out) {
   size_t i = 0;
 #if HWY_TARGET != HWY_SCALAR
   const hn::ScalableTag<float> d;

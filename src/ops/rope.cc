@@ -27,8 +27,8 @@ void ApplyRope(RopeLayout layout, const float* x, size_t H, size_t T, size_t d,
 }
 
 void RopeCosSinScalar(const int32_t* positions, size_t T,
-                      const double* inv_freq,
-                      size_t h, float magnitude, float* cos, float* sin) {
+                      const double* inv_freq, size_t h, float magnitude,
+                      float* cos, float* sin) {
   for (size_t t = 0; t < T; ++t) {
     for (size_t i = 0; i < h; ++i) {
       const double a = ReducedAngle(positions[t], inv_freq[i]);

@@ -39,8 +39,8 @@ void ApplyRope(RopeLayout layout, const float* x, size_t H, size_t T, size_t d,
 // Scalar references of the two kernels above (same contracts; cos/sin via
 // std::cos/std::sin of the double angle).
 void RopeCosSinScalar(const int32_t* positions, size_t T,
-                      const double* inv_freq,
-                      size_t h, float magnitude, float* cos, float* sin);
+                      const double* inv_freq, size_t h, float magnitude,
+                      float* cos, float* sin);
 void ApplyRopeScalar(RopeLayout layout, const float* x, size_t H, size_t T,
                      size_t d, size_t r, const float* cos, const float* sin,
                      float* out);

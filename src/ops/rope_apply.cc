@@ -17,7 +17,8 @@ Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len) {
                                   static_cast<int>(o.layout)));
   }
   if (o.heads < 1) {
-    return Status::Invalid(StrCat("heads must be an integer >= 1, got ", o.heads));
+    return Status::Invalid(
+        StrCat("heads must be an integer >= 1, got ", o.heads));
   }
   if (o.seq_len < 0) {
     return Status::Invalid(
@@ -31,17 +32,18 @@ Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len) {
   }
   const int64_t want = o.heads * o.seq_len * d;
   if (static_cast<int64_t>(x_len) != want) {
-    return Status::Invalid(StrCat("x must have heads * seqLen * headDim = ",
-                                  o.heads, " * ", o.seq_len, " * ", d, " = ",
-                                  want, " floats, got ", x_len));
+    return Status::Invalid(
+        StrCat("x must have heads * seqLen * headDim = ", o.heads, " * ",
+               o.seq_len, " * ", d, " = ", want, " floats, got ", x_len));
   }
   if (o.positions == nullptr) {
     const int64_t lo = std::numeric_limits<int32_t>::min();
     const int64_t hi = std::numeric_limits<int32_t>::max();
     if (o.offset < lo || o.offset + o.seq_len - 1 > hi) {
-      return Status::Invalid(StrCat("offset + seqLen - 1 must fit in int32, got "
-                                    "offset = ",
-                                    o.offset, ", seqLen = ", o.seq_len));
+      return Status::Invalid(
+          StrCat("offset + seqLen - 1 must fit in int32, got "
+                 "offset = ",
+                 o.offset, ", seqLen = ", o.seq_len));
     }
   }
   if (o.xpos) {
@@ -65,12 +67,12 @@ Status RopeTable(const RopeApplyOptions& o, std::vector<float>* cos,
   const int64_t ctx = RopeContextLength(o);
   std::vector<double> inv;
   double factor = 1.0;
-  POSENC_RETURN_IF_ERROR(RopeFrequencies(
-      o.freq,
-      static_cast<int>(ctx > std::numeric_limits<int32_t>::max()
-                           ? std::numeric_limits<int32_t>::max()
-                           : ctx),
-      &inv, &factor));
+  POSENC_RETURN_IF_ERROR(
+      RopeFrequencies(o.freq,
+                      static_cast<int>(ctx > std::numeric_limits<int32_t>::max()
+                                           ? std::numeric_limits<int32_t>::max()
+                                           : ctx),
+                      &inv, &factor));
   if (o.pure_rotation) factor = 1.0;
   // The frequency contract is float32 (what the reference implementations
   // store); the angle is then formed in double.
@@ -97,8 +99,8 @@ Status RopeTable(const RopeApplyOptions& o, std::vector<float>* cos,
   return Status::Ok();
 }
 
-Status RopeApplyChecked(const RopeApplyOptions& o, const float* x,
-                        size_t x_len, float* out) {
+Status RopeApplyChecked(const RopeApplyOptions& o, const float* x, size_t x_len,
+                        float* out) {
   POSENC_RETURN_IF_ERROR(ValidateRopeApply(o, x_len));
   std::vector<float> cos, sin;
   POSENC_RETURN_IF_ERROR(RopeTable(o, &cos, &sin));

@@ -44,8 +44,8 @@ Status RopeTable(const RopeApplyOptions& o, std::vector<float>* cos,
                  std::vector<float>* sin);
 
 // out: [H, T, d]; may equal x.
-Status RopeApplyChecked(const RopeApplyOptions& o, const float* x,
-                        size_t x_len, float* out);
+Status RopeApplyChecked(const RopeApplyOptions& o, const float* x, size_t x_len,
+                        float* out);
 
 }  // namespace posenc
 

@@ -47,9 +47,8 @@ Status CheckLength(const char* name, int v) {
 Status CheckFactorList(const char* name, const std::vector<double>& f,
                        int half) {
   if (static_cast<int>(f.size()) != half) {
-    return Status::Invalid(StrCat("scaling.", name,
-                                  " must have rotaryDim/2 = ", half,
-                                  " values, got ", f.size()));
+    return Status::Invalid(StrCat("scaling.", name, " must have rotaryDim/2 = ",
+                                  half, " values, got ", f.size()));
   }
   for (size_t i = 0; i < f.size(); ++i) {
     if (!Finite(f[i]) || f[i] <= 0.0) {
@@ -70,10 +69,10 @@ Status ParseRopeScalingType(const std::string& name, RopeScalingType* type) {
       return Status::Ok();
     }
   }
-  return Status::Invalid(StrCat(
-      "scaling.type must be one of default, linear, ntk, dynamic, yarn, "
-      "longrope, llama3; got '",
-      name, "'"));
+  return Status::Invalid(
+      StrCat("scaling.type must be one of default, linear, ntk, dynamic, yarn, "
+             "longrope, llama3; got '",
+             name, "'"));
 }
 
 const char* RopeScalingTypeName(RopeScalingType type) {
@@ -92,15 +91,15 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
   }
   const int r = EffectiveRotaryDim(c);
   if (r > c.head_dim) {
-    return Status::Invalid(StrCat("rotaryDim (", r,
-                                  ") must not exceed headDim (", c.head_dim,
-                                  ")"));
+    return Status::Invalid(StrCat(
+        "rotaryDim (", r, ") must not exceed headDim (", c.head_dim, ")"));
   }
   if (r % 2 != 0) {
-    return Status::Invalid(StrCat(
-        c.rotary_dim == 0 ? "headDim" : "rotaryDim",
-        " must be even (RoPE rotates pairs), got ", r,
-        c.rotary_dim == 0 ? "; pass an even rotaryDim for partial rotary" : ""));
+    return Status::Invalid(
+        StrCat(c.rotary_dim == 0 ? "headDim" : "rotaryDim",
+               " must be even (RoPE rotates pairs), got ", r,
+               c.rotary_dim == 0 ? "; pass an even rotaryDim for partial rotary"
+                                 : ""));
   }
   if (!Finite(c.base) || c.base <= 1.0) {
     return Status::Invalid(
@@ -109,8 +108,8 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
   const RopeScaling& s = c.scaling;
   const int type = static_cast<int>(s.type);
   if (type < 0 || type > 6) {
-    return Status::Invalid(StrCat("scaling.type is not a valid enum value: ",
-                                  type));
+    return Status::Invalid(
+        StrCat("scaling.type is not a valid enum value: ", type));
   }
   if (s.type == RopeScalingType::kDefault) return Status::Ok();
   POSENC_RETURN_IF_ERROR(CheckPositiveFinite("factor", s.factor));
@@ -139,9 +138,8 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
       POSENC_RETURN_IF_ERROR(CheckPositiveFinite("betaFast", s.beta_fast));
       POSENC_RETURN_IF_ERROR(CheckPositiveFinite("betaSlow", s.beta_slow));
       if (!Finite(s.mscale) || s.mscale < 0.0) {
-        return Status::Invalid(
-            StrCat("scaling.mscale must be a finite number >= 0, got ",
-                   s.mscale));
+        return Status::Invalid(StrCat(
+            "scaling.mscale must be a finite number >= 0, got ", s.mscale));
       }
       if (!Finite(s.mscale_all_dim) || s.mscale_all_dim < 0.0) {
         return Status::Invalid(
@@ -158,7 +156,8 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
                                          s.original_max_position_embeddings));
       POSENC_RETURN_IF_ERROR(
           CheckFactorList("shortFactor", s.short_factor, r / 2));
-      POSENC_RETURN_IF_ERROR(CheckFactorList("longFactor", s.long_factor, r / 2));
+      POSENC_RETURN_IF_ERROR(
+          CheckFactorList("longFactor", s.long_factor, r / 2));
       if (s.has_attention_factor) {
         POSENC_RETURN_IF_ERROR(
             CheckPositiveFinite("attentionFactor", s.attention_factor));
@@ -172,10 +171,10 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
       POSENC_RETURN_IF_ERROR(
           CheckPositiveFinite("highFreqFactor", s.high_freq_factor));
       if (!(s.high_freq_factor > s.low_freq_factor)) {
-        return Status::Invalid(StrCat(
-            "scaling.highFreqFactor (", s.high_freq_factor,
-            ") must be greater than scaling.lowFreqFactor (",
-            s.low_freq_factor, ")"));
+        return Status::Invalid(
+            StrCat("scaling.highFreqFactor (", s.high_freq_factor,
+                   ") must be greater than scaling.lowFreqFactor (",
+                   s.low_freq_factor, ")"));
       }
       break;
   }
@@ -200,7 +199,8 @@ Status RopeFrequencies(const RopeFrequencyConfig& c, int seq_len,
   } else if (s.type == RopeScalingType::kDynamic) {
     const double M = s.max_position_embeddings;
     const double T = seq_len > M ? seq_len : M;
-    base = c.base * std::pow(s.factor * T / M - (s.factor - 1.0), r / (r - 2.0));
+    base =
+        c.base * std::pow(s.factor * T / M - (s.factor - 1.0), r / (r - 2.0));
   }
 
   inv_freq->assign(half, 0.0);

@@ -72,8 +72,7 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& config);
 // inv_freq: [r/2], computed in double. seq_len is the longest position + 1
 // the caller will use (only `dynamic` and `longrope` read it).
 Status RopeFrequencies(const RopeFrequencyConfig& config, int seq_len,
-                       std::vector<double>* inv_freq,
-                       double* attention_factor);
+                       std::vector<double>* inv_freq, double* attention_factor);
 
 }  // namespace posenc
 

@@ -3,7 +3,8 @@
 namespace posenc {
 
 Status ValidateShaw(int64_t Q, int64_t K, int64_t clip) {
-  if (Q < 0) return Status::Invalid(StrCat("queryLength must be >= 0, got ", Q));
+  if (Q < 0)
+    return Status::Invalid(StrCat("queryLength must be >= 0, got ", Q));
   if (K < 0) return Status::Invalid(StrCat("keyLength must be >= 0, got ", K));
   if (Q > K) {
     return Status::Invalid(StrCat("queryLength (", Q,
@@ -39,7 +40,8 @@ void ShawLogits(const float* q, const float* k, const float* table_k, size_t Q,
     for (size_t j = 0; j < K; ++j) {
       const float* a = table_k + ShawIndex(i, j, Q, K, clip) * D;
       float sum = 0.0f;
-      for (size_t e = 0; e < D; ++e) sum += q[i * D + e] * (k[j * D + e] + a[e]);
+      for (size_t e = 0; e < D; ++e)
+        sum += q[i * D + e] * (k[j * D + e] + a[e]);
       logits[i * K + j] = sum * scale;
     }
   }

@@ -10,8 +10,7 @@ Status ValidateSinusoidal(int64_t L, int64_t D, double base,
                           SinusoidalLayout layout) {
   if (L < 0) return Status::Invalid(StrCat("length must be >= 0, got ", L));
   if (D < 2 || D % 2 != 0) {
-    return Status::Invalid(
-        StrCat("dim must be an even integer >= 2, got ", D));
+    return Status::Invalid(StrCat("dim must be an even integer >= 2, got ", D));
   }
   if (layout == SinusoidalLayout::kConcat && D < 4) {
     return Status::Invalid(StrCat(
@@ -20,11 +19,12 @@ Status ValidateSinusoidal(int64_t L, int64_t D, double base,
   }
   if (layout != SinusoidalLayout::kConcat &&
       layout != SinusoidalLayout::kInterleaved) {
-    return Status::Invalid(StrCat("layout is not a valid enum value: ",
-                                  static_cast<int>(layout)));
+    return Status::Invalid(
+        StrCat("layout is not a valid enum value: ", static_cast<int>(layout)));
   }
   if (!std::isfinite(base) || base <= 1.0) {
-    return Status::Invalid(StrCat("base must be a finite number > 1, got ", base));
+    return Status::Invalid(
+        StrCat("base must be a finite number > 1, got ", base));
   }
   return Status::Ok();
 }
@@ -66,8 +66,8 @@ void Scatter(size_t L, size_t D, SinusoidalLayout layout, const float* cos,
 }
 
 template <class CosSin>
-void Table(size_t L, size_t D, double base, SinusoidalLayout layout,
-           float* out, CosSin cos_sin) {
+void Table(size_t L, size_t D, double base, SinusoidalLayout layout, float* out,
+           CosSin cos_sin) {
   const std::vector<double> w = SinusoidalFrequencies(D, base, layout);
   const size_t h = D / 2;
   // Frequencies stay in double (the reference implementations round them to

@@ -38,10 +38,10 @@ std::string StrCat(const Parts&... parts) {
   return os.str();
 }
 
-#define POSENC_RETURN_IF_ERROR(expr)   \
-  do {                                 \
-    ::posenc::Status _st = (expr);     \
-    if (!_st.ok()) return _st;         \
+#define POSENC_RETURN_IF_ERROR(expr) \
+  do {                               \
+    ::posenc::Status _st = (expr);   \
+    if (!_st.ok()) return _st;       \
   } while (0)
 
 }  // namespace posenc

@@ -8,16 +8,17 @@ Status ValidateT5Buckets(int64_t num_buckets, int64_t max_distance,
                          bool bidirectional) {
   const int64_t min_buckets = bidirectional ? 4 : 2;
   if (num_buckets < min_buckets || num_buckets > 65536) {
-    return Status::Invalid(StrCat("numBuckets must be an integer in [",
-                                  min_buckets, ", 65536] when bidirectional is ",
-                                  bidirectional ? "true" : "false", ", got ",
-                                  num_buckets));
+    return Status::Invalid(
+        StrCat("numBuckets must be an integer in [", min_buckets,
+               ", 65536] when bidirectional is ",
+               bidirectional ? "true" : "false", ", got ", num_buckets));
   }
   const int64_t per_sign = bidirectional ? num_buckets / 2 : num_buckets;
   const int64_t max_exact = per_sign / 2;
   if (max_distance <= max_exact || max_distance > (int64_t{1} << 30)) {
     return Status::Invalid(StrCat("maxDistance must be an integer in (",
-                                  max_exact, ", 2^30] (greater than the exact "
+                                  max_exact,
+                                  ", 2^30] (greater than the exact "
                                   "buckets), got ",
                                   max_distance));
   }
@@ -41,7 +42,8 @@ int32_t T5Bucket(int64_t rel, int32_t num_buckets, int32_t max_distance,
   // n >= max_exact >= 1 here: the log argument is >= 1.
   const float scaled =
       std::log(static_cast<float>(n) / static_cast<float>(max_exact)) /
-      static_cast<float>(std::log(static_cast<double>(max_distance) / max_exact)) *
+      static_cast<float>(
+          std::log(static_cast<double>(max_distance) / max_exact)) *
       static_cast<float>(nb - max_exact);
   // Cap before converting: the value is finite and >= 0, and anything at or
   // past the last bucket maps to it (no out-of-range float-to-int cast).
@@ -52,7 +54,8 @@ int32_t T5Bucket(int64_t rel, int32_t num_buckets, int32_t max_distance,
 }
 
 Status ValidateT5Shape(int64_t Q, int64_t K, int64_t q_offset) {
-  if (Q < 0) return Status::Invalid(StrCat("queryLength must be >= 0, got ", Q));
+  if (Q < 0)
+    return Status::Invalid(StrCat("queryLength must be >= 0, got ", Q));
   if (K < 0) return Status::Invalid(StrCat("keyLength must be >= 0, got ", K));
   if (q_offset < 0 || q_offset > (int64_t{1} << 30)) {
     return Status::Invalid(

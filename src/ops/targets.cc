@@ -17,6 +17,8 @@ HWY_AFTER_NAMESPACE();
 namespace posenc {
 HWY_EXPORT(ThisTarget);
 int64_t DispatchedTarget() { return HWY_DYNAMIC_DISPATCH(ThisTarget)(); }
-const char* DispatchedTargetName() { return hwy::TargetName(DispatchedTarget()); }
+const char* DispatchedTargetName() {
+  return hwy::TargetName(DispatchedTarget());
+}
 }  // namespace posenc
 #endif

@@ -15,12 +15,12 @@ Status ValidateXpos(int64_t r, double scale_base) {
   return Status::Ok();
 }
 
-void XposScales(const int32_t* positions, size_t T, size_t r,
-                double scale_base, int64_t center, bool key, float* out) {
+void XposScales(const int32_t* positions, size_t T, size_t r, double scale_base,
+                int64_t center, bool key, float* out) {
   const size_t h = r / 2;
   for (size_t t = 0; t < T; ++t) {
-    const double e =
-        static_cast<double>(positions[t] - center) / scale_base * (key ? -1 : 1);
+    const double e = static_cast<double>(positions[t] - center) / scale_base *
+                     (key ? -1 : 1);
     for (size_t i = 0; i < h; ++i) {
       const double zeta = (2.0 * i + 0.4 * r) / (1.4 * r);
       out[t * h + i] = static_cast<float>(std::pow(zeta, e));

@@ -19,8 +19,8 @@ namespace posenc {
 Status ValidateXpos(int64_t r, double scale_base);
 
 // out: [T, h], in double then rounded; `key` selects the inverse scale.
-void XposScales(const int32_t* positions, size_t T, size_t r,
-                double scale_base, int64_t center, bool key, float* out);
+void XposScales(const int32_t* positions, size_t T, size_t r, double scale_base,
+                int64_t center, bool key, float* out);
 
 }  // namespace posenc
 

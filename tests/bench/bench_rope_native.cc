@@ -2,8 +2,8 @@
 // ApplyRope throughput per Highway target this CPU supports, one JSON object
 // per line. GB/s counts the bytes read and written: 2 * H * T * d * 4.
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 
@@ -55,11 +55,11 @@ int main() {
     for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
       hwy::SetSupportedTargetsForTest(target);
       for (int layout = 0; layout < 2; ++layout) {
-        const double sec =
-            SecondsPerPass(static_cast<posenc::RopeLayout>(layout), H, T, d, x,
-                           c, s, &out);
+        const double sec = SecondsPerPass(
+            static_cast<posenc::RopeLayout>(layout), H, T, d, x, c, s, &out);
         std::printf(
-            "{\"target\":\"%s\",\"H\":%zu,\"T\":%zu,\"d\":%zu,\"layout\":\"%s\","
+            "{\"target\":\"%s\",\"H\":%zu,\"T\":%zu,\"d\":%zu,\"layout\":\"%"
+            "s\","
             "\"gbps\":%.3f}\n",
             posenc::DispatchedTargetName(), H, T, d,
             layout == 0 ? "half" : "interleaved",

@@ -98,8 +98,9 @@ TEST_P(Alibi, SeedArticleExampleLastRow) {
 }
 
 TEST(AlibiValidation, Errors) {
-  EXPECT_NE(ValidateAlibi(0, AlibiSlopes::kPaper).message().find(
-                "heads must be an integer in [1, 65536], got 0"),
+  EXPECT_NE(ValidateAlibi(0, AlibiSlopes::kPaper)
+                .message()
+                .find("heads must be an integer in [1, 65536], got 0"),
             std::string::npos);
   EXPECT_FALSE(ValidateAlibi(4, static_cast<AlibiSlopes>(3)).ok());
   EXPECT_NE(ValidateAlibiBias(2, 6, 5).message().find(

@@ -24,7 +24,8 @@ RopeApplyOptions Options(size_t H, size_t T, size_t d) {
   return o;
 }
 
-std::vector<float> Apply(const RopeApplyOptions& o, const std::vector<float>& x) {
+std::vector<float> Apply(const RopeApplyOptions& o,
+                         const std::vector<float>& x) {
   std::vector<float> out(x.size());
   const Status s = RopeApplyChecked(o, x.data(), x.size(), out.data());
   EXPECT_TRUE(s.ok()) << s.message();
@@ -120,7 +121,8 @@ TEST_P(RopeApply, XposDecayDependsOnlyOnDistance) {
   EXPECT_NEAR(score(900, 400, 0), score(1900, 1400, 1000), 1e-3);
 }
 
-void ExpectError(const RopeApplyOptions& o, size_t n, const std::string& needle) {
+void ExpectError(const RopeApplyOptions& o, size_t n,
+                 const std::string& needle) {
   std::vector<float> x(n), out(n);
   const Status s = RopeApplyChecked(o, x.data(), n, out.data());
   EXPECT_FALSE(s.ok());

@@ -209,10 +209,12 @@ TEST(RopeFrequencies, LongropeSwitchesShortToLongPastL) {
   c.scaling.long_factor = {1.0, 4.0, 16.0, 64.0};
   double af = 0;
   std::vector<double> f = Freqs(c, 4096, &af);
-  for (int i = 0; i < 4; ++i) EXPECT_NEAR(f[i], b[i] / c.scaling.short_factor[i], 1e-17);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_NEAR(f[i], b[i] / c.scaling.short_factor[i], 1e-17);
   EXPECT_NEAR(af, std::sqrt(1 + std::log(32.0) / std::log(4096.0)), 1e-15);
   f = Freqs(c, 4097);
-  for (int i = 0; i < 4; ++i) EXPECT_NEAR(f[i], b[i] / c.scaling.long_factor[i], 1e-17);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_NEAR(f[i], b[i] / c.scaling.long_factor[i], 1e-17);
 }
 
 TEST(RopeFrequencies, Llama3BandsByWavelength) {
@@ -256,9 +258,12 @@ void ExpectInvalid(const RopeFrequencyConfig& c, const std::string& needle) {
 
 TEST(RopeFrequencies, InvalidConfigsNameTheParameterAndValue) {
   ExpectInvalid(Config(7, 0, 10000.0), "headDim must be even");
-  ExpectInvalid(Config(8, 5, 10000.0), "rotaryDim must be even (RoPE rotates pairs), got 5");
-  ExpectInvalid(Config(8, 10, 10000.0), "rotaryDim (10) must not exceed headDim (8)");
-  ExpectInvalid(Config(0, 0, 10000.0), "headDim must be an integer >= 1, got 0");
+  ExpectInvalid(Config(8, 5, 10000.0),
+                "rotaryDim must be even (RoPE rotates pairs), got 5");
+  ExpectInvalid(Config(8, 10, 10000.0),
+                "rotaryDim (10) must not exceed headDim (8)");
+  ExpectInvalid(Config(0, 0, 10000.0),
+                "headDim must be an integer >= 1, got 0");
   ExpectInvalid(Config(8, 0, 1.0), "base must be a finite number > 1, got 1");
   ExpectInvalid(Config(8, 0, NAN), "base must be");
   RopeFrequencyConfig c = Config(8, 0, 10000.0);
@@ -275,7 +280,8 @@ TEST(RopeFrequencies, InvalidConfigsNameTheParameterAndValue) {
   c.scaling.type = RopeScalingType::kLlama3;
   c.scaling.low_freq_factor = 4;
   c.scaling.high_freq_factor = 4;
-  ExpectInvalid(c, "highFreqFactor (4) must be greater than scaling.lowFreqFactor (4)");
+  ExpectInvalid(
+      c, "highFreqFactor (4) must be greater than scaling.lowFreqFactor (4)");
   c.scaling.type = RopeScalingType::kDynamic;
   ExpectInvalid(c, "maxPositionEmbeddings");
   c.scaling.type = static_cast<RopeScalingType>(42);

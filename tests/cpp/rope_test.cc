@@ -66,9 +66,9 @@ TEST_P(RopeKernel, CosSinAccurateToOneMillionthAtLargePositions) {
   const size_t h = 64;
   const std::vector<float> f = DefaultFreqs(2 * h);
   std::vector<double> fd(f.begin(), f.end());
-  const std::vector<int32_t> pos = {0,      1,       2,       17,     4095,
-                                    65535,  100000,  999999,  1000000,
-                                    -1,     -123457, 2147483647};
+  const std::vector<int32_t> pos = {0,       1,     2,       17,
+                                    4095,    65535, 100000,  999999,
+                                    1000000, -1,    -123457, 2147483647};
   std::vector<float> c(pos.size() * h), s(pos.size() * h);
   RopeCosSin(pos.data(), pos.size(), fd.data(), h, 1.0f, c.data(), s.data());
   std::vector<double> rc(c.size()), rs(s.size());
@@ -219,7 +219,8 @@ TEST_P(RopeKernel, LayoutsAgreeOncePairsArePermuted) {
   std::vector<float> xp(d);
   for (size_t j = 0; j < d; ++j) xp[j] = x[P[j]];
   const std::vector<float> f = DefaultFreqs(r);
-  const std::vector<float> a = Rotate(RopeLayout::kHalf, x, 1, 1, d, r, {77}, f);
+  const std::vector<float> a =
+      Rotate(RopeLayout::kHalf, x, 1, 1, d, r, {77}, f);
   const std::vector<float> b =
       Rotate(RopeLayout::kInterleaved, xp, 1, 1, d, r, {77}, f);
   for (size_t j = 0; j < d; ++j) EXPECT_NEAR(b[j], a[P[j]], 1e-6) << j;

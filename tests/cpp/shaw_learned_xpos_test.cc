@@ -43,15 +43,17 @@ TEST(Shaw, LogitsAndValuesMatchDefinition) {
       double s = 0;
       for (size_t e = 0; e < D; ++e) {
         s += double(q[i * D + e]) * (double(k[j * D + e]) + tk[a * D + e]);
-        wo[i * D + e] += double(p[i * K + j]) * (double(v[j * D + e]) + tv[a * D + e]);
+        wo[i * D + e] +=
+            double(p[i * K + j]) * (double(v[j * D + e]) + tv[a * D + e]);
       }
       wl[i * K + j] = 0.5 * s;
     }
   }
   EXPECT_TRUE(test::AllClose(logits, wl, 1e-6, 1e-6));
   EXPECT_TRUE(test::AllClose(out, wo, 1e-6, 1e-6));
-  EXPECT_NE(ValidateShaw(5, 4, 2).message().find("queryLength (5) must not exceed"),
-            std::string::npos);
+  EXPECT_NE(
+      ValidateShaw(5, 4, 2).message().find("queryLength (5) must not exceed"),
+      std::string::npos);
   EXPECT_FALSE(ValidateShaw(1, 4, -1).ok());
 }
 
@@ -60,18 +62,21 @@ TEST(Learned, GathersRowsAndRejectsPositionsPastTheTable) {
   for (size_t i = 0; i < table.size(); ++i) table[i] = float(i);
   const std::vector<int32_t> pos = {3, 0, 2};
   std::vector<float> out(3 * 3, -1.0f);
-  ASSERT_TRUE(LearnedPositions(table.data(), 4, 3, pos.data(), 3, out.data()).ok());
+  ASSERT_TRUE(
+      LearnedPositions(table.data(), 4, 3, pos.data(), 3, out.data()).ok());
   EXPECT_EQ(out, (std::vector<float>{9, 10, 11, 0, 1, 2, 6, 7, 8}));
   const std::vector<int32_t> bad = {1, 4};
   std::vector<float> untouched(2 * 3, -1.0f);
   const Status s =
       LearnedPositions(table.data(), 4, 3, bad.data(), 2, untouched.data());
   EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("positions[1] = 4 is outside the learned table [0, 4)"),
-            std::string::npos);
+  EXPECT_NE(
+      s.message().find("positions[1] = 4 is outside the learned table [0, 4)"),
+      std::string::npos);
   EXPECT_EQ(untouched, std::vector<float>(6, -1.0f));  // nothing written
   const std::vector<int32_t> neg = {-1};
-  EXPECT_FALSE(LearnedPositions(table.data(), 4, 3, neg.data(), 1, out.data()).ok());
+  EXPECT_FALSE(
+      LearnedPositions(table.data(), 4, 3, neg.data(), 1, out.data()).ok());
 }
 
 TEST(Xpos, ScalesFollowZetaPowerAndKeysInvert) {

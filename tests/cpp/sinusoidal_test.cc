@@ -30,7 +30,8 @@ std::vector<double> Ref(size_t L, size_t D, double base,
       }
       const long double a = p * w;
       const size_t is = layout == SinusoidalLayout::kInterleaved ? 2 * i : i;
-      const size_t ic = layout == SinusoidalLayout::kInterleaved ? 2 * i + 1 : h + i;
+      const size_t ic =
+          layout == SinusoidalLayout::kInterleaved ? 2 * i + 1 : h + i;
       out[p * D + is] = static_cast<double>(std::sin(a));
       out[p * D + ic] = static_cast<double>(std::cos(a));
     }
@@ -81,8 +82,10 @@ TEST(SinusoidalValidation, Errors) {
                 .find("dim must be >= 4 for the 'concat' layout"),
             std::string::npos);
   EXPECT_FALSE(ValidateSinusoidal(-1, 8, 1e4, SinusoidalLayout::kConcat).ok());
-  EXPECT_FALSE(ValidateSinusoidal(4, 8, INFINITY, SinusoidalLayout::kConcat).ok());
-  EXPECT_TRUE(ValidateSinusoidal(0, 2, 1e4, SinusoidalLayout::kInterleaved).ok());
+  EXPECT_FALSE(
+      ValidateSinusoidal(4, 8, INFINITY, SinusoidalLayout::kConcat).ok());
+  EXPECT_TRUE(
+      ValidateSinusoidal(0, 2, 1e4, SinusoidalLayout::kInterleaved).ok());
 }
 
 POSENC_INSTANTIATE_PER_TARGET(Sinusoidal);

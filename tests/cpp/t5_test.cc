@@ -25,8 +25,8 @@ std::pair<int, int> RefBucket(long rel, int B, int maxd, bool bidir) {
   }
   const int me = nb / 2;
   if (n < me) return {base + int(n), base + int(n)};
-  const double v = std::log(double(n) / me) / std::log(double(maxd) / me) *
-                   (nb - me);
+  const double v =
+      std::log(double(n) / me) / std::log(double(maxd) / me) * (nb - me);
   const int lo = std::min(nb - 1, me + int(std::floor(v - 1e-6)));
   const int hi = std::min(nb - 1, me + int(std::floor(v + 1e-6)));
   return {base + lo, base + hi};
@@ -46,7 +46,8 @@ TEST(T5, BucketsMatchReferenceOverWideRange) {
             << bidir << ": got " << got << ", want " << lo << ".." << hi;
       }
       // Far away: the last bucket of each side, no overflow.
-      EXPECT_EQ(T5Bucket(-2000000000L, B, maxd, bidir), (bidir ? B / 2 : B) - 1);
+      EXPECT_EQ(T5Bucket(-2000000000L, B, maxd, bidir),
+                (bidir ? B / 2 : B) - 1);
     }
   }
 }
@@ -88,12 +89,14 @@ TEST(T5, BiasGathersTableByBucket) {
 }
 
 TEST(T5, ValidationRejectsConfigsThatWouldTakeLogOfZero) {
-  EXPECT_NE(ValidateT5Buckets(2, 128, true).message().find(
-                "numBuckets must be an integer in [4, 65536] when "
-                "bidirectional is true, got 2"),
+  EXPECT_NE(ValidateT5Buckets(2, 128, true)
+                .message()
+                .find("numBuckets must be an integer in [4, 65536] when "
+                      "bidirectional is true, got 2"),
             std::string::npos);
-  EXPECT_NE(ValidateT5Buckets(32, 8, true).message().find(
-                "maxDistance must be an integer in (8, 2^30]"),
+  EXPECT_NE(ValidateT5Buckets(32, 8, true)
+                .message()
+                .find("maxDistance must be an integer in (8, 2^30]"),
             std::string::npos);
   EXPECT_TRUE(ValidateT5Buckets(2, 2, false).ok());
   EXPECT_FALSE(ValidateT5Shape(-1, 3, 0).ok());

@@ -43,12 +43,12 @@ class PerTarget : public ::testing::TestWithParam<int64_t> {
   }
 };
 
-#define POSENC_INSTANTIATE_PER_TARGET(Suite)                               \
-  INSTANTIATE_TEST_SUITE_P(                                                \
-      Targets, Suite, ::testing::ValuesIn(::posenc::test::TestTargets()),  \
-      [](const ::testing::TestParamInfo<int64_t>& info) {                  \
-        return std::string(hwy::TargetName(info.param));                   \
-      })
+#define POSENC_INSTANTIATE_PER_TARGET(Suite)                                   \
+  INSTANTIATE_TEST_SUITE_P(Targets, Suite,                                     \
+                           ::testing::ValuesIn(::posenc::test::TestTargets()), \
+                           [](const ::testing::TestParamInfo<int64_t>& info) { \
+                             return std::string(hwy::TargetName(info.param));  \
+                           })
 
 // xorshift64*: deterministic across native and wasm.
 class Rng {
@@ -62,7 +62,8 @@ class Rng {
   }
   // Uniform in [-1, 1).
   float Uniform() {
-    return static_cast<float>((Next() >> 40) * (1.0 / (1ull << 24)) * 2.0 - 1.0);
+    return static_cast<float>((Next() >> 40) * (1.0 / (1ull << 24)) * 2.0 -
+                              1.0);
   }
   std::vector<float> Vector(size_t n) {
     std::vector<float> v(n);
@@ -76,8 +77,7 @@ class Rng {
 
 // |a - b| <= atol + rtol * |b|, with a message naming the index.
 inline ::testing::AssertionResult AllClose(const float* a, const double* b,
-                                           size_t n, double atol,
-                                           double rtol) {
+                                           size_t n, double atol, double rtol) {
   double worst = 0.0;
   for (size_t i = 0; i < n; ++i) {
     const double err = std::abs(static_cast<double>(a[i]) - b[i]);

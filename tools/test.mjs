@@ -1,0 +1,37 @@
+// `npm test` after setup: every suite, in order, then one summary line.
+//   clang-format check, tsc --noEmit, native GoogleTest (every Highway
+//   target), wasm GoogleTest (SIMD and scalar) under Node, TypeScript tests
+//   against both wasm flavours, and the npm-pack install test.
+import { join } from 'node:path';
+
+import { root, run } from './common.mjs';
+
+const tsc = join(root, 'node_modules/typescript/bin/tsc');
+const steps = [
+  ['clang-format', () => run(process.execPath, [join(root, 'tools/format.mjs')])],
+  ['tsc --noEmit (package)', () => run(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.json'])],
+  ['tsc --noEmit (tests)', () => run(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.tests.json'])],
+  ['native GoogleTest', () => run('ctest', ['--test-dir', 'build/native', '--output-on-failure'])],
+  ['wasm GoogleTest (SIMD)', () => run('ctest', ['--test-dir', 'build/wasm-simd', '--output-on-failure'])],
+  ['wasm GoogleTest (scalar)', () => run('ctest', ['--test-dir', 'build/wasm-scalar', '--output-on-failure'])],
+  ['TypeScript tests', () => {
+    run(process.execPath, [tsc, '-p', 'tsconfig.tests.json']);
+    run(process.execPath, ['--test', '--test-reporter=spec', 'build/ts-tests/tests/ts/']);
+  }],
+];
+
+let passed = 0;
+let failed = 0;
+for (const [name, fn] of steps) {
+  console.log(`\n==== ${name}`);
+  try {
+    fn();
+    passed++;
+  } catch (e) {
+    console.error(`FAILED: ${name}: ${e.message}`);
+    failed++;
+  }
+}
+console.log(`\nnpm test suites: ${steps.map(([n]) => n).join(', ')}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,42 @@
+// `npm start` (until the page exists): a short tour printing real results
+// from the wasm module.
+import { init } from 'posenc';
+
+const pe = await init();
+const fmt = (v) => (v === -Infinity ? '-inf' : Number.isInteger(v) ? String(v) : v.toFixed(4)).padStart(8);
+const row = (a) => Array.from(a, fmt).join('');
+
+console.log(`posenc tour: ${pe.simd ? 'SIMD' : 'scalar'} wasm binary (Highway target ${pe.target}) loaded\n`);
+
+console.log('1. ALiBi, 4 heads x 5 positions, causal: bias[h, i, j] = -m_h (i - j), -inf above the diagonal');
+for (const variant of ['simple', 'paper']) {
+  const slopes = pe.alibiSlopes(4, { variant });
+  const bias = pe.alibiBias({ heads: 4, queryLength: 5, keyLength: 5, variant });
+  console.log(`\n   ${variant === 'simple' ? "seed article's 1/2^h slopes" : "paper's 2^(-8(h+1)/n) slopes"}: ${row(slopes)}`);
+  for (let h = 0; h < 4; h++) {
+    console.log(`   head ${h}, last row:${row(bias.subarray(h * 25 + 20, h * 25 + 25))}`);
+  }
+}
+const head0 = pe.alibiBias({ heads: 4, queryLength: 5, keyLength: 5, variant: 'simple' });
+console.log('\n   head 0 (simple slopes), full matrix:');
+for (let i = 0; i < 5; i++) console.log(`   ${row(head0.subarray(i * 5, i * 5 + 5))}`);
+
+console.log('\n2. RoPE depends only on relative position: q.k at (m, n) equals q.k at (m+7, n+7)');
+const d = 64;
+let s = 12345;
+const rand = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+const q = Float32Array.from({ length: d }, rand);
+const k = Float32Array.from({ length: d }, rand);
+const rot = (v, p) => pe.applyRope(v, { heads: 1, seqLen: 1, headDim: d, layout: 'half', offset: p });
+const dot = (a, b) => a.reduce((acc, x, i) => acc + x * b[i], 0);
+for (const [m, n] of [[3, 10], [100, 40], [5000, 5123]]) {
+  const a = dot(rot(q, m), rot(k, n));
+  const b = dot(rot(q, m + 7), rot(k, n + 7));
+  console.log(`   (m, n) = (${m}, ${n}): ${a.toFixed(6)}   (${m + 7}, ${n + 7}): ${b.toFixed(6)}   |diff| = ${Math.abs(a - b).toExponential(1)}`);
+}
+
+console.log('\n3. T5 relative buckets (32 buckets, max distance 128, bidirectional), query at position 8, keys 0..23:');
+const buckets = pe.t5Buckets({ queryLength: 1, keyLength: 24, queryOffset: 8 });
+console.log(`   key - query: ${Array.from({ length: 24 }, (_, j) => String(j - 8).padStart(3)).join('')}`);
+console.log(`   bucket:      ${Array.from(buckets, (b) => String(b).padStart(3)).join('')}`);
+console.log('\nNext: npm test runs every suite; README.md documents the API.');
