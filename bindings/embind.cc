@@ -212,6 +212,33 @@ std::string ShawIndicesJs(double q, double k, int clip, uintptr_t out) {
   return "";
 }
 
+// q: [Q, D], k: [K, D], table_k: [2 clip + 1, D]; out: float32 [Q, K].
+std::string ShawLogitsJs(uintptr_t q, uintptr_t k, uintptr_t table_k, double Q,
+                         double K, int D, int clip, double scale,
+                         uintptr_t out) {
+  const Status s =
+      ValidateShaw(static_cast<int64_t>(Q), static_cast<int64_t>(K), clip);
+  if (!s.ok()) return s.message();
+  if (D < 1) return StrCat("headDim must be an integer >= 1, got ", D);
+  ShawLogits(Ptr<float>(q), Ptr<float>(k), Ptr<float>(table_k),
+             static_cast<size_t>(Q), static_cast<size_t>(K), D, clip,
+             static_cast<float>(scale), Ptr<float>(out));
+  return "";
+}
+
+// probs: [Q, K], v: [K, D], table_v: [2 clip + 1, D]; out: float32 [Q, D].
+std::string ShawValuesJs(uintptr_t probs, uintptr_t v, uintptr_t table_v,
+                         double Q, double K, int D, int clip, uintptr_t out) {
+  const Status s =
+      ValidateShaw(static_cast<int64_t>(Q), static_cast<int64_t>(K), clip);
+  if (!s.ok()) return s.message();
+  if (D < 1) return StrCat("headDim must be an integer >= 1, got ", D);
+  ShawValues(Ptr<float>(probs), Ptr<float>(v), Ptr<float>(table_v),
+             static_cast<size_t>(Q), static_cast<size_t>(K), D, clip,
+             Ptr<float>(out));
+  return "";
+}
+
 // table: float32 [maxLength, dim]; positions: int32 [T]; out: float32 [T, dim].
 std::string LearnedPositionsJs(uintptr_t table, double max_length, double dim,
                                uintptr_t positions, double T, uintptr_t out) {
@@ -292,6 +319,8 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("t5Buckets", &posenc::T5BucketsJs);
   function("t5Bias", &posenc::T5BiasJs);
   function("shawIndices", &posenc::ShawIndicesJs);
+  function("shawLogits", &posenc::ShawLogitsJs);
+  function("shawValues", &posenc::ShawValuesJs);
   function("learnedPositions", &posenc::LearnedPositionsJs);
   function("xposScales", &posenc::XposScalesJs);
   function("target", &posenc::TargetJs);

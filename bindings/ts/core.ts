@@ -15,7 +15,9 @@ import type {
   RopeFrequencyOptions,
   RopeLayout,
   RopeScaling,
+  ShawLogitsOptions,
   ShawOptions,
+  ShawValuesOptions,
   SinusoidalOptions,
   T5BiasOptions,
   T5BucketOptions,
@@ -76,6 +78,8 @@ export interface RawModule {
   t5Buckets(q: number, k: number, qOffset: number, numBuckets: number, maxDistance: number, bidirectional: boolean, out: number): string;
   t5Bias(table: number, heads: number, q: number, k: number, qOffset: number, numBuckets: number, maxDistance: number, bidirectional: boolean, out: number): string;
   shawIndices(q: number, k: number, clip: number, out: number): string;
+  shawLogits(q: number, k: number, tableK: number, Q: number, K: number, D: number, clip: number, scale: number, out: number): string;
+  shawValues(probs: number, v: number, tableV: number, Q: number, K: number, D: number, clip: number, out: number): string;
   learnedPositions(table: number, maxLength: number, dim: number, positions: number, T: number, out: number): string;
   xposScales(positions: number, T: number, rotaryDim: number, scaleBase: number, center: number, key: boolean, out: number): string;
   target(): string;
@@ -351,15 +355,51 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
 
     shawIndices(options: ShawOptions): Int32Array {
       const o = requireObject('options', options);
-      const q = int('queryLength', o.queryLength, 0);
-      const k = int('keyLength', o.keyLength, 0);
-      const clip = int('clip', o.clip, 0, 1 << 20);
-      if (q > k) throw new RangeError(`queryLength (${q}) must not exceed keyLength (${k}): queries are the last positions`);
+      const { q, k, clip } = shawShape(o);
       const n = checkElements('shaw indices', [['queryLength', q], ['keyLength', k]], 4);
       return call((f) => {
         const out = f.alloc(n * 4);
         check(m.shawIndices(q, k, clip, out));
         return readI32(out, n);
+      });
+    },
+
+    shawLogits(options: ShawLogitsOptions): Float32Array {
+      const o = requireObject('options', options);
+      const { q: Q, k: K, clip } = shawShape(o);
+      const D = int('headDim', o.headDim, 1);
+      const rows = 2 * clip + 1;
+      const q = own(f32('q', o.q, checkElements('q', [['queryLength', Q], ['headDim', D]], 4), `queryLength * headDim = ${Q} * ${D}`));
+      const k = own(f32('k', o.k, checkElements('k', [['keyLength', K], ['headDim', D]], 4), `keyLength * headDim = ${K} * ${D}`));
+      const tk = own(f32('tableK', o.tableK, checkElements('tableK', [['2 * clip + 1', rows], ['headDim', D]], 4), `(2 * clip + 1) * headDim = ${rows} * ${D}`));
+      const scale = optNum('scale', o.scale, 1 / Math.sqrt(D));
+      const n = checkElements('logits', [['queryLength', Q], ['keyLength', K]], 4);
+      return call((f) => {
+        const pq = f.f32(q);
+        const pk = f.f32(k);
+        const pt = f.f32(tk);
+        const out = f.alloc(n * 4);
+        check(m.shawLogits(pq, pk, pt, Q, K, D, clip, scale, out));
+        return readF32(out, n);
+      });
+    },
+
+    shawValues(options: ShawValuesOptions): Float32Array {
+      const o = requireObject('options', options);
+      const { q: Q, k: K, clip } = shawShape(o);
+      const D = int('headDim', o.headDim, 1);
+      const rows = 2 * clip + 1;
+      const p = own(f32('probs', o.probs, checkElements('probs', [['queryLength', Q], ['keyLength', K]], 4), `queryLength * keyLength = ${Q} * ${K}`));
+      const v = own(f32('v', o.v, checkElements('v', [['keyLength', K], ['headDim', D]], 4), `keyLength * headDim = ${K} * ${D}`));
+      const tv = own(f32('tableV', o.tableV, checkElements('tableV', [['2 * clip + 1', rows], ['headDim', D]], 4), `(2 * clip + 1) * headDim = ${rows} * ${D}`));
+      const n = checkElements('output', [['queryLength', Q], ['headDim', D]], 4);
+      return call((f) => {
+        const pp = f.f32(p);
+        const pv = f.f32(v);
+        const pt = f.f32(tv);
+        const out = f.alloc(n * 4);
+        check(m.shawValues(pp, pv, pt, Q, K, D, clip, out));
+        return readF32(out, n);
       });
     },
 
@@ -409,6 +449,14 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
     },
   };
   return api;
+}
+
+function shawShape(o: Record<string, unknown>) {
+  const q = int('queryLength', o.queryLength, 0);
+  const k = int('keyLength', o.keyLength, 0);
+  const clip = int('clip', o.clip, 0, 1 << 20);
+  if (q > k) throw new RangeError(`queryLength (${q}) must not exceed keyLength (${k}): queries are the last positions`);
+  return { q, k, clip };
 }
 
 function t5Args(o: Record<string, unknown>) {

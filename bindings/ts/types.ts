@@ -202,6 +202,28 @@ export interface ShawOptions {
   clip: number;
 }
 
+export interface ShawLogitsOptions extends ShawOptions {
+  /** `[queryLength, headDim]`. */
+  q: Float32Array;
+  /** `[keyLength, headDim]`. */
+  k: Float32Array;
+  /** `[2 * clip + 1, headDim]` relative key embeddings `aK`. */
+  tableK: Float32Array;
+  headDim: number;
+  /** Default `1 / sqrt(headDim)`. */
+  scale?: number;
+}
+
+export interface ShawValuesOptions extends ShawOptions {
+  /** `[queryLength, keyLength]` attention probabilities. */
+  probs: Float32Array;
+  /** `[keyLength, headDim]`. */
+  v: Float32Array;
+  /** `[2 * clip + 1, headDim]` relative value embeddings `aV`. */
+  tableV: Float32Array;
+  headDim: number;
+}
+
 export interface LearnedOptions {
   /** `[maxLength, dim]`. */
   table: Float32Array;
@@ -264,6 +286,10 @@ export interface Posenc {
   t5Bias(options: T5BiasOptions): Float32Array;
   /** `[queryLength, keyLength]` row indices `clip(j - i, -k, k) + k`. */
   shawIndices(options: ShawOptions): Int32Array;
+  /** `[queryLength, keyLength]` logits `q_i . (k_j + aK[idx(i, j)]) * scale`. */
+  shawLogits(options: ShawLogitsOptions): Float32Array;
+  /** `[queryLength, headDim]` = `sum_j probs[i, j] (v_j + aV[idx(i, j)])`. */
+  shawValues(options: ShawValuesOptions): Float32Array;
   /** `[T, dim]` rows of the table; a position past the table throws. */
   learnedPositions(options: LearnedOptions): Float32Array;
   /** `[T, rotaryDim / 2]` xPos scales. */

@@ -9,7 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <vector>  // angle buffer of RopeCosSinKernel
 
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
@@ -87,60 +87,57 @@ HWY_INLINE void RotateHalfRow(const float* x, size_t h,
   }
 }
 
-// One row, interleaved layout, with the table expanded per element:
-// ce = [c0 c0 c1 c1 ...], se = [-s0 s0 -s1 s1 ...], so that
-// out = x * ce + swap_pairs(x) * se.
-HWY_INLINE void RotateInterleavedRow(const float* x, size_t r,
-                                     const float* HWY_RESTRICT ce,
-                                     const float* HWY_RESTRICT se, float* out) {
+// One row, interleaved layout: pairs (x[2i], x[2i+1]). Works on 128-bit
+// vectors on every SIMD target (the Interleave ops act within 128-bit
+// blocks): 4 table entries [c0 c1 c2 c3] become [c0 c0 c1 c1] and
+// [c2 c2 c3 c3]; with p = x * c and q = swap_pairs(x) * s, even lanes take
+// p - q (a c - b s) and odd lanes p + q (b c + a s).
+HWY_INLINE void RotateInterleavedRow(const float* x, size_t h,
+                                     const float* HWY_RESTRICT c,
+                                     const float* HWY_RESTRICT s, float* out) {
   size_t i = 0;
 #if HWY_TARGET != HWY_SCALAR
-  const hn::ScalableTag<float> d;
-  const size_t N = hn::Lanes(d);
-  for (; i + N <= r; i += N) {
-    const hn::Vec<decltype(d)> v = hn::LoadU(d, x + i);
-    const hn::Vec<decltype(d)> swapped = hn::Reverse2(d, v);
-    hn::StoreU(hn::MulAdd(v, hn::LoadU(d, ce + i),
-                          hn::Mul(swapped, hn::LoadU(d, se + i))),
-               d, out + i);
+  const hn::Full128<float> d;
+  for (; i + 4 <= h; i += 4) {
+    const hn::Vec<decltype(d)> vc = hn::LoadU(d, c + i);
+    const hn::Vec<decltype(d)> vs = hn::LoadU(d, s + i);
+    const hn::Vec<decltype(d)> x0 = hn::LoadU(d, x + 2 * i);
+    const hn::Vec<decltype(d)> x1 = hn::LoadU(d, x + 2 * i + 4);
+    const hn::Vec<decltype(d)> p0 = hn::Mul(x0, hn::InterleaveLower(d, vc, vc));
+    const hn::Vec<decltype(d)> q0 =
+        hn::Mul(hn::Reverse2(d, x0), hn::InterleaveLower(d, vs, vs));
+    const hn::Vec<decltype(d)> p1 = hn::Mul(x1, hn::InterleaveUpper(d, vc, vc));
+    const hn::Vec<decltype(d)> q1 =
+        hn::Mul(hn::Reverse2(d, x1), hn::InterleaveUpper(d, vs, vs));
+    hn::StoreU(hn::OddEven(hn::Add(p0, q0), hn::Sub(p0, q0)), d, out + 2 * i);
+    hn::StoreU(hn::OddEven(hn::Add(p1, q1), hn::Sub(p1, q1)), d,
+               out + 2 * i + 4);
   }
 #endif
-  for (; i < r; i += 2) {
-    const float a = x[i], b = x[i + 1];
-    out[i] = a * ce[i] + b * se[i];
-    out[i + 1] = b * ce[i + 1] + a * se[i + 1];
+  for (; i < h; ++i) {
+    const float a = x[2 * i], b = x[2 * i + 1];
+    out[2 * i] = a * c[i] - b * s[i];
+    out[2 * i + 1] = b * c[i] + a * s[i];
   }
 }
 
-// See ApplyRope in rope.h.
+// See ApplyRope in rope.h. Heads outer, tokens inner: x and out stream
+// sequentially and the [T, h] table, reused by every head, stays in cache.
+// No allocation: out may equal x.
 HWY_NOINLINE void ApplyRopeKernel(RopeLayout layout, const float* x, size_t H,
                                   size_t T, size_t dim, size_t r,
                                   const float* HWY_RESTRICT cos,
                                   const float* HWY_RESTRICT sin, float* out) {
   const size_t h = r / 2;
-  std::vector<float> ce, se;
-  if (layout == RopeLayout::kInterleaved) {
-    ce.resize(r);
-    se.resize(r);
-  }
-  for (size_t t = 0; t < T; ++t) {
-    const float* c = cos + t * h;
-    const float* s = sin + t * h;
-    if (layout == RopeLayout::kInterleaved) {
-      for (size_t i = 0; i < h; ++i) {
-        ce[2 * i] = ce[2 * i + 1] = c[i];
-        se[2 * i] = -s[i];
-        se[2 * i + 1] = s[i];
-      }
-    }
-    for (size_t head = 0; head < H; ++head) {
+  for (size_t head = 0; head < H; ++head) {
+    for (size_t t = 0; t < T; ++t) {
       const size_t off = (head * T + t) * dim;
       if (layout == RopeLayout::kHalf) {
-        RotateHalfRow(x + off, h, c, s, out + off);
+        RotateHalfRow(x + off, h, cos + t * h, sin + t * h, out + off);
       } else {
-        RotateInterleavedRow(x + off, r, ce.data(), se.data(), out + off);
+        RotateInterleavedRow(x + off, h, cos + t * h, sin + t * h, out + off);
       }
-      if (out != x) {
+      if (out != x) {  // partial rotary: the tail passes through
         for (size_t j = r; j < dim; ++j) out[off + j] = x[off + j];
       }
     }

@@ -203,6 +203,34 @@ for (const [name, loading] of flavours) {
       for (let h = 0; h < 2; h++) for (let e = 0; e < 6; e++) assert.equal(bias[h * 6 + e], table[buckets[e]! * 2 + h]);
     });
 
+    it('Shaw logits and values match the definition', async () => {
+      const pe = await loading;
+      const [Q, K, D, c] = [3, 7, 5, 2];
+      const q = randomVector(Q * D, 21);
+      const k = randomVector(K * D, 22);
+      const v = randomVector(K * D, 23);
+      const tk = randomVector((2 * c + 1) * D, 24);
+      const tv = randomVector((2 * c + 1) * D, 25);
+      const probs = randomVector(Q * K, 26);
+      const logits = pe.shawLogits({ q, k, tableK: tk, queryLength: Q, keyLength: K, headDim: D, clip: c });
+      const out = pe.shawValues({ probs, v, tableV: tv, queryLength: Q, keyLength: K, headDim: D, clip: c });
+      const wantL = new Float64Array(Q * K);
+      const wantO = new Float64Array(Q * D);
+      for (let i = 0; i < Q; i++) {
+        for (let j = 0; j < K; j++) {
+          const a = Math.max(-c, Math.min(c, j - (i + K - Q))) + c;
+          let sum = 0;
+          for (let e = 0; e < D; e++) {
+            sum += q[i * D + e]! * (k[j * D + e]! + tk[a * D + e]!);
+            wantO[i * D + e] += probs[i * K + j]! * (v[j * D + e]! + tv[a * D + e]!);
+          }
+          wantL[i * K + j] = sum / Math.sqrt(D);
+        }
+      }
+      assertClose(logits, wantL, 1e-6, 1e-6, 'shaw logits');
+      assertClose(out, wantO, 1e-6, 1e-6, 'shaw values');
+    });
+
     it('Shaw indices and learned positions', async () => {
       const pe = await loading;
       assert.deepEqual(Array.from(pe.shawIndices({ queryLength: 1, keyLength: 6, clip: 2 })), [0, 0, 0, 0, 1, 2]);

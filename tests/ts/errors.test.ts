@@ -67,6 +67,10 @@ const cases: Case[] = [
     structuredClone(x.buffer, { transfer: [x.buffer] });
     return pe.applyRope(x, { heads: 1, seqLen: 2, headDim: 8, layout: 'half' });
   }, 'RangeError', /got 0 \(is its buffer detached\?\)/],
+  ['shaw q length', (pe) => pe.shawLogits({ q: new Float32Array(3), k: new Float32Array(8), tableK: new Float32Array(12), queryLength: 2, keyLength: 2, headDim: 4, clip: 1 }),
+    'RangeError', /q must have queryLength \* headDim = 2 \* 4 = 8 elements, got 3/],
+  ['shaw table rows', (pe) => pe.shawValues({ probs: new Float32Array(4), v: new Float32Array(8), tableV: new Float32Array(8), queryLength: 2, keyLength: 2, headDim: 4, clip: 1 }),
+    'RangeError', /tableV must have \(2 \* clip \+ 1\) \* headDim = 3 \* 4 = 12 elements, got 8/],
   ['learned past table', (pe) => pe.learnedPositions({ table: new Float32Array(8), maxLength: 4, dim: 2, positions: Int32Array.from([0, 9]) }),
     'RangeError', /positions\[1\] = 9 is outside the learned table \[0, 4\)/],
   ['xpos key missing', (pe) => pe.applyRope(x16, { heads: 1, seqLen: 2, headDim: 8, layout: 'half', xpos: {} as never }),
