@@ -11,7 +11,7 @@ import { root, run } from './common.mjs';
 // Debian packages the build, tests and benchmarks need.
 const PACKAGES = [
   'cmake', 'ninja-build', 'g++', 'pkg-config', 'clang-format',
-  'emscripten', 'libhwy-dev', 'googletest', 'libgtest-dev', 'libbenchmark-dev',
+  'emscripten', 'libhwy-dev', 'googletest', 'libgtest-dev', 'libbenchmark-dev', 'chromium',
 ];
 
 function installed(pkg) {

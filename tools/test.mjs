@@ -1,7 +1,8 @@
 // `npm test` after setup: every suite, in order, then one summary line.
 //   clang-format check, tsc --noEmit, native GoogleTest (every Highway
 //   target), wasm GoogleTest (SIMD and scalar) under Node, TypeScript tests
-//   against both wasm flavours, and the npm-pack install test.
+//   against both wasm flavours, the npm-pack install test and the Chromium
+//   browser test (all under node --test).
 import { join } from 'node:path';
 
 import { root, run } from './common.mjs';
