@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -264,8 +265,19 @@ std::string TargetJs() { return DispatchedTargetName(); }
 
 // Benchmark support: ApplyRope on module-owned buffers, `iters` times, so
 // the JS timer measures the kernel and not the copies.
+struct BenchBuffers {
+  std::vector<float> x, out, c, s;
+};
+BenchBuffers& Bench() {
+  static BenchBuffers b;
+  return b;
+}
+
 void BenchRopeJs(int H, int T, int d, int layout, int iters) {
-  static std::vector<float> x, out, c, s;
+  std::vector<float>& x = Bench().x;
+  std::vector<float>& out = Bench().out;
+  std::vector<float>& c = Bench().c;
+  std::vector<float>& s = Bench().s;
   const size_t n = size_t(H) * T * d;
   if (x.size() != n || c.size() != size_t(T) * d / 2) {
     x.assign(n, 0.25f);
@@ -282,6 +294,15 @@ void BenchRopeJs(int H, int T, int d, int layout, int iters) {
   for (int i = 0; i < iters; ++i) {
     ApplyRope(static_cast<RopeLayout>(layout), x.data(), H, T, d, d, c.data(),
               s.data(), out.data());
+  }
+}
+
+// The bandwidth ceiling for the same bytes: copies x to out (buffers of
+// the last BenchRopeJs call).
+void BenchCopyJs(int iters) {
+  BenchBuffers& b = Bench();
+  for (int i = 0; i < iters; ++i) {
+    std::memcpy(b.out.data(), b.x.data(), b.x.size() * sizeof(float));
   }
 }
 
@@ -325,4 +346,5 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("xposScales", &posenc::XposScalesJs);
   function("target", &posenc::TargetJs);
   function("benchRope", &posenc::BenchRopeJs);
+  function("benchCopy", &posenc::BenchCopyJs);
 }

@@ -84,6 +84,7 @@ export interface RawModule {
   xposScales(positions: number, T: number, rotaryDim: number, scaleBase: number, center: number, key: boolean, out: number): string;
   target(): string;
   benchRope(H: number, T: number, d: number, layout: number, iters: number): void;
+  benchCopy(iters: number): void;
 }
 
 const LAYOUTS: readonly RopeLayout[] = ['half', 'interleaved'];
@@ -446,6 +447,10 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
       if (d % 2 !== 0) throw new RangeError(`headDim must be even, got ${d}`);
       checkElements('bench', [['heads', h], ['seqLen', t], ['headDim', d]], 4 * 3);
       m.benchRope(h, t, d, LAYOUTS.indexOf(oneOf('layout', layout, LAYOUTS)), int('iters', iters, 0));
+    },
+
+    benchCopy(iters: number): void {
+      m.benchCopy(int('iters', iters, 0));
     },
   };
   return api;

@@ -296,4 +296,6 @@ export interface Posenc {
   xposScales(options: XposScaleOptions): Float32Array;
   /** Runs the RoPE kernel `iters` times on module-owned buffers (benchmarks). */
   benchRope(heads: number, seqLen: number, headDim: number, layout: RopeLayout, iters: number): void;
+  /** Copies the buffers of the last `benchRope` call `iters` times (the memory-bandwidth ceiling). */
+  benchCopy(iters: number): void;
 }

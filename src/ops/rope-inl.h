@@ -65,10 +65,14 @@ HWY_NOINLINE void RopeCosSinKernel(const int32_t* HWY_RESTRICT positions,
   }
 }
 
-// One row, half layout: a = x[0:h], b = x[h:2h].
-HWY_INLINE void RotateHalfRow(const float* x, size_t h,
+// One row, half layout: a = x[0:h], b = x[h:2h]. kH > 0 fixes h at compile
+// time (the common head dims): the loop unrolls and every access becomes
+// base + constant offset, which matters for V8's wasm code.
+template <size_t kH>
+HWY_INLINE void RotateHalfRow(const float* x, size_t h_runtime,
                               const float* HWY_RESTRICT c,
                               const float* HWY_RESTRICT s, float* out) {
+  const size_t h = kH ? kH : h_runtime;
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
   size_t i = 0;
@@ -88,13 +92,15 @@ HWY_INLINE void RotateHalfRow(const float* x, size_t h,
 }
 
 // One row, interleaved layout: pairs (x[2i], x[2i+1]). Works on 128-bit
-// vectors on every SIMD target (the Interleave ops act within 128-bit
-// blocks): 4 table entries [c0 c1 c2 c3] become [c0 c0 c1 c1] and
-// [c2 c2 c3 c3]; with p = x * c and q = swap_pairs(x) * s, even lanes take
-// p - q (a c - b s) and odd lanes p + q (b c + a s).
-HWY_INLINE void RotateInterleavedRow(const float* x, size_t h,
+// vectors on every SIMD target (the shuffles act within 128-bit blocks):
+// x0 = [a0 b0 a1 b1], x1 = [a2 b2 a3 b3] are split into a = [a0 a1 a2 a3]
+// and b = [b0 b1 b2 b3] (ConcatEven / ConcatOdd), rotated exactly as in the
+// half layout with the table loaded as is, and interleaved back.
+template <size_t kH>
+HWY_INLINE void RotateInterleavedRow(const float* x, size_t h_runtime,
                                      const float* HWY_RESTRICT c,
                                      const float* HWY_RESTRICT s, float* out) {
+  const size_t h = kH ? kH : h_runtime;
   size_t i = 0;
 #if HWY_TARGET != HWY_SCALAR
   const hn::Full128<float> d;
@@ -103,15 +109,12 @@ HWY_INLINE void RotateInterleavedRow(const float* x, size_t h,
     const hn::Vec<decltype(d)> vs = hn::LoadU(d, s + i);
     const hn::Vec<decltype(d)> x0 = hn::LoadU(d, x + 2 * i);
     const hn::Vec<decltype(d)> x1 = hn::LoadU(d, x + 2 * i + 4);
-    const hn::Vec<decltype(d)> p0 = hn::Mul(x0, hn::InterleaveLower(d, vc, vc));
-    const hn::Vec<decltype(d)> q0 =
-        hn::Mul(hn::Reverse2(d, x0), hn::InterleaveLower(d, vs, vs));
-    const hn::Vec<decltype(d)> p1 = hn::Mul(x1, hn::InterleaveUpper(d, vc, vc));
-    const hn::Vec<decltype(d)> q1 =
-        hn::Mul(hn::Reverse2(d, x1), hn::InterleaveUpper(d, vs, vs));
-    hn::StoreU(hn::OddEven(hn::Add(p0, q0), hn::Sub(p0, q0)), d, out + 2 * i);
-    hn::StoreU(hn::OddEven(hn::Add(p1, q1), hn::Sub(p1, q1)), d,
-               out + 2 * i + 4);
+    const hn::Vec<decltype(d)> a = hn::ConcatEven(d, x1, x0);
+    const hn::Vec<decltype(d)> b = hn::ConcatOdd(d, x1, x0);
+    const hn::Vec<decltype(d)> ra = hn::MulSub(a, vc, hn::Mul(b, vs));
+    const hn::Vec<decltype(d)> rb = hn::MulAdd(b, vc, hn::Mul(a, vs));
+    hn::StoreU(hn::InterleaveLower(d, ra, rb), d, out + 2 * i);
+    hn::StoreU(hn::InterleaveUpper(d, ra, rb), d, out + 2 * i + 4);
   }
 #endif
   for (; i < h; ++i) {
@@ -121,26 +124,44 @@ HWY_INLINE void RotateInterleavedRow(const float* x, size_t h,
   }
 }
 
-// See ApplyRope in rope.h. Heads outer, tokens inner: x and out stream
+// All rows of x: heads outer, tokens inner, so x and out stream
 // sequentially and the [T, h] table, reused by every head, stays in cache.
-// No allocation: out may equal x.
-HWY_NOINLINE void ApplyRopeKernel(RopeLayout layout, const float* x, size_t H,
-                                  size_t T, size_t dim, size_t r,
-                                  const float* HWY_RESTRICT cos,
-                                  const float* HWY_RESTRICT sin, float* out) {
+template <size_t kH>
+HWY_INLINE void RotateAllRows(RopeLayout layout, const float* x, size_t H,
+                              size_t T, size_t dim, size_t r,
+                              const float* HWY_RESTRICT cos,
+                              const float* HWY_RESTRICT sin, float* out) {
   const size_t h = r / 2;
   for (size_t head = 0; head < H; ++head) {
     for (size_t t = 0; t < T; ++t) {
       const size_t off = (head * T + t) * dim;
       if (layout == RopeLayout::kHalf) {
-        RotateHalfRow(x + off, h, cos + t * h, sin + t * h, out + off);
+        RotateHalfRow<kH>(x + off, h, cos + t * h, sin + t * h, out + off);
       } else {
-        RotateInterleavedRow(x + off, h, cos + t * h, sin + t * h, out + off);
+        RotateInterleavedRow<kH>(x + off, h, cos + t * h, sin + t * h,
+                                 out + off);
       }
       if (out != x) {  // partial rotary: the tail passes through
         for (size_t j = r; j < dim; ++j) out[off + j] = x[off + j];
       }
     }
+  }
+}
+
+// See ApplyRope in rope.h. No allocation; out may equal x.
+HWY_NOINLINE void ApplyRopeKernel(RopeLayout layout, const float* x, size_t H,
+                                  size_t T, size_t dim, size_t r,
+                                  const float* HWY_RESTRICT cos,
+                                  const float* HWY_RESTRICT sin, float* out) {
+  switch (r / 2) {  // rotary dims 32, 64, 128 get unrolled rows
+    case 16:
+      return RotateAllRows<16>(layout, x, H, T, dim, r, cos, sin, out);
+    case 32:
+      return RotateAllRows<32>(layout, x, H, T, dim, r, cos, sin, out);
+    case 64:
+      return RotateAllRows<64>(layout, x, H, T, dim, r, cos, sin, out);
+    default:
+      return RotateAllRows<0>(layout, x, H, T, dim, r, cos, sin, out);
   }
 }
 

@@ -18,22 +18,27 @@ import { root } from '../../tools/common.mjs';
 const SHAPES = [[8, 1024, 64], [32, 4096, 128]];
 const LAYOUTS = ['half', 'interleaved'];
 
-function measureWasm(pe, [H, T, d], layout) {
+/** GB/s of `pass` moving 2 * H * T * d * 4 bytes, best of 7 batches of >= 50 ms. */
+function measure(pass, [H, T, d]) {
   // Warm-up: repeated JS -> wasm calls so V8 swaps Liftoff code for TurboFan.
-  for (let i = 0; i < 20; i++) pe.benchRope(H, T, d, layout, 1);
+  for (let i = 0; i < 20; i++) pass();
   let best = Infinity;
   for (let rep = 0; rep < 7; rep++) {
     let iters = 0;
     const t0 = performance.now();
     let el = 0;
     do {
-      pe.benchRope(H, T, d, layout, 1);
+      pass();
       iters++;
       el = performance.now() - t0;
     } while (el < 50);
     best = Math.min(best, el / 1000 / iters);
   }
   return (2 * H * T * d * 4) / best / 1e9;
+}
+
+function measureWasm(pe, [H, T, d], layout) {
+  return measure(() => pe.benchRope(H, T, d, layout, 1), [H, T, d]);
 }
 
 const results = {}; // results[row][shape/layout] = GB/s
@@ -47,10 +52,16 @@ for (const s of SHAPES) {
     put('wasm SIMD (Highway WASM)', col(s, l), measureWasm(simd, s, l));
     put('wasm scalar (Highway SCALAR)', col(s, l), measureWasm(scalar, s, l));
   }
+  // The bandwidth ceiling: memcpy of the same bytes inside the SIMD module.
+  const copy = measure(() => simd.benchCopy(1), s);
+  for (const l of LAYOUTS) put('wasm memcpy (bandwidth ceiling)', col(s, l), copy);
 }
 const native = execFileSync(join(root, 'build/native/posenc_bench_rope'), { encoding: 'utf8' })
   .trim().split('\n').map((line) => JSON.parse(line));
-for (const r of native) put(`native ${r.target}`, col([r.H, r.T, r.d], r.layout), r.gbps);
+for (const r of native) {
+  const name = r.target === 'memcpy' ? 'native memcpy (bandwidth ceiling)' : `native ${r.target}`;
+  put(name, col([r.H, r.T, r.d], r.layout), r.gbps);
+}
 
 const keys = SHAPES.flatMap((s) => LAYOUTS.map((l) => col(s, l)));
 const rows = Object.keys(results);
@@ -67,6 +78,10 @@ const ratios = [
 for (const [name, vals, target] of ratios) {
   lines.push(`| ${name} | ${vals.map((v) => `${v.toFixed(2)} ${v >= target ? 'ok' : 'MISSED'}`).join(' | ')} |`);
 }
+const ceiling = ratio(simdRow, results['wasm memcpy (bandwidth ceiling)']);
+const scalarCeiling = ratio(results['wasm scalar (Highway SCALAR)'], results['wasm memcpy (bandwidth ceiling)']);
+lines.push(`| wasm SIMD / wasm memcpy (fraction of the ceiling) | ${ceiling.map((v) => v.toFixed(2)).join(' | ')} |`);
+lines.push(`| wasm scalar / wasm memcpy | ${scalarCeiling.map((v) => v.toFixed(2)).join(' | ')} |`);
 const table = lines.join('\n');
 const note = `Measured by \`npm run bench:rope\` on ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`;
 console.log(`${table}\n\n${note}`);
