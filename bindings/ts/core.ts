@@ -134,6 +134,13 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
   const own = <T extends Float32Array | Int32Array>(a: T): T =>
     (a.buffer === m.HEAPU8.buffer ? a.slice() : a) as T;
 
+  /** A Float32Array input of the given named dims, copied if it views wasm memory. */
+  const tensor = (name: string, v: unknown, dims: Array<[string, number]>): Float32Array => {
+    const n = checkElements(name, dims, 4);
+    const text = `${dims.map(([k]) => k).join(' * ')} = ${dims.map(([, d]) => d).join(' * ')}`;
+    return own(f32(name, v, n, text));
+  };
+
   const call = <T>(fn: (f: Frame) => T): T => {
     const frame = new Frame(m);
     try {
@@ -229,8 +236,8 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
     const layout = oneOf('layout', o.layout, LAYOUTS);
     return call((f) => {
       const { spec } = ropeSpec(f, o);
-      const n = checkElements('x', [['heads', heads], ['seqLen', seqLen], ['headDim', spec.headDim]], 4);
-      const x = own(f32('x', xIn, n, `heads * seqLen * headDim = ${heads} * ${seqLen} * ${spec.headDim}`));
+      const x = tensor('x', xIn, [['heads', heads], ['seqLen', seqLen], ['headDim', spec.headDim]]);
+      const n = x.length;
       let positions = 0;
       let offset = 0;
       let xpos = false;
@@ -344,7 +351,7 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
       const o = requireObject('options', options);
       const { q, k, off, nb, md, bidir } = t5Args(o);
       const heads = int('heads', o.heads, 1, 65536);
-      const table = own(f32('table', o.table, nb * heads, `numBuckets * heads = ${nb} * ${heads}`));
+      const table = tensor('table', o.table, [['numBuckets', nb], ['heads', heads]]);
       const n = checkElements('t5 bias', [['heads', heads], ['queryLength', q], ['keyLength', k]], 4);
       return call((f) => {
         const pt = f.f32(table);
@@ -370,9 +377,9 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
       const { q: Q, k: K, clip } = shawShape(o);
       const D = int('headDim', o.headDim, 1);
       const rows = 2 * clip + 1;
-      const q = own(f32('q', o.q, checkElements('q', [['queryLength', Q], ['headDim', D]], 4), `queryLength * headDim = ${Q} * ${D}`));
-      const k = own(f32('k', o.k, checkElements('k', [['keyLength', K], ['headDim', D]], 4), `keyLength * headDim = ${K} * ${D}`));
-      const tk = own(f32('tableK', o.tableK, checkElements('tableK', [['2 * clip + 1', rows], ['headDim', D]], 4), `(2 * clip + 1) * headDim = ${rows} * ${D}`));
+      const q = tensor('q', o.q, [['queryLength', Q], ['headDim', D]]);
+      const k = tensor('k', o.k, [['keyLength', K], ['headDim', D]]);
+      const tk = tensor('tableK', o.tableK, [['(2 * clip + 1)', rows], ['headDim', D]]);
       const scale = optNum('scale', o.scale, 1 / Math.sqrt(D));
       const n = checkElements('logits', [['queryLength', Q], ['keyLength', K]], 4);
       return call((f) => {
@@ -390,9 +397,9 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
       const { q: Q, k: K, clip } = shawShape(o);
       const D = int('headDim', o.headDim, 1);
       const rows = 2 * clip + 1;
-      const p = own(f32('probs', o.probs, checkElements('probs', [['queryLength', Q], ['keyLength', K]], 4), `queryLength * keyLength = ${Q} * ${K}`));
-      const v = own(f32('v', o.v, checkElements('v', [['keyLength', K], ['headDim', D]], 4), `keyLength * headDim = ${K} * ${D}`));
-      const tv = own(f32('tableV', o.tableV, checkElements('tableV', [['2 * clip + 1', rows], ['headDim', D]], 4), `(2 * clip + 1) * headDim = ${rows} * ${D}`));
+      const p = tensor('probs', o.probs, [['queryLength', Q], ['keyLength', K]]);
+      const v = tensor('v', o.v, [['keyLength', K], ['headDim', D]]);
+      const tv = tensor('tableV', o.tableV, [['(2 * clip + 1)', rows], ['headDim', D]]);
       const n = checkElements('output', [['queryLength', Q], ['headDim', D]], 4);
       return call((f) => {
         const pp = f.f32(p);
@@ -408,8 +415,7 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
       const o = requireObject('options', options);
       const maxLength = int('maxLength', o.maxLength, 1);
       const dim = int('dim', o.dim, 1);
-      const tn = checkElements('table', [['maxLength', maxLength], ['dim', dim]], 4);
-      const table = own(f32('table', o.table, tn, `maxLength * dim = ${maxLength} * ${dim}`));
+      const table = tensor('table', o.table, [['maxLength', maxLength], ['dim', dim]]);
       const positions = own(i32('positions', o.positions));
       const T = positions.length;
       const n = checkElements('output', [['positions.length', T], ['dim', dim]], 4);

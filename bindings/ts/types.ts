@@ -114,14 +114,23 @@ export interface XposOptions {
   center?: number;
 }
 
-export interface ApplyRopeOptions {
+/** The rotation every RoPE call shares: shape of `x` and the frequency settings. */
+export interface RopeConfig {
+  /** Heads in `x: [heads, seqLen, headDim]`. */
   heads: number;
+  /** Tokens in `x`. */
   seqLen: number;
   headDim: number;
+  /** Rotated leading dims (even, <= headDim). Default `headDim`. */
   rotaryDim?: number;
+  /** The pair layout of the weights: `half` (NeoX / HF Llama) or `interleaved` (GPT-J / Meta). */
   layout: RopeLayout;
+  /** `rope_theta`. Default 10000. */
   base?: number;
   scaling?: RopeScaling;
+}
+
+export interface ApplyRopeOptions extends RopeConfig {
   /** Explicit per-token positions `[seqLen]`. Mutually exclusive with `offset`. */
   positions?: Int32Array;
   /** Positions are `offset .. offset + seqLen - 1`. Default 0. */
@@ -129,14 +138,7 @@ export interface ApplyRopeOptions {
   xpos?: XposOptions;
 }
 
-export interface RerotateOptions {
-  heads: number;
-  seqLen: number;
-  headDim: number;
-  rotaryDim?: number;
-  layout: RopeLayout;
-  base?: number;
-  scaling?: RopeScaling;
+export interface RerotateOptions extends RopeConfig {
   /** Rotate every token by this many positions (a pure rotation: norms unchanged). */
   delta: number;
 }
