@@ -1,0 +1,395 @@
+// Per-target attention kernel (Highway). See attention.h for the contract.
+//
+// Tiling: for each kv head the keys are transposed once into kt: [D, Tk']
+// (Tk' = Tk rounded up to the vector width, zero padded), so that a tile of
+// kRows queries x kKeys keys is a register-blocked product: for each d,
+// one vector of keys is loaded and multiplied by each query's broadcast
+// q[r][d]. Scores get scale, biases and masks in place, then an online
+// softmax (running max m, running sum l, accumulator rescaled by
+// exp(m_old - m_new)) folds the tile into acc: [kRows, D] with p * V.
+// Key tiles entirely above the causal diagonal or before the window are never
+// visited. Working memory: kt (Tk' * D), acc and one score tile, plus T5's
+// per-distance bias (Tq + Tk): O(T * D), never O(T^2).
+#if defined(POSENC_OPS_ATTENTION_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef POSENC_OPS_ATTENTION_INL_H_
+#undef POSENC_OPS_ATTENTION_INL_H_
+#else
+#define POSENC_OPS_ATTENTION_INL_H_
+#endif
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "hwy/contrib/math/math-inl.h"
+#include "hwy/highway.h"
+#include "ops/attention.h"
+#include "ops/t5.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace posenc {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+constexpr size_t kRows = 4;   // queries per tile
+constexpr size_t kKeys = 64;  // keys per tile (a multiple of every lane count)
+
+// S[r][0, nk_pad) = q_r . kt[:, j0 + jj] for R query rows (q rows at stride
+// D). nk_pad is a multiple of the lane count; kt has row stride ld.
+template <size_t R>
+HWY_INLINE void ScoreTile(const float* HWY_RESTRICT q, size_t D,
+                          const float* HWY_RESTRICT kt, size_t ld, size_t j0,
+                          size_t nk_pad, float* HWY_RESTRICT S) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  for (size_t jj = 0; jj < nk_pad; jj += N) {
+    hn::Vec<decltype(d)> a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d),
+                         a3 = hn::Zero(d);
+    const float* kcol = kt + j0 + jj;
+    for (size_t dd = 0; dd < D; ++dd) {
+      const hn::Vec<decltype(d)> kv = hn::LoadU(d, kcol + dd * ld);
+      a0 = hn::MulAdd(hn::Set(d, q[dd]), kv, a0);
+      if constexpr (R > 1) a1 = hn::MulAdd(hn::Set(d, q[D + dd]), kv, a1);
+      if constexpr (R > 2) a2 = hn::MulAdd(hn::Set(d, q[2 * D + dd]), kv, a2);
+      if constexpr (R > 3) a3 = hn::MulAdd(hn::Set(d, q[3 * D + dd]), kv, a3);
+    }
+    hn::StoreU(a0, d, S + jj);
+    if constexpr (R > 1) hn::StoreU(a1, d, S + kKeys + jj);
+    if constexpr (R > 2) hn::StoreU(a2, d, S + 2 * kKeys + jj);
+    if constexpr (R > 3) hn::StoreU(a3, d, S + 3 * kKeys + jj);
+  }
+}
+
+// acc[r] += sum_{jj < nk} P[r][jj] * v[jj] for R rows; v rows at stride D.
+template <size_t R>
+HWY_INLINE void AccumulateTile(const float* HWY_RESTRICT P, size_t nk,
+                               const float* HWY_RESTRICT v, size_t D,
+                               float* HWY_RESTRICT acc) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  size_t dd = 0;
+  for (; dd + N <= D; dd += N) {
+    hn::Vec<decltype(d)> a0 = hn::LoadU(d, acc + dd), a1 = a0, a2 = a0, a3 = a0;
+    if constexpr (R > 1) a1 = hn::LoadU(d, acc + D + dd);
+    if constexpr (R > 2) a2 = hn::LoadU(d, acc + 2 * D + dd);
+    if constexpr (R > 3) a3 = hn::LoadU(d, acc + 3 * D + dd);
+    for (size_t jj = 0; jj < nk; ++jj) {
+      const hn::Vec<decltype(d)> vv = hn::LoadU(d, v + jj * D + dd);
+      a0 = hn::MulAdd(hn::Set(d, P[jj]), vv, a0);
+      if constexpr (R > 1) a1 = hn::MulAdd(hn::Set(d, P[kKeys + jj]), vv, a1);
+      if constexpr (R > 2) {
+        a2 = hn::MulAdd(hn::Set(d, P[2 * kKeys + jj]), vv, a2);
+      }
+      if constexpr (R > 3) {
+        a3 = hn::MulAdd(hn::Set(d, P[3 * kKeys + jj]), vv, a3);
+      }
+    }
+    hn::StoreU(a0, d, acc + dd);
+    if constexpr (R > 1) hn::StoreU(a1, d, acc + D + dd);
+    if constexpr (R > 2) hn::StoreU(a2, d, acc + 2 * D + dd);
+    if constexpr (R > 3) hn::StoreU(a3, d, acc + 3 * D + dd);
+  }
+  for (; dd < D; ++dd) {  // head dims that are not a multiple of the lanes
+    for (size_t r = 0; r < R; ++r) {
+      float sum = acc[r * D + dd];
+      for (size_t jj = 0; jj < nk; ++jj) {
+        sum += P[r * kKeys + jj] * v[jj * D + dd];
+      }
+      acc[r * D + dd] = sum;
+    }
+  }
+}
+
+// Everything the tiles of one head share.
+struct HeadContext {
+  const AttentionOptions* o;
+  size_t h;      // query head
+  int64_t qoff;  // query i sits at key index i + qoff
+  float scale;
+  float slope;      // ALiBi slope of head h, 0 if none
+  const float* t5;  // per-distance bias of head h: index rel + t5_zero
+  int64_t t5_zero;
+  const float* mask_add;  // [Tk'] 0 or -inf from the key mask
+  const float* kt;        // [D, ld]
+  size_t ld;
+  const float* v;        // kv head's values, rows at stride D
+  const float* shaw_qa;  // [R, 2c+1] q_r . aK[c'] * scale, per tile
+};
+
+// Finishes the logits of row r (query position qpos) for keys j0..j0+nk:
+// S holds raw dot products; on return it holds the final logits, -inf for
+// masked keys and for the padding lanes up to nk_pad.
+HWY_INLINE void FinishLogits(const HeadContext& c, size_t i, int64_t qpos,
+                             size_t r, size_t j0, size_t nk, size_t nk_pad,
+                             float* HWY_RESTRICT row) {
+  const AttentionOptions& o = *c.o;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  const hn::Vec<decltype(d)> vscale = hn::Set(d, c.scale);
+  const hn::Vec<decltype(d)> vslope = hn::Set(d, c.slope);
+  const hn::Vec<decltype(d)> vninf = hn::Set(d, neg_inf);
+  // rel = j - qpos as exact floats (|rel| < 2^24 is validated).
+  const hn::Vec<decltype(d)> rel0 =
+      hn::Add(hn::Iota(d, 0.0f),
+              hn::Set(d, static_cast<float>(static_cast<int64_t>(j0) - qpos)));
+  const float* bias_row = o.bias ? o.bias + (c.h * o.Tq + i) * o.Tk : nullptr;
+  size_t jj = 0;
+  for (; jj + N <= nk; jj += N) {
+    const hn::Vec<decltype(d)> rel =
+        hn::Add(rel0, hn::Set(d, static_cast<float>(jj)));
+    hn::Vec<decltype(d)> s = hn::Mul(hn::LoadU(d, row + jj), vscale);
+    // ALiBi: m * (j - i) = -m (i - j) causally; -m |i - j| bidirectionally.
+    s = hn::MulAdd(vslope, o.causal ? rel : hn::Neg(hn::Abs(rel)), s);
+    s = hn::Add(s, hn::LoadU(d, c.mask_add + j0 + jj));
+    if (c.t5) {
+      s = hn::Add(s, hn::LoadU(d, c.t5 + (static_cast<int64_t>(j0 + jj) - qpos +
+                                          c.t5_zero)));
+    }
+    if (bias_row) s = hn::Add(s, hn::LoadU(d, bias_row + j0 + jj));
+    if (o.causal) s = hn::IfThenElse(hn::Gt(rel, hn::Zero(d)), vninf, s);
+    if (o.window > 0) {
+      s = hn::IfThenElse(
+          hn::Ge(hn::Neg(rel), hn::Set(d, static_cast<float>(o.window))), vninf,
+          s);
+    }
+    hn::StoreU(s, d, row + jj);
+  }
+  for (; jj < nk; ++jj) {
+    const int64_t j = static_cast<int64_t>(j0 + jj);
+    const int64_t rel = j - qpos;
+    const float alibi_rel =
+        static_cast<float>(o.causal ? rel : (rel < 0 ? rel : -rel));
+    float s = row[jj] * c.scale + c.slope * alibi_rel + c.mask_add[j];
+    if (c.t5) s += c.t5[rel + c.t5_zero];
+    if (bias_row) s += bias_row[j];
+    if ((o.causal && rel > 0) || (o.window > 0 && -rel >= o.window)) {
+      s = neg_inf;
+    }
+    row[jj] = s;
+  }
+  for (; jj < nk_pad; ++jj) row[jj] = neg_inf;
+  if (o.shaw_k) {
+    const int64_t cl = o.shaw_clip;
+    const float* qa = c.shaw_qa + r * (2 * cl + 1);
+    for (size_t t = 0; t < nk; ++t) {
+      int64_t rel = static_cast<int64_t>(j0 + t) - qpos;
+      rel = rel < -cl ? -cl : (rel > cl ? cl : rel);
+      row[t] += qa[rel + cl];
+    }
+  }
+}
+
+// Runs R (<= kRows) query rows i0..i0+R-1 of head c.h over their keys.
+template <size_t R>
+HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
+                             float* HWY_RESTRICT S, float* HWY_RESTRICT acc,
+                             float* HWY_RESTRICT shaw_mass, float* out) {
+  const AttentionOptions& o = *c.o;
+  const size_t D = o.D, Tk = o.Tk;
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const int64_t q_first = static_cast<int64_t>(i0) + c.qoff;
+  const int64_t q_last = q_first + static_cast<int64_t>(R) - 1;
+  // Visible key range of the tile.
+  int64_t j_begin = 0, j_end = static_cast<int64_t>(Tk);
+  if (o.causal) j_end = q_last + 1 < j_end ? q_last + 1 : j_end;
+  if (o.window > 0 && q_first - o.window + 1 > j_begin) {
+    j_begin = q_first - o.window + 1;
+  }
+  j_begin -= j_begin % static_cast<int64_t>(N);  // vector-aligned start
+  const size_t nshaw = o.shaw_k ? 2 * static_cast<size_t>(o.shaw_clip) + 1 : 0;
+  float m[kRows], l[kRows];
+  for (size_t r = 0; r < R; ++r) {
+    m[r] = neg_inf;
+    l[r] = 0.0f;
+  }
+  for (size_t e = 0; e < R * D; ++e) acc[e] = 0.0f;
+  for (size_t e = 0; e < R * nshaw; ++e) shaw_mass[e] = 0.0f;
+
+  // Two passes when weights are requested: the first finds m and l, the
+  // second writes the normalised probabilities (exact, not online).
+  for (int pass = 0; pass < (o.weights ? 2 : 1); ++pass) {
+    for (int64_t j0 = j_begin; j0 < j_end; j0 += kKeys) {
+      const size_t nk = static_cast<size_t>(
+          j_end - j0 < static_cast<int64_t>(kKeys) ? j_end - j0 : kKeys);
+      const size_t nk_pad = (nk + N - 1) / N * N;
+      ScoreTile<R>(q, D, c.kt, c.ld, static_cast<size_t>(j0), nk_pad, S);
+      for (size_t r = 0; r < R; ++r) {
+        float* row = S + r * kKeys;
+        FinishLogits(c, i0 + r, q_first + static_cast<int64_t>(r), r,
+                     static_cast<size_t>(j0), nk, nk_pad, row);
+        if (pass == 1) {  // exact probabilities with the final m and l
+          float* w = o.weights + (c.h * o.Tq + i0 + r) * Tk + j0;
+          for (size_t t = 0; t < nk; ++t) {
+            w[t] = l[r] > 0.0f ? std::exp(row[t] - m[r]) / l[r] : 0.0f;
+          }
+          continue;
+        }
+        hn::Vec<decltype(d)> vmax = hn::Set(d, neg_inf);
+        for (size_t t = 0; t < nk_pad; t += N) {
+          vmax = hn::Max(vmax, hn::LoadU(d, row + t));
+        }
+        const float tile_max = hn::GetLane(hn::MaxOfLanes(d, vmax));
+        const float m_new = tile_max > m[r] ? tile_max : m[r];
+        if (m_new == neg_inf) {  // nothing visible yet: p = 0
+          for (size_t t = 0; t < nk_pad; ++t) row[t] = 0.0f;
+          continue;
+        }
+        const float corr = std::exp(m[r] - m_new);  // 0 when m was -inf
+        const hn::Vec<decltype(d)> vm = hn::Set(d, m_new);
+        hn::Vec<decltype(d)> vsum = hn::Zero(d);
+        for (size_t t = 0; t < nk_pad; t += N) {
+          const hn::Vec<decltype(d)> p =
+              hn::Exp(d, hn::Sub(hn::LoadU(d, row + t), vm));
+          vsum = hn::Add(vsum, p);
+          hn::StoreU(p, d, row + t);
+        }
+        l[r] = l[r] * corr + hn::GetLane(hn::SumOfLanes(d, vsum));
+        m[r] = m_new;
+        if (corr != 1.0f) {
+          for (size_t e = 0; e < D; ++e) acc[r * D + e] *= corr;
+          for (size_t e = 0; e < nshaw; ++e) shaw_mass[r * nshaw + e] *= corr;
+        }
+        if (nshaw) {
+          const int64_t cl = o.shaw_clip;
+          for (size_t t = 0; t < nk; ++t) {
+            int64_t rel = j0 + static_cast<int64_t>(t) - q_first -
+                          static_cast<int64_t>(r);
+            rel = rel < -cl ? -cl : (rel > cl ? cl : rel);
+            shaw_mass[r * nshaw + static_cast<size_t>(rel + cl)] += row[t];
+          }
+        }
+      }
+      if (pass == 0) {
+        AccumulateTile<R>(S, nk, c.v + static_cast<size_t>(j0) * D, D, acc);
+      }
+    }
+  }
+  // Weights of keys outside the visited range are exactly 0.
+  if (o.weights) {
+    for (size_t r = 0; r < R; ++r) {
+      float* w = o.weights + (c.h * o.Tq + i0 + r) * Tk;
+      for (int64_t j = 0; j < j_begin; ++j) w[j] = 0.0f;
+      for (int64_t j = j_end > 0 ? j_end : 0; j < static_cast<int64_t>(Tk);
+           ++j) {
+        w[j] = 0.0f;
+      }
+    }
+  }
+  for (size_t r = 0; r < R; ++r) {
+    float* o_row = out + (c.h * o.Tq + i0 + r) * D;
+    const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+    for (size_t e = 0; e < D; ++e) o_row[e] = acc[r * D + e] * inv;
+    for (size_t b = 0; b < nshaw; ++b) {
+      const float w = shaw_mass[r * nshaw + b] * inv;
+      for (size_t e = 0; e < D; ++e) o_row[e] += w * o.shaw_v[b * D + e];
+    }
+  }
+}
+
+// See AttentionKernel in attention.h.
+HWY_NOINLINE void AttentionKernelImpl(const AttentionOptions& o, const float* q,
+                                      const float* k, const float* v,
+                                      float* out) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  const size_t H = o.H, Hkv = o.Hkv, Tq = o.Tq, Tk = o.Tk, D = o.D;
+  const size_t group = H / Hkv;
+  const size_t kstride = o.k_head_stride ? o.k_head_stride : Tk * D;
+  const size_t ld = (Tk + N - 1) / N * N + kKeys;  // room for a full tile
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+
+  HeadContext c;
+  c.o = &o;
+  c.qoff = o.query_offset < 0
+               ? static_cast<int64_t>(Tk) - static_cast<int64_t>(Tq)
+               : o.query_offset;
+  c.scale = o.scale != 0.0f ? o.scale : 1.0f / std::sqrt(static_cast<float>(D));
+  c.ld = ld;
+
+  std::vector<float> kt(D * ld, 0.0f);
+  std::vector<float> mask_add(ld, 0.0f);
+  if (o.key_mask) {
+    for (size_t j = 0; j < Tk; ++j)
+      mask_add[j] = o.key_mask[j] ? 0.0f : neg_inf;
+  }
+  c.mask_add = mask_add.data();
+  // T5: bias by distance rel in [-(qoff + Tq - 1), Tk - 1 - min(qoff, 0)].
+  std::vector<int32_t> t5_bucket;
+  std::vector<float> t5_bias;
+  c.t5 = nullptr;
+  c.t5_zero = 0;
+  if (o.t5_table) {
+    const int64_t lo = -(c.qoff + static_cast<int64_t>(Tq) - 1) - 1;
+    const int64_t hi = static_cast<int64_t>(Tk) - c.qoff + kKeys;
+    c.t5_zero = -lo;
+    t5_bucket.resize(static_cast<size_t>(hi - lo + 1));
+    for (int64_t rel = lo; rel <= hi; ++rel) {
+      t5_bucket[rel - lo] =
+          T5Bucket(rel, o.t5_buckets, o.t5_max_distance, o.t5_bidirectional);
+    }
+    t5_bias.resize(t5_bucket.size());
+  }
+  const size_t nshaw = o.shaw_k ? 2 * static_cast<size_t>(o.shaw_clip) + 1 : 0;
+  std::vector<float> S(kRows * kKeys), acc(kRows * D), qa(kRows * nshaw + 1),
+      mass(kRows * nshaw + 1);
+  c.shaw_qa = qa.data();
+
+  for (size_t g = 0; g < Hkv; ++g) {
+    const float* kg = k + g * kstride;
+    for (size_t j = 0; j < Tk; ++j) {
+      for (size_t dd = 0; dd < D; ++dd) kt[dd * ld + j] = kg[j * D + dd];
+    }
+    c.kt = kt.data();
+    c.v = v + g * kstride;
+    for (size_t h = g * group; h < (g + 1) * group; ++h) {
+      c.h = h;
+      c.slope = o.alibi_slopes ? o.alibi_slopes[h] : 0.0f;
+      if (o.t5_table) {
+        for (size_t e = 0; e < t5_bucket.size(); ++e) {
+          t5_bias[e] = o.t5_table[static_cast<size_t>(t5_bucket[e]) * H + h];
+        }
+        c.t5 = t5_bias.data();
+      }
+      const float* qh = q + h * Tq * D;
+      for (size_t i0 = 0; i0 < Tq; i0 += kRows) {
+        const size_t R = Tq - i0 < kRows ? Tq - i0 : kRows;
+        if (nshaw) {  // q_r . aK[b] * scale for the tile's rows
+          for (size_t r = 0; r < R; ++r) {
+            for (size_t b = 0; b < nshaw; ++b) {
+              float sum = 0.0f;
+              for (size_t e = 0; e < D; ++e) {
+                sum += qh[(i0 + r) * D + e] * o.shaw_k[b * D + e];
+              }
+              qa[r * nshaw + b] = sum * c.scale;
+            }
+          }
+        }
+        const float* qt = qh + i0 * D;
+        switch (R) {
+          case 4:
+            AttendRows<4>(c, qt, i0, S.data(), acc.data(), mass.data(), out);
+            break;
+          case 3:
+            AttendRows<3>(c, qt, i0, S.data(), acc.data(), mass.data(), out);
+            break;
+          case 2:
+            AttendRows<2>(c, qt, i0, S.data(), acc.data(), mass.data(), out);
+            break;
+          default:
+            AttendRows<1>(c, qt, i0, S.data(), acc.data(), mass.data(), out);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace posenc
+HWY_AFTER_NAMESPACE();
+
+#endif  // POSENC_OPS_ATTENTION_INL_H_

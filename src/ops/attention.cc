@@ -1,0 +1,198 @@
+// Validation, positions, RoPE pre-rotation and dispatch of the attention
+// kernel (attention-inl.h).
+#include "ops/attention.h"
+
+#include <cmath>
+#include <limits>
+
+#include "ops/t5.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "ops/attention.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "ops/attention-inl.h"
+
+#if HWY_ONCE
+namespace posenc {
+
+HWY_EXPORT(AttentionKernelImpl);
+
+namespace {
+constexpr int64_t kMaxElements = int64_t{1} << 31;
+constexpr int64_t kMaxLength = int64_t{1} << 24;
+
+bool ProductFits(std::initializer_list<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t x : dims) {
+    if (x != 0 && n > kMaxElements / x) return false;
+    n *= x;
+  }
+  return n < kMaxElements;
+}
+}  // namespace
+
+Status ValidateAttention(const AttentionOptions& o) {
+  const int64_t H = o.H, Hkv = o.Hkv, Tq = o.Tq, Tk = o.Tk, D = o.D;
+  if (H < 1) return Status::Invalid(StrCat("heads must be >= 1, got ", H));
+  if (Hkv < 1 || H % Hkv != 0) {
+    return Status::Invalid(
+        StrCat("kvHeads must divide heads: heads = ", H, ", kvHeads = ", Hkv));
+  }
+  if (D < 1) return Status::Invalid(StrCat("headDim must be >= 1, got ", D));
+  if (Tk > kMaxLength || Tq > kMaxLength) {
+    return Status::Invalid(
+        StrCat("queryLength and keyLength must be <= 2^24, "
+               "got ",
+               Tq, " and ", Tk));
+  }
+  if (!ProductFits({H, Tq, D}) || !ProductFits({Hkv, Tk, D})) {
+    return Status::Invalid("q, k or v would exceed 2^31 elements");
+  }
+  if (o.weights && !ProductFits({H, Tq, Tk})) {
+    return Status::Invalid(StrCat("weights [heads, queryLength, keyLength] = [",
+                                  H, ", ", Tq, ", ", Tk,
+                                  "] would exceed 2^31 elements"));
+  }
+  if (o.bias && !ProductFits({H, Tq, Tk})) {
+    return Status::Invalid(
+        "bias [heads, queryLength, keyLength] would exceed "
+        "2^31 elements");
+  }
+  if (o.k_head_stride != 0 && o.k_head_stride < static_cast<size_t>(Tk * D)) {
+    return Status::Invalid(
+        StrCat("kv head stride ", o.k_head_stride,
+               " is smaller than keyLength * headDim = ", Tk * D));
+  }
+  const int64_t qoff = o.query_offset < 0 ? Tk - Tq : o.query_offset;
+  if (o.query_offset < -1 || o.query_offset > kMaxLength) {
+    return Status::Invalid(
+        StrCat("queryOffset must be in [0, 2^24], got ", o.query_offset));
+  }
+  if (o.query_offset < 0 && Tq > Tk) {
+    return Status::Invalid(StrCat("queryLength (", Tq,
+                                  ") must not exceed keyLength (", Tk,
+                                  ") unless queryOffset is given"));
+  }
+  (void)qoff;
+  if (o.window < 0 || o.window > kMaxLength) {
+    return Status::Invalid(
+        StrCat("window must be in [0, 2^24] (0 = none), got ", o.window));
+  }
+  if (!std::isfinite(o.scale) || o.scale < 0.0f) {
+    return Status::Invalid(
+        StrCat("scale must be a finite number >= 0 (0 = 1/sqrt(headDim)), got ",
+               o.scale));
+  }
+  if (o.alibi_slopes) {
+    for (size_t h = 0; h < o.H; ++h) {
+      if (!std::isfinite(o.alibi_slopes[h])) {
+        return Status::Invalid(StrCat(
+            "alibi slopes[", h, "] must be finite, got ", o.alibi_slopes[h]));
+      }
+    }
+  }
+  if (o.t5_table) {
+    POSENC_RETURN_IF_ERROR(
+        ValidateT5Buckets(o.t5_buckets, o.t5_max_distance, o.t5_bidirectional));
+  }
+  if (o.shaw_v && !o.shaw_k) {
+    return Status::Invalid("shaw: a value table needs a key table");
+  }
+  if (o.shaw_k && (o.shaw_clip < 0 || o.shaw_clip > (1 << 20))) {
+    return Status::Invalid(
+        StrCat("shaw clip must be in [0, 2^20], got ", o.shaw_clip));
+  }
+  if (o.rope.enabled) {
+    if (o.rope.freq.head_dim != static_cast<int>(D)) {
+      return Status::Invalid(StrCat("rope headDim (", o.rope.freq.head_dim,
+                                    ") must equal headDim (", D, ")"));
+    }
+    POSENC_RETURN_IF_ERROR(ValidateRopeConfig(o.rope.freq));
+    if (o.rope.rotate_k && o.k_head_stride != 0 &&
+        o.k_head_stride != static_cast<size_t>(Tk * D)) {
+      return Status::Invalid(
+          "rope: keys with a custom head stride (a cache) "
+          "must be rotated when appended");
+    }
+    if (o.rope.xpos && !(o.rope.xpos_scale_base > 0.0)) {
+      return Status::Invalid(
+          StrCat("xpos scaleBase must be > 0, got ", o.rope.xpos_scale_base));
+    }
+  }
+  return Status::Ok();
+}
+
+void AttentionPositions(const AttentionOptions& o, std::vector<int32_t>* qpos,
+                        std::vector<int32_t>* kpos) {
+  const int64_t qoff =
+      o.query_offset < 0 ? static_cast<int64_t>(o.Tk) - o.Tq : o.query_offset;
+  kpos->resize(o.Tk);
+  int32_t real = 0;
+  for (size_t j = 0; j < o.Tk; ++j) {
+    if (o.rope.k_positions) {
+      (*kpos)[j] = o.rope.k_positions[j];
+    } else if (o.rope.positions_from_mask && o.key_mask) {
+      // cumsum(mask) - 1 for real tokens; pad slots get 1 (masked anyway).
+      (*kpos)[j] = o.key_mask[j] ? real++ : 1;
+    } else {
+      (*kpos)[j] = static_cast<int32_t>(j);
+    }
+  }
+  qpos->resize(o.Tq);
+  for (size_t i = 0; i < o.Tq; ++i) {
+    const int64_t slot = static_cast<int64_t>(i) + qoff;
+    if (o.rope.q_positions) {
+      (*qpos)[i] = o.rope.q_positions[i];
+    } else if (slot >= 0 && slot < static_cast<int64_t>(o.Tk)) {
+      (*qpos)[i] = (*kpos)[slot];
+    } else {
+      const int32_t last = o.Tk ? (*kpos)[o.Tk - 1] : -1;
+      (*qpos)[i] = static_cast<int32_t>(
+          o.Tk ? last + (slot - static_cast<int64_t>(o.Tk) + 1) : slot);
+    }
+  }
+}
+
+void AttentionKernel(const AttentionOptions& o, const float* q, const float* k,
+                     const float* v, float* out) {
+  HWY_DYNAMIC_DISPATCH(AttentionKernelImpl)(o, q, k, v, out);
+}
+
+Status Attention(const AttentionOptions& o, const float* q, const float* k,
+                 const float* v, float* out) {
+  POSENC_RETURN_IF_ERROR(ValidateAttention(o));
+  if (!o.rope.enabled) {
+    AttentionKernel(o, q, k, v, out);
+    return Status::Ok();
+  }
+  std::vector<int32_t> qpos, kpos;
+  AttentionPositions(o, &qpos, &kpos);
+  RopeApplyOptions r;
+  r.freq = o.rope.freq;
+  r.layout = o.rope.layout;
+  r.xpos = o.rope.xpos;
+  r.xpos_scale_base = o.rope.xpos_scale_base;
+  std::vector<float> q_rot(o.H * o.Tq * o.D);
+  r.heads = static_cast<int64_t>(o.H);
+  r.seq_len = static_cast<int64_t>(o.Tq);
+  r.positions = qpos.data();
+  if (o.Tq)
+    POSENC_RETURN_IF_ERROR(RopeApplyChecked(r, q, q_rot.size(), q_rot.data()));
+  const float* k_use = k;
+  std::vector<float> k_rot;
+  if (o.rope.rotate_k && o.Tk) {
+    k_rot.resize(o.Hkv * o.Tk * o.D);
+    r.heads = static_cast<int64_t>(o.Hkv);
+    r.seq_len = static_cast<int64_t>(o.Tk);
+    r.positions = kpos.data();
+    r.xpos_key = true;
+    POSENC_RETURN_IF_ERROR(RopeApplyChecked(r, k, k_rot.size(), k_rot.data()));
+    k_use = k_rot.data();
+  }
+  AttentionKernel(o, q_rot.data(), k_use, v, out);
+  return Status::Ok();
+}
+
+}  // namespace posenc
+#endif  // HWY_ONCE

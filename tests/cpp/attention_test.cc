@@ -1,0 +1,408 @@
+// The attention kernel against a float64 reference that materialises the
+// whole logit matrix, for combinations of encodings, masks, head grouping
+// and shapes; permutation equivariance; weights output; edge cases.
+#include "ops/attention.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "ops/alibi.h"
+#include "ops/rope_frequencies.h"
+#include "ops/t5.h"
+#include "test_util.h"
+
+namespace posenc {
+namespace {
+
+using test::Rng;
+
+// float64 rotation of rows [heads, T, D] at positions (the reference side of
+// RoPE; frequencies rounded to float32 as the contract says).
+std::vector<double> RefRotate(const std::vector<float>& x, size_t heads,
+                              size_t T, size_t D, const AttentionRope& rope,
+                              const std::vector<int32_t>& pos, bool key) {
+  std::vector<double> out(x.begin(), x.end());
+  if (!rope.enabled) return out;
+  std::vector<double> f;
+  double af = 1.0;
+  int64_t ctx = 0;
+  for (int32_t p : pos) ctx = std::max<int64_t>(ctx, p + 1);
+  EXPECT_TRUE(RopeFrequencies(rope.freq, int(ctx), &f, &af).ok());
+  const size_t r = f.size() * 2, h = f.size();
+  for (size_t hd = 0; hd < heads; ++hd) {
+    for (size_t t = 0; t < T; ++t) {
+      double* row = out.data() + (hd * T + t) * D;
+      const float* xr = x.data() + (hd * T + t) * D;
+      for (size_t i = 0; i < h; ++i) {
+        const double ang = double(pos[t]) * double(float(f[i]));
+        double mag = af;
+        if (rope.xpos) {
+          const double zeta = (2.0 * i + 0.4 * r) / (1.4 * r);
+          mag *= std::pow(zeta,
+                          (key ? -1.0 : 1.0) * pos[t] / rope.xpos_scale_base);
+        }
+        const size_t ia = rope.layout == RopeLayout::kHalf ? i : 2 * i;
+        const size_t ib = rope.layout == RopeLayout::kHalf ? i + h : 2 * i + 1;
+        row[ia] = mag * (xr[ia] * std::cos(ang) - xr[ib] * std::sin(ang));
+        row[ib] = mag * (xr[ib] * std::cos(ang) + xr[ia] * std::sin(ang));
+      }
+    }
+  }
+  return out;
+}
+
+// The whole attention in float64 for the listed query rows of every head.
+// out: [H, Tq, D] (rows not listed stay 0); weights: [H, Tq, Tk].
+void RefAttention(const AttentionOptions& o, const std::vector<float>& q,
+                  const std::vector<float>& k, const std::vector<float>& v,
+                  const std::vector<int32_t>& qpos_rope,
+                  const std::vector<int32_t>& kpos_rope,
+                  const std::vector<size_t>& rows, std::vector<double>* out,
+                  std::vector<double>* weights) {
+  const size_t H = o.H, Hkv = o.Hkv, Tq = o.Tq, Tk = o.Tk, D = o.D;
+  const int64_t qoff =
+      o.query_offset < 0 ? int64_t(Tk) - int64_t(Tq) : o.query_offset;
+  const double scale = o.scale != 0 ? o.scale : 1.0 / std::sqrt(double(D));
+  const std::vector<double> qr =
+      RefRotate(q, H, Tq, D, o.rope, qpos_rope, false);
+  const std::vector<double> kr =
+      o.rope.rotate_k ? RefRotate(k, Hkv, Tk, D, o.rope, kpos_rope, true)
+                      : std::vector<double>(k.begin(), k.end());
+  out->assign(H * Tq * D, 0.0);
+  weights->assign(H * Tq * Tk, 0.0);
+  const int64_t c = o.shaw_clip;
+  for (size_t h = 0; h < H; ++h) {
+    const size_t g = h / (H / Hkv);
+    for (size_t i : rows) {
+      const int64_t qp = int64_t(i) + qoff;
+      std::vector<double> logit(Tk, -INFINITY);
+      double mx = -INFINITY;
+      for (size_t j = 0; j < Tk; ++j) {
+        const int64_t rel = int64_t(j) - qp;
+        const bool visible = (!o.causal || rel <= 0) &&
+                             (o.window == 0 || -rel < o.window) &&
+                             (!o.key_mask || o.key_mask[j]);
+        if (!visible) continue;
+        double s = 0;
+        for (size_t e = 0; e < D; ++e) {
+          s += qr[(h * Tq + i) * D + e] * kr[(g * Tk + j) * D + e];
+        }
+        s *= scale;
+        if (o.alibi_slopes) {
+          s += o.alibi_slopes[h] * double(o.causal ? rel : -std::llabs(rel));
+        }
+        if (o.t5_table) {
+          s += o.t5_table[size_t(T5Bucket(rel, o.t5_buckets, o.t5_max_distance,
+                                          o.t5_bidirectional)) *
+                              H +
+                          h];
+        }
+        if (o.bias) s += o.bias[(h * Tq + i) * Tk + j];
+        if (o.shaw_k) {
+          const int64_t b = std::max(-c, std::min(c, rel)) + c;
+          double qa = 0;
+          for (size_t e = 0; e < D; ++e) {
+            qa += qr[(h * Tq + i) * D + e] * o.shaw_k[b * D + e];
+          }
+          s += scale * qa;
+        }
+        logit[j] = s;
+        mx = std::max(mx, s);
+      }
+      if (mx == -INFINITY) continue;  // no visible key: zeros
+      double sum = 0;
+      for (size_t j = 0; j < Tk; ++j) {
+        if (logit[j] > -INFINITY) sum += std::exp(logit[j] - mx);
+      }
+      for (size_t j = 0; j < Tk; ++j) {
+        if (logit[j] == -INFINITY) continue;
+        const double p = std::exp(logit[j] - mx) / sum;
+        (*weights)[(h * Tq + i) * Tk + j] = p;
+        const int64_t b = std::max(-c, std::min(c, int64_t(j) - qp)) + c;
+        for (size_t e = 0; e < D; ++e) {
+          double val = v[(g * Tk + j) * D + e];
+          if (o.shaw_v) val += o.shaw_v[b * D + e];
+          (*out)[(h * Tq + i) * D + e] += p * val;
+        }
+      }
+    }
+  }
+}
+
+struct Case {
+  const char* name;
+  size_t H, Hkv, Tq, Tk, D;
+  bool causal = true;
+  int64_t window = 0;
+  bool key_mask = false;
+  int encoding = 0;  // 0 none, 1 rope half, 2 rope interleaved partial+yarn,
+                     // 3 alibi, 4 t5, 5 shaw, 6 bias, 7 xpos, 8 rope from mask
+};
+
+class AttentionKernelTest : public test::PerTarget {};
+
+void RunCase(const Case& cs, uint64_t seed) {
+  Rng rng(seed);
+  AttentionOptions o;
+  o.H = cs.H;
+  o.Hkv = cs.Hkv;
+  o.Tq = cs.Tq;
+  o.Tk = cs.Tk;
+  o.D = cs.D;
+  o.causal = cs.causal;
+  o.window = cs.window;
+  const std::vector<float> q = rng.Vector(cs.H * cs.Tq * cs.D);
+  const std::vector<float> k = rng.Vector(cs.Hkv * cs.Tk * cs.D);
+  const std::vector<float> v = rng.Vector(cs.Hkv * cs.Tk * cs.D);
+  std::vector<uint8_t> mask(cs.Tk, 1);
+  if (cs.key_mask) {  // left padding: the first Tk/4 slots are pads
+    for (size_t j = 0; j < cs.Tk / 4; ++j) mask[j] = 0;
+    if (cs.Tk > 5) mask[cs.Tk / 2] = 0;
+    o.key_mask = mask.data();
+  }
+  std::vector<float> slopes(cs.H), t5(32 * cs.H), table_k, table_v, bias;
+  switch (cs.encoding) {
+    case 1:
+      o.rope.enabled = true;
+      o.rope.freq.head_dim = int(cs.D);
+      break;
+    case 2:
+      o.rope.enabled = true;
+      o.rope.freq.head_dim = int(cs.D);
+      o.rope.freq.rotary_dim = int(cs.D / 2) & ~1;
+      o.rope.layout = RopeLayout::kInterleaved;
+      o.rope.freq.scaling.type = RopeScalingType::kYarn;
+      o.rope.freq.scaling.factor = 4;
+      o.rope.freq.scaling.original_max_position_embeddings = 16;
+      break;
+    case 3:
+      AlibiSlopeValues(cs.H, AlibiSlopes::kPaper, slopes.data());
+      o.alibi_slopes = slopes.data();
+      break;
+    case 4:
+      t5 = rng.Vector(32 * cs.H);
+      o.t5_table = t5.data();
+      o.t5_bidirectional = !cs.causal;
+      o.scale = 1.0f;
+      break;
+    case 5:
+      o.shaw_clip = 3;
+      table_k = rng.Vector(7 * cs.D);
+      table_v = rng.Vector(7 * cs.D);
+      o.shaw_k = table_k.data();
+      o.shaw_v = table_v.data();
+      break;
+    case 6:
+      bias = rng.Vector(cs.H * cs.Tq * cs.Tk);
+      o.bias = bias.data();
+      break;
+    case 7:
+      o.rope.enabled = true;
+      o.rope.freq.head_dim = int(cs.D);
+      o.rope.layout = RopeLayout::kInterleaved;
+      o.rope.xpos = true;
+      o.rope.xpos_scale_base = 64;
+      break;
+    case 8:
+      o.rope.enabled = true;
+      o.rope.freq.head_dim = int(cs.D);
+      o.rope.positions_from_mask = true;
+      break;
+  }
+  std::vector<float> weights(cs.H * cs.Tq * cs.Tk, -1.0f);
+  o.weights = weights.data();
+  std::vector<float> out(cs.H * cs.Tq * cs.D, -1.0f);
+  const Status s = Attention(o, q.data(), k.data(), v.data(), out.data());
+  ASSERT_TRUE(s.ok()) << s.message();
+  // Reference positions, derived here from the definition.
+  std::vector<int32_t> kpos(cs.Tk), qpos(cs.Tq);
+  int32_t real = 0;
+  for (size_t j = 0; j < cs.Tk; ++j) {
+    kpos[j] =
+        (cs.encoding == 8 && cs.key_mask) ? (mask[j] ? real++ : 1) : int32_t(j);
+  }
+  for (size_t i = 0; i < cs.Tq; ++i) qpos[i] = kpos[i + cs.Tk - cs.Tq];
+  std::vector<size_t> rows(cs.Tq);
+  std::iota(rows.begin(), rows.end(), 0);
+  std::vector<double> want, want_w;
+  RefAttention(o, q, k, v, qpos, kpos, rows, &want, &want_w);
+  EXPECT_TRUE(test::AllClose(out, want, 2e-5, 1e-4)) << cs.name;
+  EXPECT_TRUE(test::AllClose(weights, want_w, 2e-6, 1e-4)) << cs.name;
+  // Without weights requested, the output is the same (one pass).
+  o.weights = nullptr;
+  std::vector<float> out2(out.size());
+  ASSERT_TRUE(Attention(o, q.data(), k.data(), v.data(), out2.data()).ok());
+  EXPECT_EQ(out, out2) << cs.name;
+}
+
+TEST_P(AttentionKernelTest, MatchesFloat64ReferenceAcrossCombinations) {
+  uint64_t seed = 100;
+  for (int enc = 0; enc <= 8; ++enc) {
+    for (bool causal : {true, false}) {
+      for (auto [H, Hkv] :
+           std::vector<std::pair<size_t, size_t>>{{4, 4}, {4, 2}, {4, 1}}) {
+        for (auto [Tq, Tk] : std::vector<std::pair<size_t, size_t>>{
+                 {1, 1}, {5, 5}, {3, 9}, {17, 17}, {70, 70}, {1, 67}}) {
+          for (size_t D : {8, 6, 64}) {
+            for (int variant = 0; variant < 3; ++variant) {
+              if (enc == 8 && variant != 1) continue;
+              Case cs{"combo", H, Hkv, Tq, Tk, D};
+              cs.causal = causal;
+              cs.encoding = enc;
+              cs.key_mask = variant == 1;
+              cs.window = variant == 2 ? 4 : 0;
+              SCOPED_TRACE(testing::Message()
+                           << "enc " << enc << " causal " << causal << " H "
+                           << H << "/" << Hkv << " Tq " << Tq << " Tk " << Tk
+                           << " D " << D << " variant " << variant);
+              RunCase(cs, seed++);
+              if (HasFatalFailure()) return;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_P(AttentionKernelTest, LongSequenceRowsMatchReference) {
+  // T = 8192, causal, ALiBi: a sample of rows checked against float64.
+  Rng rng(7);
+  AttentionOptions o;
+  o.H = 2;
+  o.Hkv = 1;
+  o.Tq = o.Tk = 8192;
+  o.D = 16;
+  std::vector<float> slopes(2);
+  AlibiSlopeValues(2, AlibiSlopes::kPaper, slopes.data());
+  o.alibi_slopes = slopes.data();
+  const std::vector<float> q = rng.Vector(o.H * o.Tq * o.D);
+  const std::vector<float> k = rng.Vector(o.Tk * o.D),
+                           v = rng.Vector(o.Tk * o.D);
+  std::vector<float> out(q.size());
+  ASSERT_TRUE(Attention(o, q.data(), k.data(), v.data(), out.data()).ok());
+  const std::vector<size_t> rows = {0, 1, 63, 64, 65, 1000, 4097, 8190, 8191};
+  std::vector<double> want, w;
+  RefAttention(o, q, k, v, {}, {}, rows, &want, &w);
+  for (size_t h = 0; h < o.H; ++h) {
+    for (size_t i : rows) {
+      EXPECT_TRUE(test::AllClose(out.data() + (h * o.Tq + i) * o.D,
+                                 want.data() + (h * o.Tq + i) * o.D, o.D, 2e-5,
+                                 1e-4))
+          << "row " << i;
+    }
+  }
+}
+
+TEST_P(AttentionKernelTest, PermutationEquivariantOnlyWithoutPositionOrMask) {
+  Rng rng(8);
+  const size_t H = 2, T = 23, D = 16;
+  const std::vector<float> q = rng.Vector(H * T * D), k = rng.Vector(H * T * D),
+                           v = rng.Vector(H * T * D);
+  std::vector<size_t> perm(T);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::reverse(perm.begin(), perm.begin() + 11);
+  std::swap(perm[15], perm[20]);
+  auto permute = [&](const std::vector<float>& x) {
+    std::vector<float> y(x.size());
+    for (size_t h = 0; h < H; ++h) {
+      for (size_t t = 0; t < T; ++t) {
+        std::copy_n(x.data() + (h * T + perm[t]) * D, D,
+                    y.data() + (h * T + t) * D);
+      }
+    }
+    return y;
+  };
+  // max |out(permuted input) - permute(out(input))|
+  auto gap = [&](AttentionOptions o) {
+    std::vector<float> a(q.size()), b(q.size());
+    EXPECT_TRUE(Attention(o, q.data(), k.data(), v.data(), a.data()).ok());
+    const std::vector<float> qp = permute(q), kp = permute(k), vp = permute(v);
+    EXPECT_TRUE(Attention(o, qp.data(), kp.data(), vp.data(), b.data()).ok());
+    const std::vector<float> ap = permute(a);
+    double worst = 0;
+    for (size_t e = 0; e < a.size(); ++e) {
+      worst = std::max(worst, double(std::abs(ap[e] - b[e])));
+    }
+    return worst;
+  };
+  AttentionOptions o;
+  o.H = o.Hkv = H;
+  o.Tq = o.Tk = T;
+  o.D = D;
+  o.causal = false;
+  EXPECT_LT(gap(o), 1e-6) << "NoPE, no mask: exactly equivariant";
+  AttentionOptions causal = o;
+  causal.causal = true;
+  EXPECT_GT(gap(causal), 1e-2) << "a causal mask leaks order";
+  AttentionOptions rope = o;
+  rope.rope.enabled = true;
+  rope.rope.freq.head_dim = int(D);
+  EXPECT_GT(gap(rope), 1e-2) << "RoPE breaks equivariance";
+  std::vector<float> slopes(H);
+  AlibiSlopeValues(H, AlibiSlopes::kPaper, slopes.data());
+  AttentionOptions alibi = o;
+  alibi.alibi_slopes = slopes.data();
+  EXPECT_GT(gap(alibi), 1e-2) << "ALiBi breaks equivariance";
+}
+
+TEST_P(AttentionKernelTest, FullyMaskedRowsAreZeroAndHugeLogitsDoNotOverflow) {
+  Rng rng(9);
+  AttentionOptions o;
+  o.H = o.Hkv = 1;
+  o.Tq = o.Tk = 6;
+  o.D = 8;
+  std::vector<uint8_t> mask = {0, 0, 1, 1, 1, 1};  // rows 0, 1 see nothing
+  o.key_mask = mask.data();
+  std::vector<float> q = rng.Vector(48), k = rng.Vector(48), v = rng.Vector(48);
+  std::vector<float> out(48, 7.0f), w(36, 7.0f);
+  o.weights = w.data();
+  ASSERT_TRUE(Attention(o, q.data(), k.data(), v.data(), out.data()).ok());
+  for (size_t e = 0; e < 16; ++e) EXPECT_EQ(out[e], 0.0f);
+  for (size_t e = 0; e < 12; ++e) EXPECT_EQ(w[e], 0.0f);
+  for (float x : out) EXPECT_TRUE(std::isfinite(x));
+  // Logits of 1e4: the max-subtraction keeps exp finite.
+  for (float& x : q) x *= 1e4f / std::sqrt(8.0f);
+  o.key_mask = nullptr;
+  o.weights = nullptr;
+  ASSERT_TRUE(Attention(o, q.data(), k.data(), v.data(), out.data()).ok());
+  for (float x : out) EXPECT_TRUE(std::isfinite(x));
+}
+
+TEST(AttentionValidation, ErrorsNameTheParameter) {
+  AttentionOptions o;
+  o.H = 4;
+  o.Hkv = 3;
+  o.Tq = o.Tk = 2;
+  o.D = 8;
+  EXPECT_NE(ValidateAttention(o).message().find(
+                "kvHeads must divide heads: heads = 4, kvHeads = 3"),
+            std::string::npos);
+  o.Hkv = 2;
+  o.Tq = 3;
+  EXPECT_NE(ValidateAttention(o).message().find(
+                "queryLength (3) must not exceed keyLength (2)"),
+            std::string::npos);
+  o.Tq = 2;
+  o.window = -1;
+  EXPECT_FALSE(ValidateAttention(o).ok());
+  o.window = 0;
+  o.rope.enabled = true;
+  o.rope.freq.head_dim = 16;
+  EXPECT_NE(ValidateAttention(o).message().find(
+                "rope headDim (16) must equal headDim (8)"),
+            std::string::npos);
+  o.rope.enabled = false;
+  o.scale = NAN;
+  EXPECT_FALSE(ValidateAttention(o).ok());
+}
+
+POSENC_INSTANTIATE_PER_TARGET(AttentionKernelTest);
+
+}  // namespace
+}  // namespace posenc
