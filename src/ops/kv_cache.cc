@@ -1,0 +1,172 @@
+#include "ops/kv_cache.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace posenc {
+
+namespace {
+RopeApplyOptions RotationFor(const AttentionRope& rope, size_t heads,
+                             size_t T) {
+  RopeApplyOptions r;
+  r.freq = rope.freq;
+  r.layout = rope.layout;
+  r.heads = static_cast<int64_t>(heads);
+  r.seq_len = static_cast<int64_t>(T);
+  r.xpos = rope.xpos;
+  r.xpos_scale_base = rope.xpos_scale_base;
+  return r;
+}
+}  // namespace
+
+Status KvCache::Validate(size_t Hkv, size_t D, const AttentionRope& rope) {
+  if (Hkv < 1 || Hkv > 65536) {
+    return Status::Invalid(StrCat("kvHeads must be in [1, 65536], got ", Hkv));
+  }
+  if (D < 1 || D > 65536) {
+    return Status::Invalid(StrCat("headDim must be in [1, 65536], got ", D));
+  }
+  if (rope.enabled) {
+    if (rope.freq.head_dim != static_cast<int>(D)) {
+      return Status::Invalid(StrCat("rope headDim (", rope.freq.head_dim,
+                                    ") must equal headDim (", D, ")"));
+    }
+    POSENC_RETURN_IF_ERROR(ValidateRopeConfig(rope.freq));
+  }
+  return Status::Ok();
+}
+
+KvCache::KvCache(size_t Hkv, size_t D, const AttentionRope& rope)
+    : Hkv_(Hkv), D_(D), rope_(rope) {
+  rope_.q_positions = rope_.k_positions = nullptr;
+  rope_.rotate_k = false;
+}
+
+void KvCache::Reserve(size_t tokens) {
+  if (tokens <= capacity_) return;
+  size_t cap = std::max<size_t>(16, capacity_);
+  while (cap < tokens) cap *= 2;
+  std::vector<float> k(Hkv_ * cap * D_), v(Hkv_ * cap * D_);
+  for (size_t g = 0; g < Hkv_; ++g) {
+    std::memcpy(k.data() + g * cap * D_, k_.data() + g * capacity_ * D_,
+                length_ * D_ * sizeof(float));
+    std::memcpy(v.data() + g * cap * D_, v_.data() + g * capacity_ * D_,
+                length_ * D_ * sizeof(float));
+  }
+  k_.swap(k);
+  v_.swap(v);
+  capacity_ = cap;
+}
+
+Status KvCache::Append(const float* k, const float* v, size_t Tn,
+                       const int32_t* positions) {
+  if (length_ + Tn > (size_t{1} << 24)) {
+    return Status::Invalid(StrCat("the cache would hold ", length_ + Tn,
+                                  " tokens, more than 2^24"));
+  }
+  if (static_cast<double>(Hkv_) * (length_ + Tn) * D_ >= double(1u << 31)) {
+    return Status::Invalid("the cache would exceed 2^31 elements");
+  }
+  std::vector<int32_t> pos(Tn);
+  for (size_t t = 0; t < Tn; ++t) {
+    if (positions) {
+      pos[t] = positions[t];
+    } else {
+      const int64_t p = static_cast<int64_t>(length_ + t);
+      pos[t] = static_cast<int32_t>(p);
+    }
+  }
+  std::vector<float> k_rot;
+  const float* k_use = k;
+  if (rope_.enabled && Tn > 0) {
+    RopeApplyOptions r = RotationFor(rope_, Hkv_, Tn);
+    r.positions = pos.data();
+    r.xpos_key = true;
+    k_rot.resize(Hkv_ * Tn * D_);
+    POSENC_RETURN_IF_ERROR(RopeApplyChecked(r, k, k_rot.size(), k_rot.data()));
+    k_use = k_rot.data();
+  }
+  Reserve(length_ + Tn);
+  for (size_t g = 0; g < Hkv_; ++g) {
+    std::memcpy(k_.data() + (g * capacity_ + length_) * D_, k_use + g * Tn * D_,
+                Tn * D_ * sizeof(float));
+    std::memcpy(v_.data() + (g * capacity_ + length_) * D_, v + g * Tn * D_,
+                Tn * D_ * sizeof(float));
+  }
+  positions_.insert(positions_.end(), pos.begin(), pos.end());
+  length_ += Tn;
+  return Status::Ok();
+}
+
+Status KvCache::Attend(const AttentionOptions& base, const float* q,
+                       const int32_t* q_positions, float* out) const {
+  AttentionOptions o = base;
+  o.Hkv = Hkv_;
+  o.D = D_;
+  o.Tk = length_;
+  o.k_head_stride = capacity_ * D_;
+  o.rope = AttentionRope();  // queries are rotated here
+  if (o.Tk == 0) o.k_head_stride = 0;
+  POSENC_RETURN_IF_ERROR(ValidateAttention(o));
+  std::vector<float> q_rot;
+  const float* q_use = q;
+  if (rope_.enabled && o.Tq > 0) {
+    const int64_t qoff =
+        o.query_offset < 0 ? static_cast<int64_t>(o.Tk) - o.Tq : o.query_offset;
+    std::vector<int32_t> pos(o.Tq);
+    for (size_t i = 0; i < o.Tq; ++i) {
+      const int64_t slot = qoff + static_cast<int64_t>(i);
+      if (q_positions) {
+        pos[i] = q_positions[i];
+      } else if (slot >= 0 && slot < static_cast<int64_t>(length_)) {
+        pos[i] = positions_[slot];
+      } else {
+        pos[i] = static_cast<int32_t>((length_ ? positions_.back() : -1) +
+                                      slot - static_cast<int64_t>(length_) + 1);
+      }
+    }
+    RopeApplyOptions r = RotationFor(rope_, o.H, o.Tq);
+    r.positions = pos.data();
+    q_rot.resize(o.H * o.Tq * D_);
+    POSENC_RETURN_IF_ERROR(RopeApplyChecked(r, q, q_rot.size(), q_rot.data()));
+    q_use = q_rot.data();
+  }
+  AttentionKernel(o, q_use, k_.data(), v_.data(), out);
+  return Status::Ok();
+}
+
+Status KvCache::Shift(int32_t delta) {
+  if (!rope_.enabled) return Status::Ok();  // nothing positional is stored
+  for (int32_t p : positions_) {
+    const int64_t np = static_cast<int64_t>(p) + delta;
+    if (np < std::numeric_limits<int32_t>::min() ||
+        np > std::numeric_limits<int32_t>::max()) {
+      return Status::Invalid(
+          StrCat("shift by ", delta, " moves position ", p, " outside int32"));
+    }
+  }
+  const RopeScalingType type = rope_.freq.scaling.type;
+  if (type == RopeScalingType::kDynamic || type == RopeScalingType::kLongrope) {
+    return Status::Invalid(
+        StrCat("shift needs fixed frequencies; '", RopeScalingTypeName(type),
+               "' frequencies depend on the context length"));
+  }
+  if (rope_.xpos) {
+    return Status::Invalid(
+        "shift is a pure rotation; xPos keys also carry a position-dependent "
+        "scale, so an xPos cache cannot be shifted");
+  }
+  RopeApplyOptions r = RotationFor(rope_, 1, length_);
+  std::vector<int32_t> delta_pos(length_, delta);
+  r.positions = delta_pos.data();
+  r.pure_rotation = true;
+  for (size_t g = 0; g < Hkv_; ++g) {
+    float* kg = k_.data() + g * capacity_ * D_;
+    POSENC_RETURN_IF_ERROR(RopeApplyChecked(r, kg, length_ * D_, kg));
+  }
+  for (int32_t& p : positions_) p += delta;
+  return Status::Ok();
+}
+
+}  // namespace posenc

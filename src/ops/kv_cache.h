@@ -1,0 +1,63 @@
+// A key/value cache for incremental decoding. Keys are stored after RoPE /
+// xPos at their true positions (past_len + t, or explicit), values as given;
+// attending a new query runs the attention kernel over everything cached.
+// Re-rotating the cache by a position delta (cache shift, attention sinks)
+// is a pure rotation: no attention factor is applied again.
+//
+// Dynamic NTK / LongRoPE: like Hugging Face, keys are rotated with the
+// frequencies in force when they were appended (the context length is the
+// longest position appended so far); they are not re-rotated when a longer
+// context changes the frequencies, so cached and uncached results differ
+// once positions pass the threshold (transformers issue 25104).
+//
+// Shapes: Hkv kv heads, D head dim, storage [Hkv, capacity, D].
+#ifndef POSENC_OPS_KV_CACHE_H_
+#define POSENC_OPS_KV_CACHE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "ops/attention.h"
+#include "ops/status.h"
+
+namespace posenc {
+
+class KvCache {
+ public:
+  // rope.enabled selects RoPE/xPos for keys (and, in Attend, queries);
+  // positions pointers in `rope` are ignored.
+  static Status Validate(size_t Hkv, size_t D, const AttentionRope& rope);
+  KvCache(size_t Hkv, size_t D, const AttentionRope& rope);
+
+  // k, v: [Hkv, Tn, D]; positions: [Tn] or null (length() + t).
+  Status Append(const float* k, const float* v, size_t Tn,
+                const int32_t* positions);
+
+  // q: [H, Tq, D] -> out: [H, Tq, D] over all cached keys. `o` supplies H,
+  // Tq, masks and bias encodings (its Hkv, Tk, D and rope are ignored);
+  // queries are the last Tq cached tokens unless o.query_offset is set, and
+  // are rotated at those tokens' positions (or q_positions: [Tq]).
+  Status Attend(const AttentionOptions& o, const float* q,
+                const int32_t* q_positions, float* out) const;
+
+  // Rotates every cached key by `delta` positions.
+  Status Shift(int32_t delta);
+
+  size_t length() const { return length_; }
+  size_t capacity() const { return capacity_; }
+  const std::vector<int32_t>& positions() const { return positions_; }
+
+ private:
+  void Reserve(size_t tokens);
+
+  size_t Hkv_, D_;
+  AttentionRope rope_;
+  size_t length_ = 0, capacity_ = 0;
+  std::vector<float> k_, v_;  // [Hkv, capacity, D]
+  std::vector<int32_t> positions_;
+};
+
+}  // namespace posenc
+
+#endif  // POSENC_OPS_KV_CACHE_H_

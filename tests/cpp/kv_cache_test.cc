@@ -1,0 +1,212 @@
+// KV cache: token-by-token (and chunked) decoding equals the full causal pass
+// for every encoding; dynamic NTK behaves as documented; shifting the cache
+// is a pure rotation.
+#include "ops/kv_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "ops/alibi.h"
+#include "test_util.h"
+
+namespace posenc {
+namespace {
+
+using test::Rng;
+
+class KvCacheTest : public test::PerTarget {};
+
+// Rows [t0, t1) of x: [heads, T, D] as [heads, t1 - t0, D].
+std::vector<float> Slice(const std::vector<float>& x, size_t heads, size_t T,
+                         size_t D, size_t t0, size_t t1) {
+  std::vector<float> out(heads * (t1 - t0) * D);
+  for (size_t h = 0; h < heads; ++h) {
+    std::copy(x.begin() + (h * T + t0) * D, x.begin() + (h * T + t1) * D,
+              out.begin() + h * (t1 - t0) * D);
+  }
+  return out;
+}
+
+struct EncodingSetup {
+  AttentionOptions o;
+  std::vector<float> slopes, t5, shaw_k, shaw_v;
+};
+
+EncodingSetup MakeSetup(int enc, size_t H, size_t Hkv, size_t T, size_t D,
+                        Rng& rng) {
+  EncodingSetup s;
+  AttentionOptions& o = s.o;
+  o.H = H;
+  o.Hkv = Hkv;
+  o.Tq = o.Tk = T;
+  o.D = D;
+  o.causal = true;
+  switch (enc) {
+    case 1:
+      o.rope.enabled = true;
+      o.rope.freq.head_dim = int(D);
+      break;
+    case 2:
+      o.rope.enabled = true;
+      o.rope.freq.head_dim = int(D);
+      o.rope.freq.rotary_dim = int(D / 2);
+      o.rope.layout = RopeLayout::kInterleaved;
+      o.rope.freq.scaling.type = RopeScalingType::kYarn;
+      o.rope.freq.scaling.factor = 4;
+      o.rope.freq.scaling.original_max_position_embeddings = 8;
+      break;
+    case 3:
+      s.slopes.resize(H);
+      AlibiSlopeValues(H, AlibiSlopes::kPaper, s.slopes.data());
+      o.alibi_slopes = s.slopes.data();
+      break;
+    case 4:
+      s.t5 = rng.Vector(32 * H);
+      o.t5_table = s.t5.data();
+      o.scale = 1.0f;
+      break;
+    case 5:
+      s.shaw_k = rng.Vector(5 * D);
+      s.shaw_v = rng.Vector(5 * D);
+      o.shaw_k = s.shaw_k.data();
+      o.shaw_v = s.shaw_v.data();
+      o.shaw_clip = 2;
+      break;
+    case 6:
+      o.rope.enabled = true;
+      o.rope.freq.head_dim = int(D);
+      o.rope.layout = RopeLayout::kInterleaved;
+      o.rope.xpos = true;
+      o.rope.xpos_scale_base = 32;
+      break;
+  }
+  return s;
+}
+
+TEST_P(KvCacheTest, DecodingEqualsFullPassForEveryEncoding) {
+  Rng rng(31);
+  const size_t H = 4, Hkv = 2, T = 21, D = 16;
+  for (int enc = 0; enc <= 6; ++enc) {
+    EncodingSetup s = MakeSetup(enc, H, Hkv, T, D, rng);
+    const std::vector<float> q = rng.Vector(H * T * D),
+                             k = rng.Vector(Hkv * T * D),
+                             v = rng.Vector(Hkv * T * D);
+    std::vector<float> full(H * T * D);
+    ASSERT_TRUE(Attention(s.o, q.data(), k.data(), v.data(), full.data()).ok());
+    for (size_t prefill : {size_t(0), size_t(9)}) {
+      KvCache cache(Hkv, D, s.o.rope);
+      size_t t = 0;
+      while (t < T) {
+        const size_t t1 = (t == 0 && prefill) ? prefill : t + 1;
+        const std::vector<float> kt = Slice(k, Hkv, T, D, t, t1),
+                                 vt = Slice(v, Hkv, T, D, t, t1),
+                                 qt = Slice(q, H, T, D, t, t1);
+        ASSERT_TRUE(cache.Append(kt.data(), vt.data(), t1 - t, nullptr).ok());
+        AttentionOptions step = s.o;
+        step.Tq = t1 - t;
+        std::vector<float> out(H * (t1 - t) * D);
+        const Status st = cache.Attend(step, qt.data(), nullptr, out.data());
+        ASSERT_TRUE(st.ok()) << st.message();
+        const std::vector<float> want = Slice(full, H, T, D, t, t1);
+        for (size_t e = 0; e < out.size(); ++e) {
+          ASSERT_NEAR(out[e], want[e], 2e-6)
+              << "enc " << enc << " prefill " << prefill << " t " << t;
+        }
+        t = t1;
+      }
+      EXPECT_EQ(cache.length(), T);
+      EXPECT_EQ(cache.positions().back(), int32_t(T - 1));
+    }
+  }
+}
+
+TEST_P(KvCacheTest, DynamicNtkMatchesFullPassOnlyUpToItsThreshold) {
+  // Documented behaviour (as Hugging Face): keys keep the frequencies of the
+  // step that appended them. Below M cached == uncached; past M they differ.
+  Rng rng(32);
+  const size_t H = 1, D = 16;
+  for (size_t T : {size_t(8), size_t(20)}) {
+    EncodingSetup s = MakeSetup(1, H, 1, T, D, rng);
+    s.o.rope.freq.scaling.type = RopeScalingType::kDynamic;
+    s.o.rope.freq.scaling.factor = 2;
+    s.o.rope.freq.scaling.max_position_embeddings = 8;
+    const std::vector<float> q = rng.Vector(T * D), k = rng.Vector(T * D),
+                             v = rng.Vector(T * D);
+    std::vector<float> full(T * D);
+    ASSERT_TRUE(Attention(s.o, q.data(), k.data(), v.data(), full.data()).ok());
+    KvCache cache(1, D, s.o.rope);
+    double worst = 0;
+    for (size_t t = 0; t < T; ++t) {
+      const std::vector<float> kt = Slice(k, 1, T, D, t, t + 1),
+                               vt = Slice(v, 1, T, D, t, t + 1),
+                               qt = Slice(q, 1, T, D, t, t + 1);
+      ASSERT_TRUE(cache.Append(kt.data(), vt.data(), 1, nullptr).ok());
+      AttentionOptions step = s.o;
+      step.Tq = 1;
+      std::vector<float> out(D);
+      ASSERT_TRUE(cache.Attend(step, qt.data(), nullptr, out.data()).ok());
+      for (size_t e = 0; e < D; ++e) {
+        worst = std::max(worst, double(std::abs(out[e] - full[t * D + e])));
+      }
+    }
+    if (T <= 8) {
+      EXPECT_LT(worst, 2e-6);
+    } else {
+      EXPECT_GT(worst, 1e-4);
+    }
+  }
+}
+
+TEST_P(KvCacheTest, ShiftIsAPureRotation) {
+  Rng rng(33);
+  const size_t D = 16, T = 6;
+  AttentionRope rope;
+  rope.enabled = true;
+  rope.freq.head_dim = int(D);
+  rope.freq.scaling.type = RopeScalingType::kYarn;  // attention factor != 1
+  rope.freq.scaling.factor = 8;
+  rope.freq.scaling.original_max_position_embeddings = 16;
+  const std::vector<float> k = rng.Vector(T * D), v = rng.Vector(T * D),
+                           q = rng.Vector(D);
+  KvCache shifted(1, D, rope), direct(1, D, rope);
+  ASSERT_TRUE(shifted.Append(k.data(), v.data(), T, nullptr).ok());
+  ASSERT_TRUE(shifted.Shift(40).ok());
+  std::vector<int32_t> pos(T);
+  for (size_t t = 0; t < T; ++t) pos[t] = int32_t(t + 40);
+  ASSERT_TRUE(direct.Append(k.data(), v.data(), T, pos.data()).ok());
+  EXPECT_EQ(shifted.positions(), direct.positions());
+  AttentionOptions o;
+  o.H = 1;
+  o.Tq = 1;
+  o.causal = true;
+  std::vector<float> a(D), b(D);
+  ASSERT_TRUE(shifted.Attend(o, q.data(), nullptr, a.data()).ok());
+  ASSERT_TRUE(direct.Attend(o, q.data(), nullptr, b.data()).ok());
+  for (size_t e = 0; e < D; ++e) EXPECT_NEAR(a[e], b[e], 2e-6);
+}
+
+TEST(KvCacheValidation, Errors) {
+  AttentionRope rope;
+  EXPECT_FALSE(KvCache::Validate(0, 8, rope).ok());
+  rope.enabled = true;
+  rope.freq.head_dim = 7;
+  EXPECT_NE(KvCache::Validate(1, 8, rope)
+                .message()
+                .find("rope headDim (7) must equal headDim (8)"),
+            std::string::npos);
+  rope.freq.head_dim = 8;
+  rope.freq.scaling.type = RopeScalingType::kDynamic;
+  rope.freq.scaling.factor = 2;
+  rope.freq.scaling.max_position_embeddings = 4;
+  ASSERT_TRUE(KvCache::Validate(1, 8, rope).ok());
+  KvCache c(1, 8, rope);
+  EXPECT_NE(c.Shift(3).message().find("shift needs fixed frequencies"),
+            std::string::npos);
+}
+
+POSENC_INSTANTIATE_PER_TARGET(KvCacheTest);
+
+}  // namespace
+}  // namespace posenc
