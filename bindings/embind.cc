@@ -10,11 +10,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ops/alibi.h"
+#include "ops/attention.h"
 #include "ops/encoding.h"
+#include "ops/kv_cache.h"
 #include "ops/learned.h"
 #include "ops/rope.h"
 #include "ops/rope_apply.h"
@@ -261,6 +264,150 @@ std::string XposScalesJs(uintptr_t positions, double T, int rotary_dim,
   return "";
 }
 
+// Attention arguments as the loader sends them (addresses 0 = absent).
+struct AttentionSpec {
+  int heads = 0, kv_heads = 0;
+  double query_length = 0, key_length = 0;
+  int head_dim = 0;
+  double scale = 0;
+  bool causal = true;
+  double query_offset = -1, window = 0;
+  uintptr_t key_mask = 0, alibi_slopes = 0, t5_table = 0;
+  int t5_buckets = 32, t5_max_distance = 128;
+  bool t5_bidirectional = false;
+  uintptr_t shaw_k = 0, shaw_v = 0;
+  int shaw_clip = 0;
+  uintptr_t bias = 0;
+  bool rope = false;
+  int rope_layout = 0;
+  uintptr_t q_positions = 0, k_positions = 0;
+  bool positions_from_mask = false, xpos = false;
+  double xpos_scale_base = 512;
+  uintptr_t weights = 0;
+};
+
+Status ToAttention(const AttentionSpec& a, const RopeSpec& rope,
+                   AttentionOptions* o) {
+  if (a.heads < 1 || a.kv_heads < 1 || a.head_dim < 1 || a.query_length < 0 ||
+      a.key_length < 0) {
+    return Status::Invalid(
+        "heads, kvHeads, headDim must be >= 1 and lengths "
+        ">= 0");
+  }
+  o->H = a.heads;
+  o->Hkv = a.kv_heads;
+  o->Tq = static_cast<size_t>(a.query_length);
+  o->Tk = static_cast<size_t>(a.key_length);
+  o->D = a.head_dim;
+  o->scale = static_cast<float>(a.scale);
+  o->causal = a.causal;
+  o->query_offset = static_cast<int64_t>(a.query_offset);
+  o->window = static_cast<int64_t>(a.window);
+  o->key_mask = a.key_mask ? Ptr<uint8_t>(a.key_mask) : nullptr;
+  o->alibi_slopes = a.alibi_slopes ? Ptr<float>(a.alibi_slopes) : nullptr;
+  o->t5_table = a.t5_table ? Ptr<float>(a.t5_table) : nullptr;
+  o->t5_buckets = a.t5_buckets;
+  o->t5_max_distance = a.t5_max_distance;
+  o->t5_bidirectional = a.t5_bidirectional;
+  o->shaw_k = a.shaw_k ? Ptr<float>(a.shaw_k) : nullptr;
+  o->shaw_v = a.shaw_v ? Ptr<float>(a.shaw_v) : nullptr;
+  o->shaw_clip = a.shaw_clip;
+  o->bias = a.bias ? Ptr<float>(a.bias) : nullptr;
+  o->weights = a.weights ? Ptr<float>(a.weights) : nullptr;
+  if (a.rope) {
+    if (a.rope_layout != 0 && a.rope_layout != 1) {
+      return Status::Invalid(
+          StrCat("rope.layout is not a valid enum value: ", a.rope_layout));
+    }
+    o->rope.enabled = true;
+    POSENC_RETURN_IF_ERROR(ToConfig(rope, &o->rope.freq));
+    o->rope.layout = static_cast<RopeLayout>(a.rope_layout);
+    o->rope.q_positions = a.q_positions ? Ptr<int32_t>(a.q_positions) : nullptr;
+    o->rope.k_positions = a.k_positions ? Ptr<int32_t>(a.k_positions) : nullptr;
+    o->rope.positions_from_mask = a.positions_from_mask;
+    o->rope.xpos = a.xpos;
+    o->rope.xpos_scale_base = a.xpos_scale_base;
+  }
+  return Status::Ok();
+}
+
+// q: [heads, Tq, D], k, v: [kvHeads, Tk, D], out: [heads, Tq, D].
+std::string AttentionJs(const AttentionSpec& a, const RopeSpec& rope,
+                        uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t out) {
+  AttentionOptions o;
+  Status s = ToAttention(a, rope, &o);
+  if (s.ok()) {
+    s = Attention(o, Ptr<float>(q), Ptr<float>(k), Ptr<float>(v),
+                  Ptr<float>(out));
+  }
+  return s.ok() ? "" : s.message();
+}
+
+// The KvCache handle the loader wraps. A bad configuration leaves error()
+// non-empty and every method returning it.
+class KvCacheJs {
+ public:
+  KvCacheJs(int kv_heads, int head_dim, bool rope, const RopeSpec& spec,
+            int layout, bool xpos, double xpos_scale_base) {
+    AttentionRope r;
+    if (rope) {
+      r.enabled = true;
+      Status s = ToConfig(spec, &r.freq);
+      if (s.ok() && layout != 0 && layout != 1) {
+        s = Status::Invalid(
+            StrCat("rope.layout is not a valid enum value: ", layout));
+      }
+      if (!s.ok()) {
+        error_ = s.message();
+        return;
+      }
+      r.layout = static_cast<RopeLayout>(layout);
+      r.xpos = xpos;
+      r.xpos_scale_base = xpos_scale_base;
+    }
+    const Status s = KvCache::Validate(kv_heads < 0 ? 0 : kv_heads,
+                                       head_dim < 0 ? 0 : head_dim, r);
+    if (!s.ok()) {
+      error_ = s.message();
+      return;
+    }
+    cache_ = std::make_unique<KvCache>(kv_heads, head_dim, r);
+  }
+  std::string error() const { return error_; }
+  // k, v: [kvHeads, Tn, D]; positions: int32 [Tn] or 0.
+  std::string append(uintptr_t k, uintptr_t v, double Tn, uintptr_t positions) {
+    if (!cache_) return error_;
+    const Status s =
+        cache_->Append(Ptr<float>(k), Ptr<float>(v), static_cast<size_t>(Tn),
+                       positions ? Ptr<int32_t>(positions) : nullptr);
+    return s.ok() ? "" : s.message();
+  }
+  std::string attend(const AttentionSpec& a, uintptr_t q, uintptr_t q_positions,
+                     uintptr_t out) {
+    if (!cache_) return error_;
+    AttentionOptions o;
+    AttentionSpec plain = a;
+    plain.rope = false;
+    Status s = ToAttention(plain, RopeSpec(), &o);
+    if (s.ok()) {
+      s = cache_->Attend(o, Ptr<float>(q),
+                         q_positions ? Ptr<int32_t>(q_positions) : nullptr,
+                         Ptr<float>(out));
+    }
+    return s.ok() ? "" : s.message();
+  }
+  std::string shift(int delta) {
+    if (!cache_) return error_;
+    const Status s = cache_->Shift(delta);
+    return s.ok() ? "" : s.message();
+  }
+  double length() const { return cache_ ? double(cache_->length()) : 0; }
+
+ private:
+  std::string error_;
+  std::unique_ptr<KvCache> cache_;
+};
+
 std::string TargetJs() { return DispatchedTargetName(); }
 
 // Benchmark support: ApplyRope on module-owned buffers, `iters` times, so
@@ -332,6 +479,43 @@ EMSCRIPTEN_BINDINGS(posenc) {
       .field("shortFactor", &RopeSpec::short_factor)
       .field("longFactor", &RopeSpec::long_factor)
       .field("factorLength", &RopeSpec::factor_length);
+  using posenc::AttentionSpec;
+  value_object<AttentionSpec>("AttentionSpec")
+      .field("heads", &AttentionSpec::heads)
+      .field("kvHeads", &AttentionSpec::kv_heads)
+      .field("queryLength", &AttentionSpec::query_length)
+      .field("keyLength", &AttentionSpec::key_length)
+      .field("headDim", &AttentionSpec::head_dim)
+      .field("scale", &AttentionSpec::scale)
+      .field("causal", &AttentionSpec::causal)
+      .field("queryOffset", &AttentionSpec::query_offset)
+      .field("window", &AttentionSpec::window)
+      .field("keyMask", &AttentionSpec::key_mask)
+      .field("alibiSlopes", &AttentionSpec::alibi_slopes)
+      .field("t5Table", &AttentionSpec::t5_table)
+      .field("t5Buckets", &AttentionSpec::t5_buckets)
+      .field("t5MaxDistance", &AttentionSpec::t5_max_distance)
+      .field("t5Bidirectional", &AttentionSpec::t5_bidirectional)
+      .field("shawK", &AttentionSpec::shaw_k)
+      .field("shawV", &AttentionSpec::shaw_v)
+      .field("shawClip", &AttentionSpec::shaw_clip)
+      .field("bias", &AttentionSpec::bias)
+      .field("rope", &AttentionSpec::rope)
+      .field("ropeLayout", &AttentionSpec::rope_layout)
+      .field("qPositions", &AttentionSpec::q_positions)
+      .field("kPositions", &AttentionSpec::k_positions)
+      .field("positionsFromMask", &AttentionSpec::positions_from_mask)
+      .field("xpos", &AttentionSpec::xpos)
+      .field("xposScaleBase", &AttentionSpec::xpos_scale_base)
+      .field("weights", &AttentionSpec::weights);
+  function("attention", &posenc::AttentionJs);
+  class_<posenc::KvCacheJs>("KvCache")
+      .constructor<int, int, bool, const RopeSpec&, int, bool, double>()
+      .function("error", &posenc::KvCacheJs::error)
+      .function("append", &posenc::KvCacheJs::append)
+      .function("attend", &posenc::KvCacheJs::attend)
+      .function("shift", &posenc::KvCacheJs::shift)
+      .function("length", &posenc::KvCacheJs::length);
   function("ropeFrequencies", &posenc::RopeFrequenciesJs);
   function("ropeApply", &posenc::RopeApplyJs);
   function("sinusoidal", &posenc::SinusoidalJs);

@@ -6,6 +6,12 @@
  */
 import type {
   AlibiBiasOptions,
+  AttentionOptions,
+  AttentionResult,
+  AttentionRopeOptions,
+  KvCache,
+  KvCacheAttendOptions,
+  KvCacheOptions,
   AlibiVariant,
   ApplyRopeOptions,
   LearnedOptions,
@@ -58,6 +64,47 @@ interface RopeSpec {
   factorLength: number;
 }
 
+/** The value object `AttentionSpec` of bindings/embind.cc (addresses 0 = absent). */
+interface AttentionSpec {
+  heads: number;
+  kvHeads: number;
+  queryLength: number;
+  keyLength: number;
+  headDim: number;
+  scale: number;
+  causal: boolean;
+  queryOffset: number;
+  window: number;
+  keyMask: number;
+  alibiSlopes: number;
+  t5Table: number;
+  t5Buckets: number;
+  t5MaxDistance: number;
+  t5Bidirectional: boolean;
+  shawK: number;
+  shawV: number;
+  shawClip: number;
+  bias: number;
+  rope: boolean;
+  ropeLayout: number;
+  qPositions: number;
+  kPositions: number;
+  positionsFromMask: boolean;
+  xpos: boolean;
+  xposScaleBase: number;
+  weights: number;
+}
+
+/** The Embind `KvCache` handle. */
+interface RawKvCache {
+  error(): string;
+  append(k: number, v: number, n: number, positions: number): string;
+  attend(spec: AttentionSpec, q: number, qPositions: number, out: number): string;
+  shift(delta: number): string;
+  length(): number;
+  delete(): void;
+}
+
 /** What the Emscripten module exposes (see bindings/embind.cc). */
 export interface RawModule {
   HEAPU8: Uint8Array;
@@ -82,6 +129,8 @@ export interface RawModule {
   shawValues(probs: number, v: number, tableV: number, Q: number, K: number, D: number, clip: number, out: number): string;
   learnedPositions(table: number, maxLength: number, dim: number, positions: number, T: number, out: number): string;
   xposScales(positions: number, T: number, rotaryDim: number, scaleBase: number, center: number, key: boolean, out: number): string;
+  attention(spec: AttentionSpec, rope: RopeSpec, q: number, k: number, v: number, out: number): string;
+  KvCache: new (kvHeads: number, headDim: number, rope: boolean, spec: RopeSpec, layout: number, xpos: boolean, xposScaleBase: number) => RawKvCache;
   target(): string;
   benchRope(H: number, T: number, d: number, layout: number, iters: number): void;
   benchCopy(iters: number): void;
@@ -273,6 +322,184 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
     });
   }
 
+  /** A RoPE spec from the options of an attention call (defaults when absent). */
+  function attentionRope(f: Frame, r: unknown, headDim: number): { spec: RopeSpec; layout: number; xposBase: number; xpos: boolean } {
+    if (r === undefined) return { spec: ropeSpec(f, { headDim }).spec, layout: 0, xposBase: 512, xpos: false };
+    const o = requireObject('rope', r);
+    const layout = LAYOUTS.indexOf(oneOf('rope.layout', o.layout, LAYOUTS));
+    const { spec } = ropeSpec(f, { headDim, rotaryDim: o.rotaryDim, base: o.base, scaling: o.scaling });
+    let xposBase = 512;
+    if (o.xpos !== undefined) xposBase = optNum('rope.xpos.scaleBase', requireObject('rope.xpos', o.xpos).scaleBase, 512, { gt: 0 });
+    return { spec, layout, xposBase, xpos: o.xpos !== undefined };
+  }
+
+  /** Validates the masks and bias encodings of one call and copies their arrays in. */
+  function attentionSpec(f: Frame, o: Record<string, unknown>, shape: {
+    heads: number; kvHeads: number; queryLength: number; keyLength: number; headDim: number;
+  }): { spec: AttentionSpec; weights: boolean } {
+    const { heads, queryLength: Tq, keyLength: Tk, headDim: D } = shape;
+    const causal = optBool('causal', o.causal, true);
+    const spec: AttentionSpec = {
+      ...shape, scale: optNum('scale', o.scale, 0, { gt: 0 }), causal,
+      queryOffset: optInt('queryOffset', o.queryOffset, -1, 0, 1 << 24),
+      window: optInt('window', o.window, 0, 1, 1 << 24),
+      keyMask: 0, alibiSlopes: 0, t5Table: 0, t5Buckets: 32, t5MaxDistance: 128, t5Bidirectional: !causal,
+      shawK: 0, shawV: 0, shawClip: 0, bias: 0, rope: false, ropeLayout: 0, qPositions: 0, kPositions: 0,
+      positionsFromMask: false, xpos: false, xposScaleBase: 512, weights: 0,
+    };
+    if (o.queryOffset === undefined && Tq > Tk) {
+      throw new RangeError(`queryLength (${Tq}) must not exceed keyLength (${Tk}) unless queryOffset is given`);
+    }
+    if (o.keyPadding !== undefined) {
+      const m = o.keyPadding;
+      if (!(m instanceof Uint8Array)) throw new TypeError(`keyPadding must be a Uint8Array, got ${typeof m}`);
+      if (m.length !== Tk) throw new RangeError(`keyPadding must have keyLength = ${Tk} elements, got ${m.length}`);
+      const p = f.alloc(Tk);
+      m.buffer === rawHeap().buffer ? rawHeap().set(m.slice(), p) : rawHeap().set(m, p);
+      spec.keyMask = p;
+    }
+    if (o.alibi !== undefined && o.alibi !== false) {
+      if (o.alibi === true) {
+        spec.alibiSlopes = f.alloc(heads * 4);
+        check(m.alibiSlopes(heads, 0, spec.alibiSlopes));
+      } else {
+        const a = requireObject('alibi', o.alibi);
+        if (a.slopes !== undefined) {
+          const sl = tensor('alibi.slopes', a.slopes, [['heads', heads]]);
+          for (let h = 0; h < heads; h++) num(`alibi.slopes[${h}]`, sl[h]);
+          spec.alibiSlopes = f.f32(sl);
+        } else {
+          const variant = a.variant === undefined ? 'paper' : oneOf('alibi.variant', a.variant, ALIBI_VARIANTS);
+          spec.alibiSlopes = f.alloc(heads * 4);
+          check(m.alibiSlopes(heads, ALIBI_VARIANTS.indexOf(variant), spec.alibiSlopes));
+        }
+      }
+    }
+    if (o.t5 !== undefined) {
+      const t = requireObject('t5', o.t5);
+      const { nb, md, bidir } = t5Args({ queryLength: 0, keyLength: 0, numBuckets: t.numBuckets, maxDistance: t.maxDistance,
+        bidirectional: t.bidirectional ?? !causal });
+      spec.t5Table = f.f32(tensor('t5.table', t.table, [['numBuckets', nb], ['heads', heads]]));
+      spec.t5Buckets = nb;
+      spec.t5MaxDistance = md;
+      spec.t5Bidirectional = bidir;
+    }
+    if (o.shaw !== undefined) {
+      const sh = requireObject('shaw', o.shaw);
+      const clip = int('shaw.clip', sh.clip, 0, 1 << 20);
+      spec.shawClip = clip;
+      spec.shawK = f.f32(tensor('shaw.tableK', sh.tableK, [['(2 * clip + 1)', 2 * clip + 1], ['headDim', D]]));
+      if (sh.tableV !== undefined) {
+        spec.shawV = f.f32(tensor('shaw.tableV', sh.tableV, [['(2 * clip + 1)', 2 * clip + 1], ['headDim', D]]));
+      }
+    }
+    if (o.bias !== undefined) {
+      spec.bias = f.f32(tensor('bias', o.bias, [['heads', heads], ['queryLength', Tq], ['keyLength', Tk]]));
+    }
+    const weights = optBool('returnWeights', o.returnWeights, false);
+    if (weights) {
+      checkElements('weights', [['heads', heads], ['queryLength', Tq], ['keyLength', Tk]], 4);
+      spec.weights = f.alloc(heads * Tq * Tk * 4);
+    }
+    return { spec, weights };
+  }
+  const rawHeap = (): Uint8Array => m.HEAPU8;
+
+  function finishAttention(spec: AttentionSpec, out: number, weights: boolean): AttentionResult {
+    const res: AttentionResult = { out: readF32(out, spec.heads * spec.queryLength * spec.headDim) };
+    if (weights) res.weights = readF32(spec.weights, spec.heads * spec.queryLength * spec.keyLength);
+    return res;
+  }
+
+  const registry = typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<RawKvCache>((h) => h.delete())
+    : undefined;
+  const dispose: symbol = (Symbol as unknown as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose');
+
+  class KvCacheImpl implements KvCache {
+    #h: RawKvCache | undefined;
+    readonly #kvHeads: number;
+    readonly #headDim: number;
+    readonly #token = {};
+
+    constructor(options: KvCacheOptions) {
+      const o = requireObject('options', options);
+      this.#kvHeads = int('kvHeads', o.kvHeads, 1, 65536);
+      this.#headDim = int('headDim', o.headDim, 1, 65536);
+      this.#h = call((f) => {
+        const r = attentionRope(f, o.rope, this.#headDim);
+        const h = new m.KvCache(this.#kvHeads, this.#headDim, o.rope !== undefined, r.spec, r.layout, r.xpos, r.xposBase);
+        const err = h.error();
+        if (err !== '') {
+          h.delete();
+          throw new RangeError(err);
+        }
+        return h;
+      });
+      registry?.register(this, this.#h, this.#token);
+    }
+
+    #handle(what: string): RawKvCache {
+      if (this.#h === undefined) throw new TypeError(`KvCache.${what}: this cache has been deleted`);
+      return this.#h;
+    }
+
+    get length(): number {
+      return this.#handle('length').length();
+    }
+
+    append(k: Float32Array, v: Float32Array, options?: { positions?: Int32Array }): void {
+      const h = this.#handle('append()');
+      const o = options === undefined ? {} : requireObject('options', options);
+      const ki = own(f32('k', k));
+      const n = ki.length / (this.#kvHeads * this.#headDim);
+      if (!Number.isInteger(n)) {
+        throw new RangeError(`k must have kvHeads * n * headDim = ${this.#kvHeads} * n * ${this.#headDim} elements, got ${ki.length}`);
+      }
+      const vi = tensor('v', v, [['kvHeads', this.#kvHeads], ['n', n], ['headDim', this.#headDim]]);
+      call((f) => {
+        const pos = o.positions === undefined ? 0 : f.i32(own(i32('positions', o.positions, n, 'n')));
+        check(h.append(f.f32(ki), f.f32(vi), n, pos));
+      });
+    }
+
+    attend(q: Float32Array, options: KvCacheAttendOptions): AttentionResult {
+      const h = this.#handle('attend()');
+      const o = requireObject('options', options);
+      const heads = int('heads', o.heads, 1, 65536);
+      if (heads % this.#kvHeads !== 0) throw new RangeError(`kvHeads (${this.#kvHeads}) must divide heads (${heads})`);
+      const Tq = int('queryLength', o.queryLength, 0);
+      const qi = tensor('q', q, [['heads', heads], ['queryLength', Tq], ['headDim', this.#headDim]]);
+      return call((f) => {
+        const { spec, weights } = attentionSpec(f, o, {
+          heads, kvHeads: this.#kvHeads, queryLength: Tq, keyLength: h.length(), headDim: this.#headDim,
+        });
+        const qpos = o.queryPositions === undefined ? 0 : f.i32(own(i32('queryPositions', o.queryPositions, Tq, 'queryLength')));
+        const out = f.alloc(qi.length * 4);
+        check(h.attend(spec, f.f32(qi), qpos, out));
+        return finishAttention(spec, out, weights);
+      });
+    }
+
+    shift(delta: number): void {
+      check(this.#handle('shift()').shift(int('delta', delta, -2147483648, 2147483647)));
+    }
+
+    delete(): void {
+      const h = this.#handle('delete()');
+      this.#h = undefined;
+      registry?.unregister(this.#token);
+      h.delete();
+    }
+
+    [Symbol.dispose](): void {
+      if (this.#h !== undefined) this.delete();
+    }
+  }
+  if (dispose !== Symbol.dispose) {
+    Object.defineProperty(KvCacheImpl.prototype, dispose, { value: KvCacheImpl.prototype[Symbol.dispose] });
+  }
+
   const api: Posenc = {
     simd,
     target: m.target(),
@@ -445,6 +672,41 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
         return readF32(out, n);
       });
     },
+
+    attention(options: AttentionOptions): AttentionResult {
+      const o = requireObject('options', options);
+      const heads = int('heads', o.heads, 1, 65536);
+      const kvHeads = optInt('kvHeads', o.kvHeads, heads, 1, 65536);
+      if (heads % kvHeads !== 0) throw new RangeError(`kvHeads (${kvHeads}) must divide heads (${heads})`);
+      const Tq = int('queryLength', o.queryLength, 0, 1 << 24);
+      const Tk = int('keyLength', o.keyLength, 0, 1 << 24);
+      const D = int('headDim', o.headDim, 1, 65536);
+      const q = tensor('q', o.q, [['heads', heads], ['queryLength', Tq], ['headDim', D]]);
+      const k = tensor('k', o.k, [['kvHeads', kvHeads], ['keyLength', Tk], ['headDim', D]]);
+      const v = tensor('v', o.v, [['kvHeads', kvHeads], ['keyLength', Tk], ['headDim', D]]);
+      return call((f) => {
+        const { spec, weights } = attentionSpec(f, o, { heads, kvHeads, queryLength: Tq, keyLength: Tk, headDim: D });
+        const r = attentionRope(f, o.rope, D);
+        if (o.rope !== undefined) {
+          const ro = o.rope as AttentionRopeOptions;
+          spec.rope = true;
+          spec.ropeLayout = r.layout;
+          spec.xpos = r.xpos;
+          spec.xposScaleBase = r.xposBase;
+          if (ro.queryPositions !== undefined) spec.qPositions = f.i32(own(i32('rope.queryPositions', ro.queryPositions, Tq, 'queryLength')));
+          if (ro.keyPositions !== undefined) spec.kPositions = f.i32(own(i32('rope.keyPositions', ro.keyPositions, Tk, 'keyLength')));
+          spec.positionsFromMask = optBool('rope.positionsFromPadding', ro.positionsFromPadding, false);
+          if (spec.positionsFromMask && spec.keyMask === 0) {
+            throw new TypeError('rope.positionsFromPadding needs keyPadding');
+          }
+        }
+        const out = f.alloc(q.length * 4);
+        check(m.attention(spec, r.spec, f.f32(q), f.f32(k), f.f32(v), out));
+        return finishAttention(spec, out, weights);
+      });
+    },
+
+    KvCache: KvCacheImpl,
 
     benchRope(heads: number, seqLen: number, headDim: number, layout: RopeLayout, iters: number): void {
       const h = int('heads', heads, 1);

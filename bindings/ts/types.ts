@@ -243,6 +243,102 @@ export interface XposScaleOptions {
   key?: boolean;
 }
 
+/** RoPE (or xPos) applied to q and k inside attention. */
+export interface AttentionRopeOptions {
+  layout: RopeLayout;
+  rotaryDim?: number;
+  base?: number;
+  scaling?: RopeScaling;
+  /** `[queryLength]` positions; default: the position of the key slot each query sits in. */
+  queryPositions?: Int32Array;
+  /** `[keyLength]` positions; default `0..keyLength-1`, or from `keyPadding` (see `positionsFromPadding`). */
+  keyPositions?: Int32Array;
+  /** Left padding: key positions are `cumsum(keyPadding) - 1` (pad slots get 1; they are masked anyway). */
+  positionsFromPadding?: boolean;
+  /** Adds xPos decay (queries scaled, keys inverse-scaled). */
+  xpos?: { scaleBase?: number };
+}
+
+/** The encodings and masks of one attention call (shared by `attention` and `KvCache.attend`). */
+export interface AttentionBiasOptions {
+  /** Query heads. */
+  heads: number;
+  queryLength: number;
+  /** Default true: key `j` is visible to query `i` iff `j <= i + queryOffset`. */
+  causal?: boolean;
+  /** Multiplies q.k. Default `1 / sqrt(headDim)` (T5 uses 1). */
+  scale?: number;
+  /** Query `i` sits at key index `i + queryOffset`. Default `keyLength - queryLength` (queries are the last tokens). */
+  queryOffset?: number;
+  /** Sliding window: key `j` is visible iff `i + queryOffset - j < window`. */
+  window?: number;
+  /** `[keyLength]`, 1 = real token, 0 = padding (masked). */
+  keyPadding?: Uint8Array;
+  /** ALiBi: `true` for the paper's slopes, or a variant / explicit `[heads]` slopes. Bidirectional calls use `-m|i-j|`. */
+  alibi?: boolean | { variant?: AlibiVariant; slopes?: Float32Array };
+  /** T5 relative bias from a learned `[numBuckets, heads]` table (set `scale: 1` for T5 itself). */
+  t5?: { table: Float32Array; numBuckets?: number; maxDistance?: number; bidirectional?: boolean };
+  /** Shaw et al. relative keys (and values): `[2 * clip + 1, headDim]` tables. */
+  shaw?: { tableK: Float32Array; tableV?: Float32Array; clip: number };
+  /** Any additive bias `[heads, queryLength, keyLength]`. */
+  bias?: Float32Array;
+  /** Also return the attention probabilities `[heads, queryLength, keyLength]` (allocates T^2). */
+  returnWeights?: boolean;
+}
+
+export interface AttentionOptions extends AttentionBiasOptions {
+  /** `[heads, queryLength, headDim]`. */
+  q: Float32Array;
+  /** `[kvHeads, keyLength, headDim]`. */
+  k: Float32Array;
+  /** `[kvHeads, keyLength, headDim]`. */
+  v: Float32Array;
+  /** Key/value heads; must divide `heads` (grouped-query / multi-query). Default `heads`. */
+  kvHeads?: number;
+  keyLength: number;
+  headDim: number;
+  /** RoPE / xPos on q and k. Omit for NoPE or a bias-only encoding. */
+  rope?: AttentionRopeOptions;
+}
+
+export interface AttentionResult {
+  /** `[heads, queryLength, headDim]`. */
+  out: Float32Array;
+  /** `[heads, queryLength, keyLength]` when `returnWeights` was set. */
+  weights?: Float32Array;
+}
+
+export interface KvCacheOptions {
+  kvHeads: number;
+  headDim: number;
+  /** Keys are rotated with this RoPE / xPos when appended (positions as given to `append`). */
+  rope?: Omit<AttentionRopeOptions, 'queryPositions' | 'keyPositions' | 'positionsFromPadding'>;
+}
+
+export interface KvCacheAttendOptions extends AttentionBiasOptions {
+  /** `[queryLength]` RoPE positions of the queries; default: positions of the last `queryLength` cached tokens. */
+  queryPositions?: Int32Array;
+}
+
+/**
+ * Keys and values of past tokens for incremental decoding. Owns wasm memory:
+ * call `delete()` (or use `using`) when done.
+ */
+export interface KvCache {
+  /** Cached tokens. */
+  readonly length: number;
+  /** Appends `k`, `v`: `[kvHeads, n, headDim]` at `positions` (default `length .. length + n - 1`). */
+  append(k: Float32Array, v: Float32Array, options?: { positions?: Int32Array }): void;
+  /** Attends `q: [heads, queryLength, headDim]` over every cached token. */
+  attend(q: Float32Array, options: KvCacheAttendOptions): AttentionResult;
+  /** Re-rotates every cached key by `delta` positions (a pure rotation). */
+  shift(delta: number): void;
+  /** Frees the wasm memory. Any later call, a second `delete()` included, throws. */
+  delete(): void;
+  /** Same as `delete()`, but a no-op when already deleted. */
+  [Symbol.dispose](): void;
+}
+
 /** The positional encodings posenc implements. `nope` is an explicit choice. */
 export type Encoding =
   | 'nope'
@@ -296,6 +392,10 @@ export interface Posenc {
   learnedPositions(options: LearnedOptions): Float32Array;
   /** `[T, rotaryDim / 2]` xPos scales. */
   xposScales(options: XposScaleOptions): Float32Array;
+  /** `O = softmax(Q K^T * scale + bias + mask) V` with the encodings fused in. */
+  attention(options: AttentionOptions): AttentionResult;
+  /** A KV cache for incremental decoding. */
+  readonly KvCache: new (options: KvCacheOptions) => KvCache;
   /** Runs the RoPE kernel `iters` times on module-owned buffers (benchmarks). */
   benchRope(heads: number, seqLen: number, headDim: number, layout: RopeLayout, iters: number): void;
   /** Copies the buffers of the last `benchRope` call `iters` times (the memory-bandwidth ceiling). */

@@ -27,7 +27,7 @@ std::pair<int, int> RefBucket(long rel, int B, int maxd, bool bidir) {
   if (n < me) return {base + int(n), base + int(n)};
   const double v =
       std::log(double(n) / me) / std::log(double(maxd) / me) * (nb - me);
-  const int lo = std::min(nb - 1, me + int(std::floor(v - 1e-6)));
+  const int lo = std::min(nb - 1, me + std::max(0, int(std::floor(v - 1e-6))));
   const int hi = std::min(nb - 1, me + int(std::floor(v + 1e-6)));
   return {base + lo, base + hi};
 }

@@ -73,7 +73,7 @@ export function refT5Bucket(rel: number, B: number, maxd: number, bidir: boolean
   const me = Math.floor(nb / 2);
   if (n < me) return [base + n, base + n];
   const v = (Math.log(n / me) / Math.log(maxd / me)) * (nb - me);
-  return [base + Math.min(nb - 1, me + Math.floor(v - 1e-6)), base + Math.min(nb - 1, me + Math.floor(v + 1e-6))];
+  return [base + Math.min(nb - 1, me + Math.max(0, Math.floor(v - 1e-6))), base + Math.min(nb - 1, me + Math.floor(v + 1e-6))];
 }
 
 /** Max |a - b| / (atol + rtol |b|) style check; returns the first failing index or -1. */
