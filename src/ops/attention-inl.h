@@ -1,14 +1,14 @@
 // Per-target attention kernel (Highway). See attention.h for the contract.
 //
-// Tiling: for each kv head the keys are transposed once into kt: [D, Tk']
-// (Tk' = Tk rounded up to the vector width, zero padded), so that a tile of
-// kRows queries x kKeys keys is a register-blocked product: for each d,
-// one vector of keys is loaded and multiplied by each query's broadcast
-// q[r][d]. Scores get scale, biases and masks in place, then an online
-// softmax (running max m, running sum l, accumulator rescaled by
+// Tiling: for each kv head the keys are packed once into vectors of N keys
+// (kp: [Tk' / N, D, N], Tk' = Tk rounded up plus one tile, zero padded), so
+// that a tile of kRows queries x kKeys keys is a register-blocked product:
+// for each d, a vector of keys is loaded and multiplied by each query's
+// broadcast q[r][d]. Scores get scale, biases and masks in place, then an
+// online softmax (running max m, running sum l, accumulator rescaled by
 // exp(m_old - m_new)) folds the tile into acc: [kRows, D] with p * V.
 // Key tiles entirely above the causal diagonal or before the window are never
-// visited. Working memory: kt (Tk' * D), acc and one score tile, plus T5's
+// visited. Working memory: kp (Tk' * D), acc and one score tile, plus T5's
 // per-distance bias (Tq + Tk): O(T * D), never O(T^2).
 #if defined(POSENC_OPS_ATTENTION_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef POSENC_OPS_ATTENTION_INL_H_
@@ -36,24 +36,74 @@ namespace hn = hwy::HWY_NAMESPACE;
 constexpr size_t kRows = 4;   // queries per tile
 constexpr size_t kKeys = 64;  // keys per tile (a multiple of every lane count)
 
-// S[r][0, nk_pad) = q_r . kt[:, j0 + jj] for R query rows (q rows at stride
-// D). nk_pad is a multiple of the lane count; kt has row stride ld.
-template <size_t R>
-HWY_INLINE void ScoreTile(const float* HWY_RESTRICT q, size_t D,
-                          const float* HWY_RESTRICT kt, size_t ld, size_t j0,
+// S[r][0, nk_pad) = q_r . k_j for R query rows (q rows at stride D) and the
+// keys j0 .. j0 + nk_pad. Keys are packed per vector of N keys:
+// kp[((j / N) * D + d) * N + j % N], so each step loads one vector of N keys
+// at one d and multiplies it by each row's broadcast q[r][d]; two key vectors
+// per step give 8 independent accumulators. kD > 0 fixes D at compile time
+// (constant offsets, unrolled: much better code from V8).
+template <size_t R, size_t kD>
+HWY_INLINE void ScoreTile(const float* HWY_RESTRICT q, size_t D_runtime,
+                          const float* HWY_RESTRICT kp, size_t j0,
                           size_t nk_pad, float* HWY_RESTRICT S) {
+  const size_t D = kD ? kD : D_runtime;
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
-  for (size_t jj = 0; jj < nk_pad; jj += N) {
-    hn::Vec<decltype(d)> a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d),
-                         a3 = hn::Zero(d);
-    const float* kcol = kt + j0 + jj;
+  const float* q1 = q + (R > 1 ? D : 0);
+  const float* q2 = q + (R > 2 ? 2 * D : 0);
+  const float* q3 = q + (R > 3 ? 3 * D : 0);
+  size_t jj = 0;
+  for (; jj + 2 * N <= nk_pad; jj += 2 * N) {
+    const float* k0 = kp + (j0 + jj) * D;  // = ((j0 + jj) / N) * D * N
+    const float* k1 = k0 + D * N;
+    hn::Vec<decltype(d)> a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0;
+    hn::Vec<decltype(d)> b0 = a0, b1 = a0, b2 = a0, b3 = a0;
     for (size_t dd = 0; dd < D; ++dd) {
-      const hn::Vec<decltype(d)> kv = hn::LoadU(d, kcol + dd * ld);
-      a0 = hn::MulAdd(hn::Set(d, q[dd]), kv, a0);
-      if constexpr (R > 1) a1 = hn::MulAdd(hn::Set(d, q[D + dd]), kv, a1);
-      if constexpr (R > 2) a2 = hn::MulAdd(hn::Set(d, q[2 * D + dd]), kv, a2);
-      if constexpr (R > 3) a3 = hn::MulAdd(hn::Set(d, q[3 * D + dd]), kv, a3);
+      const hn::Vec<decltype(d)> x = hn::LoadU(d, k0 + dd * N);
+      const hn::Vec<decltype(d)> y = hn::LoadU(d, k1 + dd * N);
+      const hn::Vec<decltype(d)> s0 = hn::Set(d, q[dd]);
+      a0 = hn::MulAdd(s0, x, a0);
+      b0 = hn::MulAdd(s0, y, b0);
+      if constexpr (R > 1) {
+        const hn::Vec<decltype(d)> s1 = hn::Set(d, q1[dd]);
+        a1 = hn::MulAdd(s1, x, a1);
+        b1 = hn::MulAdd(s1, y, b1);
+      }
+      if constexpr (R > 2) {
+        const hn::Vec<decltype(d)> s2 = hn::Set(d, q2[dd]);
+        a2 = hn::MulAdd(s2, x, a2);
+        b2 = hn::MulAdd(s2, y, b2);
+      }
+      if constexpr (R > 3) {
+        const hn::Vec<decltype(d)> s3 = hn::Set(d, q3[dd]);
+        a3 = hn::MulAdd(s3, x, a3);
+        b3 = hn::MulAdd(s3, y, b3);
+      }
+    }
+    hn::StoreU(a0, d, S + jj);
+    hn::StoreU(b0, d, S + jj + N);
+    if constexpr (R > 1) {
+      hn::StoreU(a1, d, S + kKeys + jj);
+      hn::StoreU(b1, d, S + kKeys + jj + N);
+    }
+    if constexpr (R > 2) {
+      hn::StoreU(a2, d, S + 2 * kKeys + jj);
+      hn::StoreU(b2, d, S + 2 * kKeys + jj + N);
+    }
+    if constexpr (R > 3) {
+      hn::StoreU(a3, d, S + 3 * kKeys + jj);
+      hn::StoreU(b3, d, S + 3 * kKeys + jj + N);
+    }
+  }
+  for (; jj < nk_pad; jj += N) {
+    const float* k0 = kp + (j0 + jj) * D;
+    hn::Vec<decltype(d)> a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0;
+    for (size_t dd = 0; dd < D; ++dd) {
+      const hn::Vec<decltype(d)> x = hn::LoadU(d, k0 + dd * N);
+      a0 = hn::MulAdd(hn::Set(d, q[dd]), x, a0);
+      if constexpr (R > 1) a1 = hn::MulAdd(hn::Set(d, q1[dd]), x, a1);
+      if constexpr (R > 2) a2 = hn::MulAdd(hn::Set(d, q2[dd]), x, a2);
+      if constexpr (R > 3) a3 = hn::MulAdd(hn::Set(d, q3[dd]), x, a3);
     }
     hn::StoreU(a0, d, S + jj);
     if constexpr (R > 1) hn::StoreU(a1, d, S + kKeys + jj);
@@ -63,35 +113,73 @@ HWY_INLINE void ScoreTile(const float* HWY_RESTRICT q, size_t D,
 }
 
 // acc[r] += sum_{jj < nk} P[r][jj] * v[jj] for R rows; v rows at stride D.
-template <size_t R>
+// Two d vectors per step: 8 accumulators for 4 rows.
+template <size_t R, size_t kD>
 HWY_INLINE void AccumulateTile(const float* HWY_RESTRICT P, size_t nk,
-                               const float* HWY_RESTRICT v, size_t D,
+                               const float* HWY_RESTRICT v, size_t D_runtime,
                                float* HWY_RESTRICT acc) {
+  const size_t D = kD ? kD : D_runtime;
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
+  const float* P1 = P + kKeys;
+  const float* P2 = P + 2 * kKeys;
+  const float* P3 = P + 3 * kKeys;
   size_t dd = 0;
-  for (; dd + N <= D; dd += N) {
+  for (; dd + 2 * N <= D; dd += 2 * N) {
     hn::Vec<decltype(d)> a0 = hn::LoadU(d, acc + dd), a1 = a0, a2 = a0, a3 = a0;
-    if constexpr (R > 1) a1 = hn::LoadU(d, acc + D + dd);
-    if constexpr (R > 2) a2 = hn::LoadU(d, acc + 2 * D + dd);
-    if constexpr (R > 3) a3 = hn::LoadU(d, acc + 3 * D + dd);
-    for (size_t jj = 0; jj < nk; ++jj) {
-      const hn::Vec<decltype(d)> vv = hn::LoadU(d, v + jj * D + dd);
-      a0 = hn::MulAdd(hn::Set(d, P[jj]), vv, a0);
-      if constexpr (R > 1) a1 = hn::MulAdd(hn::Set(d, P[kKeys + jj]), vv, a1);
+    hn::Vec<decltype(d)> b0 = hn::LoadU(d, acc + dd + N), b1 = b0, b2 = b0,
+                         b3 = b0;
+    if constexpr (R > 1) {
+      a1 = hn::LoadU(d, acc + D + dd);
+      b1 = hn::LoadU(d, acc + D + dd + N);
+    }
+    if constexpr (R > 2) {
+      a2 = hn::LoadU(d, acc + 2 * D + dd);
+      b2 = hn::LoadU(d, acc + 2 * D + dd + N);
+    }
+    if constexpr (R > 3) {
+      a3 = hn::LoadU(d, acc + 3 * D + dd);
+      b3 = hn::LoadU(d, acc + 3 * D + dd + N);
+    }
+    const float* vr = v + dd;
+    for (size_t jj = 0; jj < nk; ++jj, vr += D) {
+      const hn::Vec<decltype(d)> x = hn::LoadU(d, vr);
+      const hn::Vec<decltype(d)> y = hn::LoadU(d, vr + N);
+      const hn::Vec<decltype(d)> p0 = hn::Set(d, P[jj]);
+      a0 = hn::MulAdd(p0, x, a0);
+      b0 = hn::MulAdd(p0, y, b0);
+      if constexpr (R > 1) {
+        const hn::Vec<decltype(d)> p1 = hn::Set(d, P1[jj]);
+        a1 = hn::MulAdd(p1, x, a1);
+        b1 = hn::MulAdd(p1, y, b1);
+      }
       if constexpr (R > 2) {
-        a2 = hn::MulAdd(hn::Set(d, P[2 * kKeys + jj]), vv, a2);
+        const hn::Vec<decltype(d)> p2 = hn::Set(d, P2[jj]);
+        a2 = hn::MulAdd(p2, x, a2);
+        b2 = hn::MulAdd(p2, y, b2);
       }
       if constexpr (R > 3) {
-        a3 = hn::MulAdd(hn::Set(d, P[3 * kKeys + jj]), vv, a3);
+        const hn::Vec<decltype(d)> p3 = hn::Set(d, P3[jj]);
+        a3 = hn::MulAdd(p3, x, a3);
+        b3 = hn::MulAdd(p3, y, b3);
       }
     }
     hn::StoreU(a0, d, acc + dd);
-    if constexpr (R > 1) hn::StoreU(a1, d, acc + D + dd);
-    if constexpr (R > 2) hn::StoreU(a2, d, acc + 2 * D + dd);
-    if constexpr (R > 3) hn::StoreU(a3, d, acc + 3 * D + dd);
+    hn::StoreU(b0, d, acc + dd + N);
+    if constexpr (R > 1) {
+      hn::StoreU(a1, d, acc + D + dd);
+      hn::StoreU(b1, d, acc + D + dd + N);
+    }
+    if constexpr (R > 2) {
+      hn::StoreU(a2, d, acc + 2 * D + dd);
+      hn::StoreU(b2, d, acc + 2 * D + dd + N);
+    }
+    if constexpr (R > 3) {
+      hn::StoreU(a3, d, acc + 3 * D + dd);
+      hn::StoreU(b3, d, acc + 3 * D + dd + N);
+    }
   }
-  for (; dd < D; ++dd) {  // head dims that are not a multiple of the lanes
+  for (; dd < D; ++dd) {  // the rest, one lane at a time
     for (size_t r = 0; r < R; ++r) {
       float sum = acc[r * D + dd];
       for (size_t jj = 0; jj < nk; ++jj) {
@@ -112,10 +200,9 @@ struct HeadContext {
   const float* t5;  // per-distance bias of head h: index rel + t5_zero
   int64_t t5_zero;
   const float* mask_add;  // [Tk'] 0 or -inf from the key mask
-  const float* kt;        // [D, ld]
-  size_t ld;
-  const float* v;        // kv head's values, rows at stride D
-  const float* shaw_qa;  // [R, 2c+1] q_r . aK[c'] * scale, per tile
+  const float* kp;        // keys packed per vector: [Tk' / N, D, N]
+  const float* v;         // kv head's values, rows at stride D
+  const float* shaw_qa;   // [R, 2c+1] q_r . aK[c'] * scale, per tile
 };
 
 // Finishes the logits of row r (query position qpos) for keys j0..j0+nk:
@@ -142,8 +229,10 @@ HWY_INLINE void FinishLogits(const HeadContext& c, size_t i, int64_t qpos,
         hn::Add(rel0, hn::Set(d, static_cast<float>(jj)));
     hn::Vec<decltype(d)> s = hn::Mul(hn::LoadU(d, row + jj), vscale);
     // ALiBi: m * (j - i) = -m (i - j) causally; -m |i - j| bidirectionally.
-    s = hn::MulAdd(vslope, o.causal ? rel : hn::Neg(hn::Abs(rel)), s);
-    s = hn::Add(s, hn::LoadU(d, c.mask_add + j0 + jj));
+    if (c.slope != 0.0f) {
+      s = hn::MulAdd(vslope, o.causal ? rel : hn::Neg(hn::Abs(rel)), s);
+    }
+    if (o.key_mask) s = hn::Add(s, hn::LoadU(d, c.mask_add + j0 + jj));
     if (c.t5) {
       s = hn::Add(s, hn::LoadU(d, c.t5 + (static_cast<int64_t>(j0 + jj) - qpos +
                                           c.t5_zero)));
@@ -183,7 +272,7 @@ HWY_INLINE void FinishLogits(const HeadContext& c, size_t i, int64_t qpos,
 }
 
 // Runs R (<= kRows) query rows i0..i0+R-1 of head c.h over their keys.
-template <size_t R>
+template <size_t R, size_t kD>
 HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
                              float* HWY_RESTRICT S, float* HWY_RESTRICT acc,
                              float* HWY_RESTRICT shaw_mass, float* out) {
@@ -217,7 +306,7 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
       const size_t nk = static_cast<size_t>(
           j_end - j0 < static_cast<int64_t>(kKeys) ? j_end - j0 : kKeys);
       const size_t nk_pad = (nk + N - 1) / N * N;
-      ScoreTile<R>(q, D, c.kt, c.ld, static_cast<size_t>(j0), nk_pad, S);
+      ScoreTile<R, kD>(q, D, c.kp, static_cast<size_t>(j0), nk_pad, S);
       for (size_t r = 0; r < R; ++r) {
         float* row = S + r * kKeys;
         FinishLogits(c, i0 + r, q_first + static_cast<int64_t>(r), r,
@@ -265,7 +354,7 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
         }
       }
       if (pass == 0) {
-        AccumulateTile<R>(S, nk, c.v + static_cast<size_t>(j0) * D, D, acc);
+        AccumulateTile<R, kD>(S, nk, c.v + static_cast<size_t>(j0) * D, D, acc);
       }
     }
   }
@@ -291,6 +380,23 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
   }
 }
 
+// AttendRows for the R (1..kRows) rows of a tile.
+template <size_t kD>
+HWY_INLINE void AttendTile(size_t R, const HeadContext& c, const float* q,
+                           size_t i0, float* S, float* acc, float* mass,
+                           float* out) {
+  switch (R) {
+    case 4:
+      return AttendRows<4, kD>(c, q, i0, S, acc, mass, out);
+    case 3:
+      return AttendRows<3, kD>(c, q, i0, S, acc, mass, out);
+    case 2:
+      return AttendRows<2, kD>(c, q, i0, S, acc, mass, out);
+    default:
+      return AttendRows<1, kD>(c, q, i0, S, acc, mass, out);
+  }
+}
+
 // See AttentionKernel in attention.h.
 HWY_NOINLINE void AttentionKernelImpl(const AttentionOptions& o, const float* q,
                                       const float* k, const float* v,
@@ -300,7 +406,7 @@ HWY_NOINLINE void AttentionKernelImpl(const AttentionOptions& o, const float* q,
   const size_t H = o.H, Hkv = o.Hkv, Tq = o.Tq, Tk = o.Tk, D = o.D;
   const size_t group = H / Hkv;
   const size_t kstride = o.k_head_stride ? o.k_head_stride : Tk * D;
-  const size_t ld = (Tk + N - 1) / N * N + kKeys;  // room for a full tile
+  const size_t ld = (Tk + N - 1) / N * N + kKeys;  // padded key count
   const float neg_inf = -std::numeric_limits<float>::infinity();
 
   HeadContext c;
@@ -309,9 +415,8 @@ HWY_NOINLINE void AttentionKernelImpl(const AttentionOptions& o, const float* q,
                ? static_cast<int64_t>(Tk) - static_cast<int64_t>(Tq)
                : o.query_offset;
   c.scale = o.scale != 0.0f ? o.scale : 1.0f / std::sqrt(static_cast<float>(D));
-  c.ld = ld;
 
-  std::vector<float> kt(D * ld, 0.0f);
+  std::vector<float> kp(D * ld, 0.0f);
   std::vector<float> mask_add(ld, 0.0f);
   if (o.key_mask) {
     for (size_t j = 0; j < Tk; ++j)
@@ -342,9 +447,10 @@ HWY_NOINLINE void AttentionKernelImpl(const AttentionOptions& o, const float* q,
   for (size_t g = 0; g < Hkv; ++g) {
     const float* kg = k + g * kstride;
     for (size_t j = 0; j < Tk; ++j) {
-      for (size_t dd = 0; dd < D; ++dd) kt[dd * ld + j] = kg[j * D + dd];
+      float* dst = kp.data() + (j / N) * D * N + j % N;
+      for (size_t dd = 0; dd < D; ++dd) dst[dd * N] = kg[j * D + dd];
     }
-    c.kt = kt.data();
+    c.kp = kp.data();
     c.v = v + g * kstride;
     for (size_t h = g * group; h < (g + 1) * group; ++h) {
       c.h = h;
@@ -370,18 +476,17 @@ HWY_NOINLINE void AttentionKernelImpl(const AttentionOptions& o, const float* q,
           }
         }
         const float* qt = qh + i0 * D;
-        switch (R) {
-          case 4:
-            AttendRows<4>(c, qt, i0, S.data(), acc.data(), mass.data(), out);
+        switch (D) {  // head dims 64 and 128 get compile-time tiles
+          case 64:
+            AttendTile<64>(R, c, qt, i0, S.data(), acc.data(), mass.data(),
+                           out);
             break;
-          case 3:
-            AttendRows<3>(c, qt, i0, S.data(), acc.data(), mass.data(), out);
-            break;
-          case 2:
-            AttendRows<2>(c, qt, i0, S.data(), acc.data(), mass.data(), out);
+          case 128:
+            AttendTile<128>(R, c, qt, i0, S.data(), acc.data(), mass.data(),
+                            out);
             break;
           default:
-            AttendRows<1>(c, qt, i0, S.data(), acc.data(), mass.data(), out);
+            AttendTile<0>(R, c, qt, i0, S.data(), acc.data(), mass.data(), out);
         }
       }
     }

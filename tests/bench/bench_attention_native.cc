@@ -1,0 +1,53 @@
+// Native side of the attention benchmark (tests/bench/bench_attention.mjs):
+// causal attention, 8 heads, head dim 64, per Highway target, one JSON object
+// per line. GFLOP/s counts 2 * H * T^2 * D (the causal work).
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "hwy/targets.h"
+#include "ops/attention.h"
+#include "ops/targets.h"
+
+int main(int argc, char** argv) {
+  const size_t H = 8, D = 64;
+  std::vector<size_t> lengths = {128, 512, 1024, 4096};
+  for (size_t T : lengths) {
+    std::vector<float> q(H * T * D), k(q.size()), v(q.size()), out(q.size());
+    for (size_t i = 0; i < q.size(); ++i) {
+      q[i] = float((i * 7919) % 1000) / 1000.0f - 0.5f;
+      k[i] = float((i * 104729) % 1000) / 1000.0f - 0.5f;
+      v[i] = float((i * 1299709) % 1000) / 1000.0f - 0.5f;
+    }
+    posenc::AttentionOptions o;
+    o.H = o.Hkv = H;
+    o.Tq = o.Tk = T;
+    o.D = D;
+    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+      hwy::SetSupportedTargetsForTest(target);
+      posenc::Attention(o, q.data(), k.data(), v.data(), out.data());
+      double best = 1e30;
+      for (int rep = 0; rep < 5; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        size_t iters = 0;
+        double el = 0;
+        do {
+          posenc::Attention(o, q.data(), k.data(), v.data(), out.data());
+          ++iters;
+          el = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                             t0)
+                   .count();
+        } while (el < 0.1);
+        if (el / iters < best) best = el / iters;
+      }
+      std::printf("{\"target\":\"%s\",\"T\":%zu,\"gflops\":%.3f}\n",
+                  posenc::DispatchedTargetName(), T,
+                  2.0 * H * T * T * D / best / 1e9);
+      std::fflush(stdout);
+    }
+    hwy::SetSupportedTargetsForTest(0);
+  }
+  (void)argc;
+  (void)argv;
+  return 0;
+}
