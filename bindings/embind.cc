@@ -19,6 +19,7 @@
 #include "ops/encoding.h"
 #include "ops/kv_cache.h"
 #include "ops/learned.h"
+#include "ops/peak.h"
 #include "ops/rope.h"
 #include "ops/rope_apply.h"
 #include "ops/rope_frequencies.h"
@@ -453,6 +454,14 @@ void BenchCopyJs(int iters) {
   }
 }
 
+// The SIMD ceiling probe: returns flops done (iters * 8 chains * lanes * 2).
+double BenchPeakJs(double iters) {
+  const size_t n = static_cast<size_t>(iters);
+  volatile float sink = PeakMulAdd(n);
+  (void)sink;
+  return static_cast<double>(n) * 8 * PeakLanes() * 2;
+}
+
 }  // namespace
 }  // namespace posenc
 
@@ -531,4 +540,5 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("target", &posenc::TargetJs);
   function("benchRope", &posenc::BenchRopeJs);
   function("benchCopy", &posenc::BenchCopyJs);
+  function("benchPeak", &posenc::BenchPeakJs);
 }

@@ -134,6 +134,7 @@ export interface RawModule {
   target(): string;
   benchRope(H: number, T: number, d: number, layout: number, iters: number): void;
   benchCopy(iters: number): void;
+  benchPeak(iters: number): number;
 }
 
 const LAYOUTS: readonly RopeLayout[] = ['half', 'interleaved'];
@@ -719,6 +720,10 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
 
     benchCopy(iters: number): void {
       m.benchCopy(int('iters', iters, 0));
+    },
+
+    benchPeak(iters: number): number {
+      return m.benchPeak(int('iters', iters, 0));
     },
   };
   return api;

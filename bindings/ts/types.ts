@@ -400,4 +400,6 @@ export interface Posenc {
   benchRope(heads: number, seqLen: number, headDim: number, layout: RopeLayout, iters: number): void;
   /** Copies the buffers of the last `benchRope` call `iters` times (the memory-bandwidth ceiling). */
   benchCopy(iters: number): void;
+  /** Runs 8 independent vector mul+add chains `iters` times; returns the flops done (the SIMD ceiling probe). */
+  benchPeak(iters: number): number;
 }

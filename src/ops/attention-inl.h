@@ -223,6 +223,8 @@ HWY_INLINE void FinishLogits(const HeadContext& c, size_t i, int64_t qpos,
       hn::Add(hn::Iota(d, 0.0f),
               hn::Set(d, static_cast<float>(static_cast<int64_t>(j0) - qpos)));
   const float* bias_row = o.bias ? o.bias + (c.h * o.Tq + i) * o.Tk : nullptr;
+  // Only a tile reaching past qpos needs the causal select.
+  const bool diagonal = o.causal && static_cast<int64_t>(j0 + nk) - 1 > qpos;
   size_t jj = 0;
   for (; jj + N <= nk; jj += N) {
     const hn::Vec<decltype(d)> rel =
@@ -238,7 +240,7 @@ HWY_INLINE void FinishLogits(const HeadContext& c, size_t i, int64_t qpos,
                                           c.t5_zero)));
     }
     if (bias_row) s = hn::Add(s, hn::LoadU(d, bias_row + j0 + jj));
-    if (o.causal) s = hn::IfThenElse(hn::Gt(rel, hn::Zero(d)), vninf, s);
+    if (diagonal) s = hn::IfThenElse(hn::Gt(rel, hn::Zero(d)), vninf, s);
     if (o.window > 0) {
       s = hn::IfThenElse(
           hn::Ge(hn::Neg(rel), hn::Set(d, static_cast<float>(o.window))), vninf,
@@ -340,7 +342,13 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
         l[r] = l[r] * corr + hn::GetLane(hn::SumOfLanes(d, vsum));
         m[r] = m_new;
         if (corr != 1.0f) {
-          for (size_t e = 0; e < D; ++e) acc[r * D + e] *= corr;
+          const hn::Vec<decltype(d)> vc = hn::Set(d, corr);
+          size_t e = 0;
+          for (; e + N <= D; e += N) {
+            float* a = acc + r * D + e;
+            hn::StoreU(hn::Mul(hn::LoadU(d, a), vc), d, a);
+          }
+          for (; e < D; ++e) acc[r * D + e] *= corr;
           for (size_t e = 0; e < nshaw; ++e) shaw_mass[r * nshaw + e] *= corr;
         }
         if (nshaw) {
