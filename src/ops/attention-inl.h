@@ -203,19 +203,21 @@ struct HeadContext {
   const float* kp;        // keys packed per vector: [Tk' / N, D, N]
   const float* v;         // kv head's values, rows at stride D
   const float* shaw_qa;   // [R, 2c+1] q_r . aK[c'] * scale, per tile
+  float* q_scaled;        // [kRows, D] the tile's queries times scale
 };
 
 // Finishes the logits of row r (query position qpos) for keys j0..j0+nk:
 // S holds raw dot products; on return it holds the final logits, -inf for
 // masked keys and for the padding lanes up to nk_pad.
-HWY_INLINE void FinishLogits(const HeadContext& c, size_t i, int64_t qpos,
-                             size_t r, size_t j0, size_t nk, size_t nk_pad,
-                             float* HWY_RESTRICT row) {
+// Returns the largest logit of the row (-inf if none is visible). The
+// scale is already folded into q (see AttendRows).
+HWY_INLINE float FinishLogits(const HeadContext& c, size_t i, int64_t qpos,
+                              size_t r, size_t j0, size_t nk, size_t nk_pad,
+                              float* HWY_RESTRICT row) {
   const AttentionOptions& o = *c.o;
   const float neg_inf = -std::numeric_limits<float>::infinity();
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
-  const hn::Vec<decltype(d)> vscale = hn::Set(d, c.scale);
   const hn::Vec<decltype(d)> vslope = hn::Set(d, c.slope);
   const hn::Vec<decltype(d)> vninf = hn::Set(d, neg_inf);
   // rel = j - qpos as exact floats (|rel| < 2^24 is validated).
@@ -225,11 +227,12 @@ HWY_INLINE void FinishLogits(const HeadContext& c, size_t i, int64_t qpos,
   const float* bias_row = o.bias ? o.bias + (c.h * o.Tq + i) * o.Tk : nullptr;
   // Only a tile reaching past qpos needs the causal select.
   const bool diagonal = o.causal && static_cast<int64_t>(j0 + nk) - 1 > qpos;
+  const hn::Vec<decltype(d)> step = hn::Set(d, static_cast<float>(N));
+  hn::Vec<decltype(d)> rel = rel0;
+  hn::Vec<decltype(d)> vmax = vninf;
   size_t jj = 0;
-  for (; jj + N <= nk; jj += N) {
-    const hn::Vec<decltype(d)> rel =
-        hn::Add(rel0, hn::Set(d, static_cast<float>(jj)));
-    hn::Vec<decltype(d)> s = hn::Mul(hn::LoadU(d, row + jj), vscale);
+  for (; jj + N <= nk; jj += N, rel = hn::Add(rel, step)) {
+    hn::Vec<decltype(d)> s = hn::LoadU(d, row + jj);
     // ALiBi: m * (j - i) = -m (i - j) causally; -m |i - j| bidirectionally.
     if (c.slope != 0.0f) {
       s = hn::MulAdd(vslope, o.causal ? rel : hn::Neg(hn::Abs(rel)), s);
@@ -246,20 +249,23 @@ HWY_INLINE void FinishLogits(const HeadContext& c, size_t i, int64_t qpos,
           hn::Ge(hn::Neg(rel), hn::Set(d, static_cast<float>(o.window))), vninf,
           s);
     }
+    vmax = hn::Max(vmax, s);
     hn::StoreU(s, d, row + jj);
   }
+  float mx = hn::GetLane(hn::MaxOfLanes(d, vmax));
   for (; jj < nk; ++jj) {
     const int64_t j = static_cast<int64_t>(j0 + jj);
     const int64_t rel = j - qpos;
     const float alibi_rel =
         static_cast<float>(o.causal ? rel : (rel < 0 ? rel : -rel));
-    float s = row[jj] * c.scale + c.slope * alibi_rel + c.mask_add[j];
+    float s = row[jj] + c.slope * alibi_rel + c.mask_add[j];
     if (c.t5) s += c.t5[rel + c.t5_zero];
     if (bias_row) s += bias_row[j];
     if ((o.causal && rel > 0) || (o.window > 0 && -rel >= o.window)) {
       s = neg_inf;
     }
     row[jj] = s;
+    mx = s > mx ? s : mx;
   }
   for (; jj < nk_pad; ++jj) row[jj] = neg_inf;
   if (o.shaw_k) {
@@ -270,7 +276,10 @@ HWY_INLINE void FinishLogits(const HeadContext& c, size_t i, int64_t qpos,
       rel = rel < -cl ? -cl : (rel > cl ? cl : rel);
       row[t] += qa[rel + cl];
     }
+    mx = neg_inf;
+    for (size_t t = 0; t < nk; ++t) mx = row[t] > mx ? row[t] : mx;
   }
+  return mx;
 }
 
 // Runs R (<= kRows) query rows i0..i0+R-1 of head c.h over their keys.
@@ -299,6 +308,9 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
     l[r] = 0.0f;
   }
   for (size_t e = 0; e < R * D; ++e) acc[e] = 0.0f;
+  // The tile's queries times the scale, so logits need no multiply.
+  float* qs = c.q_scaled;
+  for (size_t e = 0; e < R * D; ++e) qs[e] = q[e] * c.scale;
   for (size_t e = 0; e < R * nshaw; ++e) shaw_mass[e] = 0.0f;
 
   // Two passes when weights are requested: the first finds m and l, the
@@ -308,11 +320,12 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
       const size_t nk = static_cast<size_t>(
           j_end - j0 < static_cast<int64_t>(kKeys) ? j_end - j0 : kKeys);
       const size_t nk_pad = (nk + N - 1) / N * N;
-      ScoreTile<R, kD>(q, D, c.kp, static_cast<size_t>(j0), nk_pad, S);
+      ScoreTile<R, kD>(qs, D, c.kp, static_cast<size_t>(j0), nk_pad, S);
       for (size_t r = 0; r < R; ++r) {
         float* row = S + r * kKeys;
-        FinishLogits(c, i0 + r, q_first + static_cast<int64_t>(r), r,
-                     static_cast<size_t>(j0), nk, nk_pad, row);
+        const float tile_max =
+            FinishLogits(c, i0 + r, q_first + static_cast<int64_t>(r), r,
+                         static_cast<size_t>(j0), nk, nk_pad, row);
         if (pass == 1) {  // exact probabilities with the final m and l
           float* w = o.weights + (c.h * o.Tq + i0 + r) * Tk + j0;
           for (size_t t = 0; t < nk; ++t) {
@@ -320,11 +333,6 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
           }
           continue;
         }
-        hn::Vec<decltype(d)> vmax = hn::Set(d, neg_inf);
-        for (size_t t = 0; t < nk_pad; t += N) {
-          vmax = hn::Max(vmax, hn::LoadU(d, row + t));
-        }
-        const float tile_max = hn::GetLane(hn::MaxOfLanes(d, vmax));
         const float m_new = tile_max > m[r] ? tile_max : m[r];
         if (m_new == neg_inf) {  // nothing visible yet: p = 0
           for (size_t t = 0; t < nk_pad; ++t) row[t] = 0.0f;
@@ -451,6 +459,8 @@ HWY_NOINLINE void AttentionKernelImpl(const AttentionOptions& o, const float* q,
   std::vector<float> S(kRows * kKeys), acc(kRows * D), qa(kRows * nshaw + 1),
       mass(kRows * nshaw + 1);
   c.shaw_qa = qa.data();
+  std::vector<float> q_scaled(kRows * D);
+  c.q_scaled = q_scaled.data();
 
   for (size_t g = 0; g < Hkv; ++g) {
     const float* kg = k + g * kstride;
