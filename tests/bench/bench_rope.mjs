@@ -9,9 +9,12 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
 import { init } from 'posenc';
+
+import { rotaryEmbedding } from './onnx_graphs.mjs';
 
 import { root } from '../../tools/common.mjs';
 
@@ -56,6 +59,78 @@ for (const s of SHAPES) {
   const copy = measure(() => simd.benchCopy(1), s);
   for (const l of LAYOUTS) put('wasm memcpy (bandwidth ceiling)', col(s, l), copy);
 }
+// ---- peers: onnxruntime-web's RotaryEmbedding op and tfjs ops (cos/sin
+// tables precomputed for both, as for posenc).
+const ortDist = join(root, 'node_modules/onnxruntime-web/dist/');
+const ort = await import(pathToFileURL(join(ortDist, 'ort.wasm.min.mjs')).href);
+ort.env.wasm.numThreads = 1;
+ort.env.wasm.wasmPaths = ortDist;
+const tf = await import('@tensorflow/tfjs-core');
+const tfwasm = await import('@tensorflow/tfjs-backend-wasm');
+tfwasm.setWasmPaths(`${join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist')}/`);
+tfwasm.setThreadsCount?.(1);
+await tf.setBackend('wasm');
+await tf.ready();
+
+/** GB/s of an async pass (same byte count as the posenc rows). */
+async function measureAsync(pass, [H, T, d]) {
+  for (let i = 0; i < 5; i++) await pass();
+  let best = Infinity;
+  for (let rep = 0; rep < 5; rep++) {
+    let iters = 0;
+    const t0 = performance.now();
+    do {
+      await pass();
+      iters++;
+    } while (performance.now() - t0 < 50);
+    best = Math.min(best, (performance.now() - t0) / 1000 / iters);
+  }
+  return (2 * H * T * d * 4) / best / 1e9;
+}
+
+for (const [H, T, d] of SHAPES) {
+  const x = Float32Array.from({ length: H * T * d }, (_, i) => (i % 97) * 0.01 - 0.4);
+  const cos = Float32Array.from({ length: T * d / 2 }, (_, e) => Math.cos(Math.floor(e / (d / 2)) * 10000 ** (-(2 * (e % (d / 2))) / d)));
+  const sin = Float32Array.from({ length: T * d / 2 }, (_, e) => Math.sin(Math.floor(e / (d / 2)) * 10000 ** (-(2 * (e % (d / 2))) / d)));
+  for (const l of LAYOUTS) {
+    const name = 'onnxruntime-web RotaryEmbedding (opset 23)';
+    try {
+      const sess = await ort.InferenceSession.create(rotaryEmbedding(H, T, d, l === 'interleaved'), { executionProviders: ['wasm'] });
+      const feeds = {
+        X: new ort.Tensor('float32', x, [1, H, T, d]),
+        cos: new ort.Tensor('float32', cos, [T, d / 2]),
+        sin: new ort.Tensor('float32', sin, [T, d / 2]),
+        pos: new ort.Tensor('int64', BigInt64Array.from({ length: T }, (_, t) => BigInt(t)), [1, T]),
+      };
+      put(name, col([H, T, d], l), await measureAsync(() => sess.run(feeds), [H, T, d]));
+      await sess.release();
+    } catch (e) {
+      put(name, col([H, T, d], l), NaN);
+      console.error(`${name}: ${String(e.message).split('\n')[0]}`);
+    }
+  }
+  // posenc through its public API, like the peers: copies in and out of the
+  // wasm heap and the cos/sin table built in the call.
+  for (const l of LAYOUTS) {
+    put('wasm SIMD via pe.applyRope (copies, table)', col([H, T, d], l),
+      await measureAsync(() => simd.applyRope(x, { heads: H, seqLen: T, headDim: d, layout: l }), [H, T, d]));
+  }
+  // tfjs: half layout with slice / mul / concat (what a tfjs user writes).
+  const xt = tf.tensor3d(x, [H, T, d]);
+  const ct = tf.tensor2d(cos, [T, d / 2]);
+  const st = tf.tensor2d(sin, [T, d / 2]);
+  put('tfjs-backend-wasm (slice, mul, concat)', col([H, T, d], 'half'), await measureAsync(async () => {
+    const y = tf.tidy(() => {
+      const a = tf.slice(xt, [0, 0, 0], [H, T, d / 2]);
+      const b = tf.slice(xt, [0, 0, d / 2], [H, T, d / 2]);
+      return tf.concat([tf.sub(tf.mul(a, ct), tf.mul(b, st)), tf.add(tf.mul(b, ct), tf.mul(a, st))], 2);
+    });
+    await y.data();
+    y.dispose();
+  }, [H, T, d]));
+  tf.dispose([xt, ct, st]);
+}
+
 const native = execFileSync(join(root, 'build/native/posenc_bench_rope'), { encoding: 'utf8' })
   .trim().split('\n').map((line) => JSON.parse(line));
 for (const r of native) {
@@ -65,10 +140,14 @@ for (const r of native) {
 
 const keys = SHAPES.flatMap((s) => LAYOUTS.map((l) => col(s, l)));
 const rows = Object.keys(results);
+const peerRatios = [
+  ['pe.applyRope / onnxruntime-web RotaryEmbedding', 'onnxruntime-web RotaryEmbedding (opset 23)'],
+  ['pe.applyRope / tfjs-backend-wasm', 'tfjs-backend-wasm (slice, mul, concat)'],
+];
 const lines = [];
 lines.push(`| RoPE apply, GB/s | ${keys.join(' | ')} |`);
 lines.push(`|---|${keys.map(() => '---:').join('|')}|`);
-for (const r of rows) lines.push(`| ${r} | ${keys.map((k) => (results[r][k] ?? NaN).toFixed(2)).join(' | ')} |`);
+for (const r of rows) lines.push(`| ${r} | ${keys.map((k) => (Number.isFinite(results[r][k]) ? results[r][k].toFixed(2) : '-')).join(' | ')} |`);
 const simdRow = results['wasm SIMD (Highway WASM)'];
 const ratio = (a, b) => keys.map((k) => a[k] / b[k]);
 const ratios = [
@@ -77,6 +156,10 @@ const ratios = [
 ];
 for (const [name, vals, target] of ratios) {
   lines.push(`| ${name} | ${vals.map((v) => `${v.toFixed(2)} ${v >= target ? 'ok' : 'MISSED'}`).join(' | ')} |`);
+}
+const apiRow = results['wasm SIMD via pe.applyRope (copies, table)'];
+for (const [label, other] of peerRatios) {
+  lines.push(`| ${label} | ${ratio(apiRow, results[other] ?? {}).map((v) => (Number.isFinite(v) ? v.toFixed(2) : '-')).join(' | ')} |`);
 }
 const ceiling = ratio(simdRow, results['wasm memcpy (bandwidth ceiling)']);
 const scalarCeiling = ratio(results['wasm scalar (Highway SCALAR)'], results['wasm memcpy (bandwidth ceiling)']);

@@ -23,7 +23,10 @@ const str = (field, s) => bytes(field, [...enc.encode(s)]);
 // TypeProto for a float tensor of the given shape.
 const tensorType = (dims) =>
   bytes(1, [...vint(1, 1), ...bytes(2, dims.flatMap((d) => bytes(1, vint(1, d))))]);
-const valueInfo = (name, dims) => [...str(1, name), ...bytes(2, tensorType(dims))];
+const valueInfo = (name, dims, elem = 1) => [...str(1, name), ...bytes(2, tensorTypeOf(dims, elem))];
+function tensorTypeOf(dims, elem) {
+  return bytes(1, [...vint(1, elem), ...bytes(2, dims.flatMap((d) => bytes(1, vint(1, d))))]);
+}
 const intAttr = (name, v) => [...str(1, name), ...vint(3, v), ...vint(20, 2)];
 const floatAttr = (name, v) => {
   const f = new Uint8Array(new Float32Array([v]).buffer);
@@ -42,7 +45,7 @@ function model(nodes, inputs, outputs, opset) {
   const graph = [
     ...nodes.flatMap((n) => bytes(1, n)),
     ...str(2, 'g'),
-    ...inputs.flatMap(([n, d]) => bytes(11, valueInfo(n, d))),
+    ...inputs.flatMap(([n, d, e]) => bytes(11, valueInfo(n, d, e))),
     ...outputs.flatMap(([n, d]) => bytes(12, valueInfo(n, d))),
   ];
   return new Uint8Array([...vint(1, 10), ...bytes(8, [...str(1, ''), ...vint(2, opset)]), ...bytes(7, graph)]);
@@ -69,3 +72,13 @@ export function unfusedAttention(H, T, D) {
 }
 
 
+
+/**
+ * ONNX `RotaryEmbedding` (opset 23): X [1, H, T, D], cos/sin caches [T, D/2],
+ * position_ids [1, T] (int64) -> Y. interleaved = 0 is the `half` layout.
+ */
+export function rotaryEmbedding(H, T, D, interleaved) {
+  const s = [1, H, T, D];
+  return model([node('RotaryEmbedding', ['X', 'cos', 'sin', 'pos'], ['Y'], [intAttr('interleaved', interleaved ? 1 : 0)])],
+    [['X', s], ['cos', [T, D / 2]], ['sin', [T, D / 2]], ['pos', [1, T], 7]], [['Y', s]], 23);
+}
