@@ -338,7 +338,8 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
           for (size_t t = 0; t < nk_pad; ++t) row[t] = 0.0f;
           continue;
         }
-        const float corr = std::exp(m[r] - m_new);  // 0 when m was -inf
+        // 0 when m was -inf; exactly 1 (no exp call) when the max held.
+        const float corr = m_new == m[r] ? 1.0f : std::exp(m[r] - m_new);
         const hn::Vec<decltype(d)> vm = hn::Set(d, m_new);
         hn::Vec<decltype(d)> vsum = hn::Zero(d);
         for (size_t t = 0; t < nk_pad; t += N) {
