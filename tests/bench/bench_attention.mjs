@@ -4,15 +4,14 @@
 //   npm run bench:attention                 print the table
 //   npm run bench:attention -- --readme     also rewrite it in README.md
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 
 import { init } from 'posenc';
 
 import { root } from '../../tools/common.mjs';
+import { bestSeconds, loadPeers, rewriteReadme } from './common.mjs';
 import { fusedAttention, unfusedAttention } from './onnx_graphs.mjs';
 
 const H = 8;
@@ -20,21 +19,7 @@ const D = 64;
 const LENGTHS = [128, 512, 1024, 4096];
 const flops = (T) => 2 * H * T * T * D;
 
-/** Seconds per call of an async or sync fn: warm-up, then best of batches. */
-async function time(fn, budgetMs = 300) {
-  for (let i = 0; i < 3; i++) await fn();
-  let best = Infinity;
-  for (let rep = 0; rep < 3; rep++) {
-    let iters = 0;
-    const t0 = performance.now();
-    do {
-      await fn();
-      iters++;
-    } while (performance.now() - t0 < budgetMs);
-    best = Math.min(best, (performance.now() - t0) / iters);
-  }
-  return best / 1000;
-}
+const time = (fn, budgetMs = 300) => bestSeconds(fn, { budgetMs });
 
 function inputs(T) {
   let s = 1;
@@ -100,17 +85,7 @@ const peakFlops = (() => {
 })();
 
 // ---- peers
-const ortDist = join(root, 'node_modules/onnxruntime-web/dist/');
-const ort = await import(pathToFileURL(join(ortDist, 'ort.wasm.min.mjs')).href).catch(() => import('onnxruntime-web'));
-ort.env.wasm.numThreads = 1;
-ort.env.wasm.simd = true;
-ort.env.wasm.wasmPaths = ortDist;
-const tf = await import('@tensorflow/tfjs-core');
-const tfwasm = await import('@tensorflow/tfjs-backend-wasm');
-tfwasm.setWasmPaths(`${join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist')}/`);
-tfwasm.setThreadsCount?.(1);
-await tf.setBackend('wasm');
-await tf.ready();
+const { ort, tf } = await loadPeers();
 
 for (const T of LENGTHS) {
   const { q, k, v } = inputs(T);
@@ -232,14 +207,4 @@ const note = `Measured by \`npm run bench:attention\` on ${cpus()[0]?.model.trim
 const text = `${lines.join('\n')}\n\n${extra.map((e) => `- ${e}`).join('\n')}\n\n${note}`;
 console.log(text);
 
-if (process.argv.includes('--readme')) {
-  const path = join(root, 'README.md');
-  const readme = readFileSync(path, 'utf8');
-  const begin = '<!-- bench:attention begin -->';
-  const end = '<!-- bench:attention end -->';
-  const a = readme.indexOf(begin);
-  const b = readme.indexOf(end);
-  if (a < 0 || b < 0) throw new Error('README.md has no bench:attention markers');
-  writeFileSync(path, `${readme.slice(0, a + begin.length)}\n${text}\n${readme.slice(b)}`);
-  console.log('README.md updated');
-}
+if (process.argv.includes('--readme')) rewriteReadme('bench:attention', text);

@@ -1,13 +1,13 @@
 // Native side of the attention benchmark (tests/bench/bench_attention.mjs):
 // causal attention, 8 heads, head dim 64, per Highway target, one JSON object
 // per line. GFLOP/s counts 2 * H * T^2 * D (the causal work).
-#include <chrono>
 #include <cstdio>
 #include <vector>
 
 #include "hwy/targets.h"
 #include "ops/attention.h"
 #include "ops/targets.h"
+#include "timing.h"
 
 int main(int argc, char** argv) {
   const size_t H = 8, D = 64;
@@ -25,21 +25,11 @@ int main(int argc, char** argv) {
     o.D = D;
     for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
       hwy::SetSupportedTargetsForTest(target);
-      posenc::Attention(o, q.data(), k.data(), v.data(), out.data());
-      double best = 1e30;
-      for (int rep = 0; rep < 5; ++rep) {
-        const auto t0 = std::chrono::steady_clock::now();
-        size_t iters = 0;
-        double el = 0;
-        do {
-          posenc::Attention(o, q.data(), k.data(), v.data(), out.data());
-          ++iters;
-          el = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                             t0)
-                   .count();
-        } while (el < 0.1);
-        if (el / iters < best) best = el / iters;
-      }
+      const double best = posenc::bench::BestSeconds(
+          [&] {
+            posenc::Attention(o, q.data(), k.data(), v.data(), out.data());
+          },
+          5, 0.1);
       std::printf("{\"target\":\"%s\",\"T\":%zu,\"gflops\":%.3f}\n",
                   posenc::DispatchedTargetName(), T,
                   2.0 * H * T * T * D / best / 1e9);

@@ -6,14 +6,12 @@
 //   npm run bench:rope                 print the table
 //   npm run bench:rope -- --readme     also rewrite the table in README.md
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { performance } from 'node:perf_hooks';
 
 import { init } from 'posenc';
 
+import { bestSeconds, loadPeers, rewriteReadme } from './common.mjs';
 import { rotaryEmbedding } from './onnx_graphs.mjs';
 
 import { root } from '../../tools/common.mjs';
@@ -22,22 +20,9 @@ const SHAPES = [[8, 1024, 64], [32, 4096, 128]];
 const LAYOUTS = ['half', 'interleaved'];
 
 /** GB/s of `pass` moving 2 * H * T * d * 4 bytes, best of 7 batches of >= 50 ms. */
-function measure(pass, [H, T, d]) {
-  // Warm-up: repeated JS -> wasm calls so V8 swaps Liftoff code for TurboFan.
-  for (let i = 0; i < 20; i++) pass();
-  let best = Infinity;
-  for (let rep = 0; rep < 7; rep++) {
-    let iters = 0;
-    const t0 = performance.now();
-    let el = 0;
-    do {
-      pass();
-      iters++;
-      el = performance.now() - t0;
-    } while (el < 50);
-    best = Math.min(best, el / 1000 / iters);
-  }
-  return (2 * H * T * d * 4) / best / 1e9;
+async function measure(pass, [H, T, d]) {
+  const sec = await bestSeconds(pass, { budgetMs: 50, warmup: 20, reps: 7 });
+  return (2 * H * T * d * 4) / sec / 1e9;
 }
 
 function measureWasm(pe, [H, T, d], layout) {
@@ -52,41 +37,18 @@ const simd = await init({ simd: true });
 const scalar = await init({ simd: false });
 for (const s of SHAPES) {
   for (const l of LAYOUTS) {
-    put('wasm SIMD (Highway WASM)', col(s, l), measureWasm(simd, s, l));
-    put('wasm scalar (Highway SCALAR)', col(s, l), measureWasm(scalar, s, l));
+    put('wasm SIMD (Highway WASM)', col(s, l), await measureWasm(simd, s, l));
+    put('wasm scalar (Highway SCALAR)', col(s, l), await measureWasm(scalar, s, l));
   }
   // The bandwidth ceiling: memcpy of the same bytes inside the SIMD module.
-  const copy = measure(() => simd.benchCopy(1), s);
+  const copy = await measure(() => simd.benchCopy(1), s);
   for (const l of LAYOUTS) put('wasm memcpy (bandwidth ceiling)', col(s, l), copy);
 }
 // ---- peers: onnxruntime-web's RotaryEmbedding op and tfjs ops (cos/sin
 // tables precomputed for both, as for posenc).
-const ortDist = join(root, 'node_modules/onnxruntime-web/dist/');
-const ort = await import(pathToFileURL(join(ortDist, 'ort.wasm.min.mjs')).href);
-ort.env.wasm.numThreads = 1;
-ort.env.wasm.wasmPaths = ortDist;
-const tf = await import('@tensorflow/tfjs-core');
-const tfwasm = await import('@tensorflow/tfjs-backend-wasm');
-tfwasm.setWasmPaths(`${join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist')}/`);
-tfwasm.setThreadsCount?.(1);
-await tf.setBackend('wasm');
-await tf.ready();
+const { ort, tf } = await loadPeers();
 
-/** GB/s of an async pass (same byte count as the posenc rows). */
-async function measureAsync(pass, [H, T, d]) {
-  for (let i = 0; i < 5; i++) await pass();
-  let best = Infinity;
-  for (let rep = 0; rep < 5; rep++) {
-    let iters = 0;
-    const t0 = performance.now();
-    do {
-      await pass();
-      iters++;
-    } while (performance.now() - t0 < 50);
-    best = Math.min(best, (performance.now() - t0) / 1000 / iters);
-  }
-  return (2 * H * T * d * 4) / best / 1e9;
-}
+const measureAsync = measure;
 
 for (const [H, T, d] of SHAPES) {
   const x = Float32Array.from({ length: H * T * d }, (_, i) => (i % 97) * 0.01 - 0.4);
@@ -169,14 +131,4 @@ const table = lines.join('\n');
 const note = `Measured by \`npm run bench:rope\` on ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`;
 console.log(`${table}\n\n${note}`);
 
-if (process.argv.includes('--readme')) {
-  const path = join(root, 'README.md');
-  const readme = readFileSync(path, 'utf8');
-  const begin = '<!-- bench:rope begin -->';
-  const end = '<!-- bench:rope end -->';
-  const a = readme.indexOf(begin);
-  const b = readme.indexOf(end);
-  if (a < 0 || b < 0) throw new Error('README.md has no bench:rope markers');
-  writeFileSync(path, `${readme.slice(0, a + begin.length)}\n${table}\n\n${note}\n${readme.slice(b)}`);
-  console.log('README.md updated');
-}
+if (process.argv.includes('--readme')) rewriteReadme('bench:rope', `${table}\n\n${note}`);

@@ -1,7 +1,6 @@
 // Native side of the RoPE benchmark (tests/bench/bench_rope.mjs runs it):
 // ApplyRope throughput per Highway target this CPU supports, one JSON object
 // per line. GB/s counts the bytes read and written: 2 * H * T * d * 4.
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,34 +10,7 @@
 #include "hwy/targets.h"
 #include "ops/rope.h"
 #include "ops/targets.h"
-
-namespace {
-
-double SecondsPerPass(posenc::RopeLayout layout, size_t H, size_t T, size_t d,
-                      const std::vector<float>& x, const std::vector<float>& c,
-                      const std::vector<float>& s, std::vector<float>* out) {
-  using Clock = std::chrono::steady_clock;
-  for (int i = 0; i < 3; ++i) {  // warm-up
-    posenc::ApplyRope(layout, x.data(), H, T, d, d, c.data(), s.data(),
-                      out->data());
-  }
-  double best = 1e30;
-  for (int rep = 0; rep < 7; ++rep) {  // best of 7 batches
-    size_t iters = 0;
-    const auto t0 = Clock::now();
-    double elapsed = 0;
-    do {
-      posenc::ApplyRope(layout, x.data(), H, T, d, d, c.data(), s.data(),
-                        out->data());
-      ++iters;
-      elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-    } while (elapsed < 0.05);
-    if (elapsed / iters < best) best = elapsed / iters;
-  }
-  return best;
-}
-
-}  // namespace
+#include "timing.h"
 
 int main() {
   const size_t shapes[2][3] = {{8, 1024, 64}, {32, 4096, 128}};
@@ -56,8 +28,10 @@ int main() {
     for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
       hwy::SetSupportedTargetsForTest(target);
       for (int layout = 0; layout < 2; ++layout) {
-        const double sec = SecondsPerPass(
-            static_cast<posenc::RopeLayout>(layout), H, T, d, x, c, s, &out);
+        const double sec = posenc::bench::BestSeconds([&] {
+          posenc::ApplyRope(static_cast<posenc::RopeLayout>(layout), x.data(),
+                            H, T, d, d, c.data(), s.data(), out.data());
+        });
         std::printf(
             "{\"target\":\"%s\",\"H\":%zu,\"T\":%zu,\"d\":%zu,\"layout\":\"%"
             "s\","
@@ -69,20 +43,8 @@ int main() {
     }
     hwy::SetSupportedTargetsForTest(0);
     // The bandwidth ceiling: a plain copy of the same bytes.
-    double best = 1e30;
-    for (int rep = 0; rep < 7; ++rep) {
-      const auto t0 = std::chrono::steady_clock::now();
-      size_t iters = 0;
-      double el = 0;
-      do {
-        std::memcpy(out.data(), x.data(), x.size() * sizeof(float));
-        ++iters;
-        el =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                .count();
-      } while (el < 0.05);
-      if (el / iters < best) best = el / iters;
-    }
+    const double best = posenc::bench::BestSeconds(
+        [&] { std::memcpy(out.data(), x.data(), x.size() * sizeof(float)); });
     for (const char* layout : {"half", "interleaved"}) {
       std::printf(
           "{\"target\":\"memcpy\",\"H\":%zu,\"T\":%zu,\"d\":%zu,\"layout\":\"%"

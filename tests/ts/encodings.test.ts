@@ -7,8 +7,8 @@ import { describe, it } from 'node:test';
 
 import { flavours } from './flavours.js';
 import {
+  assertClose,
   defaultInvFreq,
-  firstMismatch,
   randomVector,
   refAlibiSlopes,
   refRope,
@@ -20,11 +20,6 @@ function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
   return s;
-}
-
-function assertClose(got: ArrayLike<number>, want: ArrayLike<number>, atol: number, rtol: number, what: string): void {
-  const i = firstMismatch(got, want, atol, rtol);
-  assert.equal(i, -1, `${what}: index ${i}: got ${got[i]}, want ${want[i]}`);
 }
 
 for (const [name, loading] of flavours) {

@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict';
+
 /**
  * float64 references for the TypeScript tests, written from the formulas in
  * shared/reference/positional-encodings.md (independently of the C++ core).
@@ -99,4 +101,10 @@ export function randomVector(n: number, seed: number): Float32Array {
     out[i] = (s / 4294967296) * 2 - 1;
   }
   return out;
+}
+
+/** Asserts |got - want| <= atol + rtol |want| elementwise, naming the first bad index. */
+export function assertClose(got: ArrayLike<number>, want: ArrayLike<number>, atol: number, rtol: number, what: string): void {
+  const i = firstMismatch(got, want, atol, rtol);
+  assert.equal(i, -1, `${what}: index ${i}: got ${got[i]}, want ${want[i]}`);
 }

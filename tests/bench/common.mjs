@@ -1,0 +1,61 @@
+// Shared by the benchmark scripts: timing, the peers' set-up (onnxruntime-web
+// and tfjs-backend-wasm on one thread, offline from node_modules) and the
+// README table rewrite.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+
+import { root } from '../../tools/common.mjs';
+
+/**
+ * Seconds per call of `fn` (sync or async): `warmup` calls first (so V8 tiers
+ * the wasm up), then the best of `reps` batches of at least `budgetMs`.
+ */
+export async function bestSeconds(fn, { budgetMs = 300, warmup = 3, reps = 3 } = {}) {
+  // Await only real promises: an await per sync call would add its own cost.
+  const call = async () => {
+    const r = fn();
+    if (r && typeof r.then === 'function') await r;
+  };
+  for (let i = 0; i < warmup; i++) await call();
+  let best = Infinity;
+  for (let rep = 0; rep < reps; rep++) {
+    let iters = 0;
+    const t0 = performance.now();
+    do {
+      await call();
+      iters++;
+    } while (performance.now() - t0 < budgetMs);
+    best = Math.min(best, (performance.now() - t0) / 1000 / iters);
+  }
+  return best;
+}
+
+/** onnxruntime-web (wasm backend) and tfjs-core with the wasm backend, single-threaded. */
+export async function loadPeers() {
+  const ortDist = join(root, 'node_modules/onnxruntime-web/dist/');
+  const ort = await import(pathToFileURL(join(ortDist, 'ort.wasm.min.mjs')).href);
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.wasmPaths = ortDist;
+  const tf = await import('@tensorflow/tfjs-core');
+  const tfwasm = await import('@tensorflow/tfjs-backend-wasm');
+  tfwasm.setWasmPaths(`${join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist')}/`);
+  tfwasm.setThreadsCount?.(1);
+  await tf.setBackend('wasm');
+  await tf.ready();
+  return { ort, tf };
+}
+
+/** Replaces the text between `<!-- NAME begin -->` and `<!-- NAME end -->` in README.md. */
+export function rewriteReadme(name, text) {
+  const path = join(root, 'README.md');
+  const readme = readFileSync(path, 'utf8');
+  const begin = `<!-- ${name} begin -->`;
+  const end = `<!-- ${name} end -->`;
+  const a = readme.indexOf(begin);
+  const b = readme.indexOf(end);
+  if (a < 0 || b < 0) throw new Error(`README.md has no ${name} markers`);
+  writeFileSync(path, `${readme.slice(0, a + begin.length)}\n${text}\n${readme.slice(b)}`);
+  console.log('README.md updated');
+}
