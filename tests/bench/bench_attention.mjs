@@ -113,26 +113,29 @@ for (const T of LENGTHS) {
     K: new ort.Tensor('float32', k, [1, H, T, D]),
     V: new ort.Tensor('float32', v, [1, H, T, D]),
   };
-  await cell('onnxruntime-web, fused Attention (opset 23)', T, async () => {
-    const sess = await ort.InferenceSession.create(fusedAttention(H, T, D), { executionProviders: ['wasm'] });
-    try {
-      return await time(() => sess.run(feeds4), T > 1024 ? 1 : 300);
-    } finally {
-      await sess.release();
+  // Peers get the best of two fresh sessions: one run here once measured
+  // the fused op at half its usual speed, and a slow outlier must not count
+  // in posenc's favour.
+  const bestOfSessions = async (bytes, feeds) => {
+    let best = Infinity;
+    for (let n = 0; n < 2; n++) {
+      const sess = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+      try {
+        best = Math.min(best, await time(() => sess.run(feeds), T > 1024 ? 1 : 300));
+      } finally {
+        await sess.release();
+      }
     }
-  });
+    return best;
+  };
+  await cell('onnxruntime-web, fused Attention (opset 23)', T, () => bestOfSessions(fusedAttention(H, T, D), feeds4));
   await cell('onnxruntime-web, MatMul/Softmax graph', T, async () => {
-    const sess = await ort.InferenceSession.create(unfusedAttention(H, T, D), { executionProviders: ['wasm'] });
     const feeds = {
       ...feeds4,
       scale: new ort.Tensor('float32', Float32Array.from([1 / Math.sqrt(D)]), [1]),
       mask: new ort.Tensor('float32', Float32Array.from({ length: T * T }, (_, e) => (e % T > Math.floor(e / T) ? -Infinity : 0)), [T, T]),
     };
-    try {
-      return await time(() => sess.run(feeds), T > 1024 ? 1 : 300);
-    } finally {
-      await sess.release();
-    }
+    return bestOfSessions(unfusedAttention(H, T, D), feeds);
   });
 }
 
