@@ -75,5 +75,6 @@ function warmUp(pe: Posenc): void {
   for (let i = 0; i < 4; i++) {
     pe.applyRope(x, { heads: 2, seqLen: 8, headDim: 64, layout: i % 2 ? 'half' : 'interleaved' });
     pe.alibiBias({ heads: 2, queryLength: 8, keyLength: 8 });
+    pe.attention({ q: x, k: x, v: x, heads: 2, queryLength: 8, keyLength: 8, headDim: 64 });
   }
 }
