@@ -64,7 +64,6 @@ Status ValidateAttention(const AttentionOptions& o) {
         StrCat("kv head stride ", o.k_head_stride,
                " is smaller than keyLength * headDim = ", Tk * D));
   }
-  const int64_t qoff = o.query_offset < 0 ? Tk - Tq : o.query_offset;
   if (o.query_offset < -1 || o.query_offset > kMaxLength) {
     return Status::Invalid(
         StrCat("queryOffset must be in [0, 2^24], got ", o.query_offset));
@@ -74,7 +73,6 @@ Status ValidateAttention(const AttentionOptions& o) {
                                   ") must not exceed keyLength (", Tk,
                                   ") unless queryOffset is given"));
   }
-  (void)qoff;
   if (o.window < 0 || o.window > kMaxLength) {
     return Status::Invalid(
         StrCat("window must be in [0, 2^24] (0 = none), got ", o.window));

@@ -9,7 +9,7 @@
 #include "ops/targets.h"
 #include "timing.h"
 
-int main(int argc, char** argv) {
+int main() {
   const size_t H = 8, D = 64;
   std::vector<size_t> lengths = {128, 512, 1024, 4096};
   for (size_t T : lengths) {
@@ -37,7 +37,5 @@ int main(int argc, char** argv) {
     }
     hwy::SetSupportedTargetsForTest(0);
   }
-  (void)argc;
-  (void)argv;
   return 0;
 }
