@@ -227,7 +227,48 @@ struct HeadContext {
   const float* v;         // kv head's values, rows at stride D
   const float* shaw_qa;   // [R, 2c+1] q_r . aK[c'] * scale, per tile
   float* q_scaled;        // [kRows, D] the tile's queries times scale
+  bool plain;  // no per-key term at all: only the causal mask can apply
 };
+
+// Largest element of row[0, n), n a multiple of the lane count. The logits
+// of a tile with nothing to add or mask are the raw scores: FinishLogits
+// reduces to this (no pass rewriting the row).
+HWY_INLINE float RowMax(const float* HWY_RESTRICT row, size_t n) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  hn::Vec<decltype(d)> m0 = hn::LoadU(d, row), m1 = m0;
+  size_t jj = N;
+  for (; jj + 2 * N <= n; jj += 2 * N) {
+    m0 = hn::Max(m0, hn::LoadU(d, row + jj));
+    m1 = hn::Max(m1, hn::LoadU(d, row + jj + N));
+  }
+  for (; jj < n; jj += N) m0 = hn::Max(m0, hn::LoadU(d, row + jj));
+  return hn::GetLane(hn::MaxOfLanes(d, hn::Max(m0, m1)));
+}
+
+// FinishLogits for a plain head (only the causal mask): keys past qpos
+// become -inf, up to nk_pad (so the tile's keys must end at the causal
+// limit, not at Tk). Returns the row's largest logit.
+HWY_INLINE float CausalLogits(int64_t qpos, size_t j0, size_t nk_pad,
+                              float* HWY_RESTRICT row) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  const hn::Vec<decltype(d)> vninf =
+      hn::Set(d, -std::numeric_limits<float>::infinity());
+  const hn::Vec<decltype(d)> step = hn::Set(d, static_cast<float>(N));
+  // rel = j - qpos as exact floats (|rel| < 2^24 is validated).
+  hn::Vec<decltype(d)> rel =
+      hn::Add(hn::Iota(d, 0.0f),
+              hn::Set(d, static_cast<float>(static_cast<int64_t>(j0) - qpos)));
+  hn::Vec<decltype(d)> vmax = vninf;
+  for (size_t jj = 0; jj < nk_pad; jj += N, rel = hn::Add(rel, step)) {
+    const hn::Vec<decltype(d)> s =
+        hn::IfThenElse(hn::Gt(rel, hn::Zero(d)), vninf, hn::LoadU(d, row + jj));
+    vmax = hn::Max(vmax, s);
+    hn::StoreU(s, d, row + jj);
+  }
+  return hn::GetLane(hn::MaxOfLanes(d, vmax));
+}
 
 // Finishes the logits of row r (query position qpos) for keys j0..j0+nk:
 // S holds raw dot products; on return it holds the final logits, -inf for
@@ -344,11 +385,19 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
           j_end - j0 < static_cast<int64_t>(kKeys) ? j_end - j0 : kKeys);
       const size_t nk_pad = (nk + N - 1) / N * N;
       ScoreTile<R, kD>(qs, D, c.kp, static_cast<size_t>(j0), nk_pad, S);
+      // Below the diagonal and full: the raw scores are the logits.
+      const bool raw =
+          c.plain && nk == nk_pad &&
+          !(o.causal && j0 + static_cast<int64_t>(nk) - 1 > q_first);
       for (size_t r = 0; r < R; ++r) {
         float* row = S + r * kKeys;
+        const int64_t qpos = q_first + static_cast<int64_t>(r);
         const float tile_max =
-            FinishLogits(c, i0 + r, q_first + static_cast<int64_t>(r), r,
-                         static_cast<size_t>(j0), nk, nk_pad, row);
+            raw ? RowMax(row, nk)
+            : c.plain && o.causal && j_end == q_last + 1
+                ? CausalLogits(qpos, static_cast<size_t>(j0), nk_pad, row)
+                : FinishLogits(c, i0 + r, q_first + static_cast<int64_t>(r), r,
+                               static_cast<size_t>(j0), nk, nk_pad, row);
         if (pass == 1) {  // exact probabilities with the final m and l
           float* w = o.weights + (c.h * o.Tq + i0 + r) * Tk + j0;
           for (size_t t = 0; t < nk; ++t) {
@@ -483,6 +532,8 @@ HWY_NOINLINE void AttentionKernelImpl(const AttentionOptions& o, const float* q,
   std::vector<float> S(kRows * kKeys), acc(kRows * D), qa(kRows * nshaw + 1),
       mass(kRows * nshaw + 1);
   c.shaw_qa = qa.data();
+  c.plain = !o.alibi_slopes && !o.key_mask && !o.t5_table && !o.bias &&
+            o.window <= 0 && !o.shaw_k;
   std::vector<float> q_scaled(kRows * D);
   c.q_scaled = q_scaled.data();
 
