@@ -213,6 +213,24 @@ HWY_INLINE V ExpNonPositive(D d, V x) {
   return hn::IfThenZeroElse(hn::Lt(x, hn::Set(d, -87.0f)), y);
 }
 
+// row[t] = exp(row[t] - m) for t < n (a multiple of the lane count, every
+// row[t] <= m); returns their sum. Out of line on purpose: V8 keeps the
+// polynomial's constants in registers here, and spills them when this loop
+// sits inside the large tile function.
+HWY_NOINLINE float ExpRow(float* HWY_RESTRICT row, size_t n, float m) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  const hn::Vec<decltype(d)> vm = hn::Set(d, m);
+  hn::Vec<decltype(d)> vsum = hn::Zero(d);
+  for (size_t t = 0; t < n; t += N) {
+    const hn::Vec<decltype(d)> p =
+        ExpNonPositive(d, hn::Sub(hn::LoadU(d, row + t), vm));
+    vsum = hn::Add(vsum, p);
+    hn::StoreU(p, d, row + t);
+  }
+  return hn::GetLane(hn::SumOfLanes(d, vsum));
+}
+
 // Everything the tiles of one head share.
 struct HeadContext {
   const AttentionOptions* o;
@@ -412,15 +430,7 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
         }
         // 0 when m was -inf; exactly 1 (no exp call) when the max held.
         const float corr = m_new == m[r] ? 1.0f : std::exp(m[r] - m_new);
-        const hn::Vec<decltype(d)> vm = hn::Set(d, m_new);
-        hn::Vec<decltype(d)> vsum = hn::Zero(d);
-        for (size_t t = 0; t < nk_pad; t += N) {
-          const hn::Vec<decltype(d)> p =
-              ExpNonPositive(d, hn::Sub(hn::LoadU(d, row + t), vm));
-          vsum = hn::Add(vsum, p);
-          hn::StoreU(p, d, row + t);
-        }
-        l[r] = l[r] * corr + hn::GetLane(hn::SumOfLanes(d, vsum));
+        l[r] = l[r] * corr + ExpRow(row, nk_pad, m_new);
         m[r] = m_new;
         if (corr != 1.0f) {
           const hn::Vec<decltype(d)> vc = hn::Set(d, corr);
