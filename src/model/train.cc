@@ -1,0 +1,180 @@
+#include "model/train.h"
+
+#include <cmath>
+#include <limits>
+
+#include "model/inference.h"
+#include "model/layers.h"
+
+namespace posenc {
+
+Status ModelForTask(TaskKind task, const ModelConfig& base, int seq_len,
+                    ModelConfig* out) {
+  ModelConfig c = base;
+  c.vocab = static_cast<int>(TaskVocab(task).size());
+  c.task = TaskName(task);
+  if (task == TaskKind::kWordOrder) {
+    c.causal = false;
+    c.num_classes = static_cast<int>(NumClasses(task));
+  } else {
+    POSENC_RETURN_IF_ERROR(ValidateTaskLength(
+        task, static_cast<size_t>(seq_len < 0 ? 0 : seq_len)));
+    c.causal = true;
+    c.num_classes = 0;
+    c.train_len = seq_len;
+  }
+  POSENC_RETURN_IF_ERROR(ValidateModelConfig(c));
+  *out = c;
+  return Status::Ok();
+}
+
+Status Trainer::Create(const TrainConfig& c, std::unique_ptr<Trainer>* out) {
+  if (c.steps < 1 || c.steps > 10000000) {
+    return Status::Invalid(
+        StrCat("steps must be an integer in [1, 10^7], got ", c.steps));
+  }
+  if (c.batch < 1 || c.batch > 4096) {
+    return Status::Invalid(
+        StrCat("batch must be an integer in [1, 4096], got ", c.batch));
+  }
+  if (c.seq_len < 1 || c.seq_len > 4096) {
+    return Status::Invalid(
+        StrCat("seqLen must be an integer in [1, 4096], got ", c.seq_len));
+  }
+  if (!(c.opt.lr > 0.0f && c.opt.lr < 1.0f)) {
+    return Status::Invalid(StrCat("lr must be in (0, 1), got ", c.opt.lr));
+  }
+  ModelConfig mc;
+  POSENC_RETURN_IF_ERROR(ModelForTask(c.task, c.model, c.seq_len, &mc));
+  if (mc.encoding == Encoding::kLearned && mc.causal &&
+      mc.max_len < c.seq_len) {
+    return Status::Invalid(StrCat("maxLen (", mc.max_len,
+                                  ") must be at least seqLen (", c.seq_len,
+                                  ") for a learned encoding"));
+  }
+  TrainConfig tc = c;
+  tc.model = mc;
+  tc.opt.total_steps = c.steps;
+  SplitMix64 seeds(c.seed);
+  const uint64_t init_seed = seeds.Next();
+  const uint64_t data_seed = seeds.Next();
+  Model m;
+  POSENC_RETURN_IF_ERROR(NewModel(mc, init_seed, &m));
+  std::unique_ptr<Trainer> t(new Trainer(tc, m.w.size()));
+  t->model_ = std::move(m);
+  t->data_ = SplitMix64(data_seed);
+  t->grad_.assign(t->model_.w.size(), 0.0f);
+  *out = std::move(t);
+  return Status::Ok();
+}
+
+Status Trainer::Step(TrainProgress* p) {
+  std::vector<Example> batch;
+  size_t total = 0;
+  for (int b = 0; b < c_.batch; ++b) {
+    batch.push_back(
+        SampleExample(c_.task, static_cast<size_t>(c_.seq_len), &data_));
+    const Example& e = batch.back();
+    if (c_.task == TaskKind::kWordOrder) {
+      ++total;
+    } else {
+      for (int32_t t : e.targets) total += t >= 0 ? 1 : 0;
+    }
+  }
+  if (total == 0) return Status::Invalid("the batch has no scored tokens");
+  std::fill(grad_.begin(), grad_.end(), 0.0f);
+  const float inv = 1.0f / static_cast<float>(total);
+  double loss = 0.0;
+  ForwardCache cache;
+  std::vector<float> logits, dlogits;
+  for (const Example& e : batch) {
+    POSENC_RETURN_IF_ERROR(Forward(model_, e.tokens.data(), e.tokens.size(),
+                                   ForwardOptions(), &cache, &logits));
+    dlogits.resize(logits.size());
+    if (c_.task == TaskKind::kWordOrder) {
+      const int32_t label = e.label;
+      loss += SoftmaxCrossEntropy(logits.data(), 1, logits.size(), &label, inv,
+                                  dlogits.data(), nullptr, nullptr);
+    } else {
+      const size_t V = static_cast<size_t>(model_.config.vocab);
+      loss += SoftmaxCrossEntropy(logits.data(), e.tokens.size(), V,
+                                  e.targets.data(), inv, dlogits.data(),
+                                  nullptr, nullptr);
+    }
+    Backward(model_, e.tokens.data(), cache, dlogits.data(), grad_.data());
+  }
+  const float lr = ScheduledLr(c_.opt, opt_.step());
+  const double norm = opt_.Step(&model_, &grad_);
+  p->step = opt_.step();
+  p->loss = loss / static_cast<double>(total);
+  p->grad_norm = norm;
+  p->lr = lr;
+  if (!std::isfinite(p->loss) || !std::isfinite(norm)) {
+    return Status::Invalid(StrCat("training diverged at step ", p->step,
+                                  ": loss ", p->loss, ", gradient norm ",
+                                  norm));
+  }
+  return Status::Ok();
+}
+
+Status Evaluate(const Model& m, TaskKind task, size_t length, size_t count,
+                uint64_t seed, const RopeScaling& scaling, EvalResult* out) {
+  if (m.config.task != TaskName(task)) {
+    return Status::Invalid(StrCat("the model was trained on \"", m.config.task,
+                                  "\", not on \"", TaskName(task), "\""));
+  }
+  if (count < 1 || count > 100000) {
+    return Status::Invalid(
+        StrCat("count must be an integer in [1, 100000], got ", count));
+  }
+  if (task != TaskKind::kWordOrder) {
+    POSENC_RETURN_IF_ERROR(ValidateTaskLength(task, length));
+  }
+  const std::vector<Example> data = SampleBatch(task, length, count, seed);
+  EvalResult r;
+  r.length = length;
+  r.examples = count;
+  std::vector<double> pos_sum;
+  std::vector<size_t> pos_n;
+  size_t correct = 0;
+  InferenceOptions opt;
+  opt.scaling = scaling;
+  InferenceResult res;
+  for (const Example& e : data) {
+    POSENC_RETURN_IF_ERROR(
+        Infer(m, e.tokens.data(), e.tokens.size(), opt, &res));
+    if (task == TaskKind::kWordOrder) {
+      const int32_t label = e.label;
+      r.loss += SoftmaxCrossEntropy(res.logits.data(), 1, res.logits.size(),
+                                    &label, 1.0f, nullptr, &r.scored, &correct);
+      continue;
+    }
+    const size_t T = e.tokens.size();
+    const size_t V = static_cast<size_t>(m.config.vocab);
+    if (pos_sum.size() < T) {
+      pos_sum.resize(T, 0.0);
+      pos_n.resize(T, 0);
+    }
+    for (size_t t = 0; t < T; ++t) {
+      if (e.targets[t] < 0) continue;
+      const double l =
+          SoftmaxCrossEntropy(res.logits.data() + t * V, 1, V, &e.targets[t],
+                              1.0f, nullptr, &r.scored, &correct);
+      r.loss += l;
+      pos_sum[t] += l;
+      ++pos_n[t];
+    }
+  }
+  r.loss /= static_cast<double>(r.scored ? r.scored : 1);
+  r.accuracy = static_cast<double>(correct) /
+               static_cast<double>(r.scored ? r.scored : 1);
+  r.position_loss.resize(pos_sum.size());
+  for (size_t t = 0; t < pos_sum.size(); ++t) {
+    r.position_loss[t] = pos_n[t] ? pos_sum[t] / static_cast<double>(pos_n[t])
+                                  : std::numeric_limits<double>::quiet_NaN();
+  }
+  *out = std::move(r);
+  return Status::Ok();
+}
+
+}  // namespace posenc

@@ -1,0 +1,78 @@
+// Training and evaluation of the tiny transformers on the synthetic tasks.
+// Everything is seeded: the same TrainConfig gives the same weights, bit for
+// bit, on the same build (single thread, fixed summation order).
+#ifndef POSENC_MODEL_TRAIN_H_
+#define POSENC_MODEL_TRAIN_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "model/adamw.h"
+#include "model/rng.h"
+#include "model/tasks.h"
+#include "model/transformer.h"
+
+namespace posenc {
+
+struct TrainConfig {
+  TaskKind task = TaskKind::kLanguage;
+  // vocab, causal and num_classes are filled in from the task.
+  ModelConfig model;
+  int steps = 1000;
+  int batch = 16;
+  int seq_len = 64;  // LM tasks: training length (also model.train_len)
+  AdamWConfig opt;   // total_steps is set to `steps`
+  uint64_t seed = 1;
+};
+
+struct TrainProgress {
+  int step = 0;       // steps done
+  double loss = 0.0;  // mean loss of the last batch (nats per scored token)
+  double grad_norm = 0.0;
+  float lr = 0.0f;
+};
+
+class Trainer {
+ public:
+  // Validates the config (and the model config it implies).
+  static Status Create(const TrainConfig& c, std::unique_ptr<Trainer>* out);
+  // One optimiser step on a fresh batch.
+  Status Step(TrainProgress* p);
+  const Model& model() const { return model_; }
+  Model* mutable_model() { return &model_; }
+  const TrainConfig& config() const { return c_; }
+
+ private:
+  Trainer(const TrainConfig& c, size_t n) : c_(c), opt_(c.opt, n), data_(0) {}
+  TrainConfig c_;
+  Model model_;
+  AdamW opt_;
+  SplitMix64 data_;
+  std::vector<float> grad_;
+};
+
+// The model config a task implies, from a base (sizes, encoding).
+Status ModelForTask(TaskKind task, const ModelConfig& base, int seq_len,
+                    ModelConfig* out);
+
+struct EvalResult {
+  size_t length = 0;
+  size_t examples = 0;
+  size_t scored = 0;
+  double loss = 0.0;      // mean nats per scored token (or per example)
+  double accuracy = 0.0;  // argmax hits / scored
+  // LM tasks: mean loss at each position t of the sequence ([length]; NaN
+  // where nothing is scored).
+  std::vector<double> position_loss;
+};
+
+// Evaluates `count` examples of length `length` drawn from `seed` through
+// the kernel inference path, with the RoPE scaling given (if any).
+Status Evaluate(const Model& m, TaskKind task, size_t length, size_t count,
+                uint64_t seed, const RopeScaling& scaling, EvalResult* out);
+
+}  // namespace posenc
+
+#endif  // POSENC_MODEL_TRAIN_H_

@@ -1,0 +1,499 @@
+#include "model/transformer.h"
+
+#include <cmath>
+#include <limits>
+
+#include "model/layers.h"
+#include "model/rng.h"
+#include "ops/alibi.h"
+#include "ops/rope_apply.h"
+#include "ops/sinusoidal.h"
+#include "ops/t5.h"
+
+namespace posenc {
+namespace {
+
+size_t Add(Model* m, std::string name, std::vector<int64_t> shape, bool decay) {
+  ParamInfo p;
+  p.name = std::move(name);
+  p.shape = std::move(shape);
+  p.size = 1;
+  for (int64_t s : p.shape) p.size *= static_cast<size_t>(s);
+  p.offset =
+      m->params.empty() ? 0 : m->params.back().offset + m->params.back().size;
+  p.decay = decay;
+  m->params.push_back(p);
+  return p.offset;
+}
+
+bool UsesRope(const ModelConfig& c) {
+  return c.encoding == Encoding::kRope || c.encoding == Encoding::kXpos;
+}
+
+// Half-layout rotation of the first r dims of a head row: pairs (i, i + r/2)
+// by the table row (cos, sin: [r/2], attention factor / xPos folded in).
+void Rotate(const float* x, const float* cs, const float* sn, size_t half,
+            size_t D, float* y) {
+  for (size_t i = 0; i < half; ++i) {
+    const float a = x[i], b = x[i + half];
+    y[i] = a * cs[i] - b * sn[i];
+    y[i + half] = a * sn[i] + b * cs[i];
+  }
+  for (size_t i = 2 * half; i < D; ++i) y[i] = x[i];
+}
+
+// dx += R^T dy (the transpose of Rotate).
+void RotateBackward(const float* dy, const float* cs, const float* sn,
+                    size_t half, size_t D, float* dx) {
+  for (size_t i = 0; i < half; ++i) {
+    const float da = dy[i], db = dy[i + half];
+    dx[i] += da * cs[i] + db * sn[i];
+    dx[i + half] += -da * sn[i] + db * cs[i];
+  }
+  for (size_t i = 2 * half; i < D; ++i) dx[i] += dy[i];
+}
+
+int64_t ShawIndex(int64_t rel, int64_t clip) {
+  return (rel < -clip ? -clip : (rel > clip ? clip : rel)) + clip;
+}
+
+}  // namespace
+
+void BuildParamLayout(const ModelConfig& c, Model* m) {
+  m->config = c;
+  m->params.clear();
+  m->layer.clear();
+  const int64_t C = c.d_model, F = c.d_ff, V = c.vocab, Dh = c.head_dim();
+  m->embed = Add(m, "embed.weight", {V, C}, false);
+  m->has_pos = c.encoding == Encoding::kLearned;
+  if (m->has_pos) m->pos = Add(m, "pos.weight", {c.max_len, C}, false);
+  m->has_t5 = c.encoding == Encoding::kT5;
+  if (m->has_t5) m->t5 = Add(m, "t5.bias", {c.t5_buckets, c.heads}, false);
+  for (int l = 0; l < c.layers; ++l) {
+    const std::string p = "layers." + std::to_string(l) + ".";
+    LayerParams lp;
+    lp.ln1_g = Add(m, p + "ln1.weight", {C}, false);
+    lp.ln1_b = Add(m, p + "ln1.bias", {C}, false);
+    lp.wq = Add(m, p + "attn.wq", {C, C}, true);
+    lp.bq = Add(m, p + "attn.bq", {C}, false);
+    lp.wk = Add(m, p + "attn.wk", {C, C}, true);
+    lp.bk = Add(m, p + "attn.bk", {C}, false);
+    lp.wv = Add(m, p + "attn.wv", {C, C}, true);
+    lp.bv = Add(m, p + "attn.bv", {C}, false);
+    lp.wo = Add(m, p + "attn.wo", {C, C}, true);
+    lp.bo = Add(m, p + "attn.bo", {C}, false);
+    if (c.encoding == Encoding::kShaw) {
+      lp.shaw_k = Add(m, p + "attn.shaw_k", {2 * c.shaw_clip + 1, Dh}, false);
+      lp.shaw_v = Add(m, p + "attn.shaw_v", {2 * c.shaw_clip + 1, Dh}, false);
+    }
+    lp.ln2_g = Add(m, p + "ln2.weight", {C}, false);
+    lp.ln2_b = Add(m, p + "ln2.bias", {C}, false);
+    lp.w1 = Add(m, p + "mlp.w1", {C, F}, true);
+    lp.b1 = Add(m, p + "mlp.b1", {F}, false);
+    lp.w2 = Add(m, p + "mlp.w2", {F, C}, true);
+    lp.b2 = Add(m, p + "mlp.b2", {C}, false);
+    m->layer.push_back(lp);
+  }
+  m->lnf_g = Add(m, "final_ln.weight", {C}, false);
+  m->lnf_b = Add(m, "final_ln.bias", {C}, false);
+  if (c.causal) {
+    m->head = Add(m, "head.weight", {C, V}, true);
+  } else {
+    m->head = Add(m, "cls.weight", {C, c.num_classes}, true);
+    m->head_b = Add(m, "cls.bias", {c.num_classes}, false);
+  }
+  m->w.assign(m->params.back().offset + m->params.back().size, 0.0f);
+  m->alibi_slopes.assign(static_cast<size_t>(c.heads), 0.0f);
+  if (c.encoding == Encoding::kAlibi) {
+    AlibiSlopeValues(static_cast<size_t>(c.heads), AlibiSlopes::kPaper,
+                     m->alibi_slopes.data());
+  }
+}
+
+Status NewModel(const ModelConfig& c, uint64_t seed, Model* m) {
+  POSENC_RETURN_IF_ERROR(ValidateModelConfig(c));
+  BuildParamLayout(c, m);
+  SplitMix64 rng(seed);
+  // Uniform initialisation (no libm: identical natively and in wasm) with
+  // the standard deviations of GPT-2 style models, rescaled for tiny
+  // widths: matrices 1/sqrt(fan_in), residual outputs also 1/sqrt(2 L).
+  const double sqrt3 = 1.7320508075688772;
+  auto fill = [&](size_t off, size_t n, double stdev) {
+    for (size_t i = 0; i < n; ++i) m->w[off + i] = rng.Symmetric(sqrt3 * stdev);
+  };
+  auto ones = [&](size_t off, size_t n) {
+    for (size_t i = 0; i < n; ++i) m->w[off + i] = 1.0f;
+  };
+  const size_t C = static_cast<size_t>(c.d_model),
+               F = static_cast<size_t>(c.d_ff);
+  const double in_c = 1.0 / std::sqrt(static_cast<double>(C));
+  const double in_f = 1.0 / std::sqrt(static_cast<double>(F));
+  const double resid = 1.0 / std::sqrt(2.0 * c.layers);
+  fill(m->embed, static_cast<size_t>(c.vocab) * C, 1.0);
+  if (m->has_pos) fill(m->pos, static_cast<size_t>(c.max_len) * C, 0.1);
+  // T5 tables start at zero: every distance equal until trained.
+  for (const LayerParams& lp : m->layer) {
+    ones(lp.ln1_g, C);
+    ones(lp.ln2_g, C);
+    fill(lp.wq, C * C, in_c);
+    fill(lp.wk, C * C, in_c);
+    fill(lp.wv, C * C, in_c);
+    fill(lp.wo, C * C, in_c * resid);
+    fill(lp.w1, C * F, in_c);
+    fill(lp.w2, F * C, in_f * resid);
+    if (c.encoding == Encoding::kShaw) {
+      const size_t n = static_cast<size_t>(2 * c.shaw_clip + 1) *
+                       static_cast<size_t>(c.head_dim());
+      fill(lp.shaw_k, n, 0.1);
+      fill(lp.shaw_v, n, 0.1);
+    }
+  }
+  ones(m->lnf_g, C);
+  fill(m->head, C * static_cast<size_t>(c.causal ? c.vocab : c.num_classes),
+       in_c);
+  return Status::Ok();
+}
+
+Status Forward(const Model& m, const int32_t* tokens, size_t T,
+               const ForwardOptions& opt, ForwardCache* cache,
+               std::vector<float>* logits) {
+  const ModelConfig& c = m.config;
+  const size_t C = static_cast<size_t>(c.d_model),
+               H = static_cast<size_t>(c.heads),
+               Dh = static_cast<size_t>(c.head_dim()),
+               F = static_cast<size_t>(c.d_ff),
+               V = static_cast<size_t>(c.vocab);
+  if (T < 1 || T > (size_t{1} << 16)) {
+    return Status::Invalid(StrCat("tokens must hold 1 to 65536 ids, got ", T));
+  }
+  for (size_t t = 0; t < T; ++t) {
+    if (tokens[t] < 0 || static_cast<size_t>(tokens[t]) >= V) {
+      return Status::Invalid(
+          StrCat("tokens[", t, "] must be in [0, ", V, "), got ", tokens[t]));
+    }
+  }
+  if (m.has_pos && T > static_cast<size_t>(c.max_len)) {
+    return Status::Invalid(StrCat(
+        "sequence length ", T, " exceeds the learned position table (",
+        c.max_len, " rows): a learned encoding has no position beyond it"));
+  }
+  ForwardCache& fc = *cache;
+  fc.T = T;
+  // Embeddings and absolute positions.
+  fc.x0.assign(T * C, 0.0f);
+  for (size_t t = 0; t < T; ++t) {
+    const float* e = m.w.data() + m.embed + static_cast<size_t>(tokens[t]) * C;
+    for (size_t i = 0; i < C; ++i) fc.x0[t * C + i] = e[i];
+  }
+  if (m.has_pos) {
+    const float* p = m.w.data() + m.pos;
+    for (size_t e = 0; e < T * C; ++e) fc.x0[e] += p[e];
+  } else if (c.encoding == Encoding::kSinusoidal) {
+    std::vector<float> table(T * C);
+    SinusoidalTable(T, C, c.sinusoidal_base, SinusoidalLayout::kInterleaved,
+                    table.data());
+    for (size_t e = 0; e < T * C; ++e) fc.x0[e] += table[e];
+  }
+  // Relative-encoding tables for this length.
+  size_t half = 0;
+  if (UsesRope(c)) {
+    RopeApplyOptions ro;
+    ro.freq = c.Rope(opt.scaling);
+    ro.layout = RopeLayout::kHalf;
+    ro.heads = 1;
+    ro.seq_len = static_cast<int64_t>(T);
+    ro.xpos = c.encoding == Encoding::kXpos;
+    ro.xpos_scale_base = c.xpos_scale_base;
+    POSENC_RETURN_IF_ERROR(ValidateRopeApply(ro, T * Dh));
+    POSENC_RETURN_IF_ERROR(RopeTable(ro, &fc.cos_q, &fc.sin_q));
+    ro.xpos_key = true;
+    POSENC_RETURN_IF_ERROR(RopeTable(ro, &fc.cos_k, &fc.sin_k));
+    half = static_cast<size_t>(EffectiveRotaryDim(ro.freq)) / 2;
+  }
+  if (m.has_t5) {
+    fc.t5_bucket.resize(T * T);
+    for (size_t i = 0; i < T; ++i) {
+      for (size_t j = 0; j < T; ++j) {
+        fc.t5_bucket[i * T + j] =
+            T5Bucket(static_cast<int64_t>(j) - static_cast<int64_t>(i),
+                     c.t5_buckets, c.t5_max_distance, !c.causal);
+      }
+    }
+  }
+  const float scale = 1.0f / std::sqrt(static_cast<float>(Dh));
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const int64_t clip = c.shaw_clip;
+  fc.layers.resize(m.layer.size());
+  std::vector<float> stream = fc.x0;  // the residual stream [T, C]
+  for (size_t l = 0; l < m.layer.size(); ++l) {
+    const LayerParams& lp = m.layer[l];
+    ForwardCache::Layer& L = fc.layers[l];
+    const float* w = m.w.data();
+    L.x_in = stream;
+    const float* x = L.x_in.data();
+    L.a.resize(T * C);
+    L.mean1.resize(T);
+    L.rstd1.resize(T);
+    LayerNormForward(x, T, C, w + lp.ln1_g, w + lp.ln1_b, L.a.data(),
+                     L.mean1.data(), L.rstd1.data());
+    L.q.resize(T * C);
+    L.k.resize(T * C);
+    L.v.resize(T * C);
+    LinearForward(L.a.data(), T, C, C, w + lp.wq, w + lp.bq, L.q.data());
+    LinearForward(L.a.data(), T, C, C, w + lp.wk, w + lp.bk, L.k.data());
+    LinearForward(L.a.data(), T, C, C, w + lp.wv, w + lp.bv, L.v.data());
+    L.qr = L.q;
+    L.kr = L.k;
+    if (half) {
+      for (size_t t = 0; t < T; ++t) {
+        for (size_t h = 0; h < H; ++h) {
+          const size_t o = t * C + h * Dh;
+          Rotate(L.q.data() + o, &fc.cos_q[t * half], &fc.sin_q[t * half], half,
+                 Dh, L.qr.data() + o);
+          Rotate(L.k.data() + o, &fc.cos_k[t * half], &fc.sin_k[t * half], half,
+                 Dh, L.kr.data() + o);
+        }
+      }
+    }
+    // Materialised attention per head.
+    L.p.assign(H * T * T, 0.0f);
+    L.att.assign(T * C, 0.0f);
+    const float* shaw_k = lp.shaw_k ? w + lp.shaw_k : nullptr;
+    const float* shaw_v = lp.shaw_v ? w + lp.shaw_v : nullptr;
+    for (size_t h = 0; h < H; ++h) {
+      const float slope = m.alibi_slopes[h];
+      for (size_t i = 0; i < T; ++i) {
+        float* p = L.p.data() + (h * T + i) * T;
+        const float* qi = L.qr.data() + i * C + h * Dh;
+        const float* qraw = L.q.data() + i * C + h * Dh;
+        float mx = neg_inf;
+        for (size_t j = 0; j < T; ++j) {
+          const int64_t rel = static_cast<int64_t>(j) - static_cast<int64_t>(i);
+          if (c.causal && rel > 0) {
+            p[j] = neg_inf;
+            continue;
+          }
+          const float* kj = L.kr.data() + j * C + h * Dh;
+          float s = Dot(qi, kj, Dh) * scale;
+          if (shaw_k) {
+            const float* ak = shaw_k + ShawIndex(rel, clip) * Dh;
+            s += scale * Dot(qraw, ak, Dh);
+          }
+          if (slope != 0.0f) {
+            s += slope *
+                 static_cast<float>(c.causal ? rel : (rel < 0 ? rel : -rel));
+          }
+          if (m.has_t5) s += w[m.t5 + fc.t5_bucket[i * T + j] * H + h];
+          p[j] = s;
+          mx = s > mx ? s : mx;
+        }
+        double sum = 0.0;
+        for (size_t j = 0; j < T; ++j) {
+          p[j] = p[j] == neg_inf ? 0.0f : std::exp(p[j] - mx);
+          sum += p[j];
+        }
+        const float inv = static_cast<float>(1.0 / sum);
+        float* oi = L.att.data() + i * C + h * Dh;
+        for (size_t j = 0; j < T; ++j) {
+          p[j] *= inv;
+          if (p[j] == 0.0f) continue;
+          const float* vj = L.v.data() + j * C + h * Dh;
+          for (size_t e = 0; e < Dh; ++e) oi[e] += p[j] * vj[e];
+          if (shaw_v) {
+            const int64_t rel =
+                static_cast<int64_t>(j) - static_cast<int64_t>(i);
+            const float* av = shaw_v + ShawIndex(rel, clip) * Dh;
+            for (size_t e = 0; e < Dh; ++e) oi[e] += p[j] * av[e];
+          }
+        }
+      }
+    }
+    L.x_mid.resize(T * C);
+    LinearForward(L.att.data(), T, C, C, w + lp.wo, w + lp.bo, L.x_mid.data());
+    for (size_t e = 0; e < T * C; ++e) L.x_mid[e] += x[e];
+    L.b.resize(T * C);
+    L.mean2.resize(T);
+    L.rstd2.resize(T);
+    LayerNormForward(L.x_mid.data(), T, C, w + lp.ln2_g, w + lp.ln2_b,
+                     L.b.data(), L.mean2.data(), L.rstd2.data());
+    L.hpre.resize(T * F);
+    L.u.resize(T * F);
+    LinearForward(L.b.data(), T, C, F, w + lp.w1, w + lp.b1, L.hpre.data());
+    GeluForward(L.hpre.data(), T * F, L.u.data());
+    std::vector<float> mlp(T * C);
+    LinearForward(L.u.data(), T, F, C, w + lp.w2, w + lp.b2, mlp.data());
+    for (size_t e = 0; e < T * C; ++e) mlp[e] += L.x_mid[e];
+    stream = std::move(mlp);
+  }
+  fc.x_out = std::move(stream);
+  const float* x = fc.x_out.data();
+  const float* w = m.w.data();
+  fc.y.resize(T * C);
+  fc.meanf.resize(T);
+  fc.rstdf.resize(T);
+  LayerNormForward(x, T, C, w + m.lnf_g, w + m.lnf_b, fc.y.data(),
+                   fc.meanf.data(), fc.rstdf.data());
+  if (c.causal) {
+    logits->resize(T * V);
+    LinearForward(fc.y.data(), T, C, V, w + m.head, nullptr, logits->data());
+  } else {
+    const size_t K = static_cast<size_t>(c.num_classes);
+    fc.pooled.assign(C, 0.0f);
+    for (size_t t = 0; t < T; ++t) {
+      for (size_t i = 0; i < C; ++i) fc.pooled[i] += fc.y[t * C + i];
+    }
+    for (size_t i = 0; i < C; ++i) fc.pooled[i] /= static_cast<float>(T);
+    logits->resize(K);
+    LinearForward(fc.pooled.data(), 1, C, K, w + m.head, w + m.head_b,
+                  logits->data());
+  }
+  return Status::Ok();
+}
+
+void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
+              const float* dlogits, float* grad) {
+  const ModelConfig& c = m.config;
+  const size_t T = fc.T, C = static_cast<size_t>(c.d_model),
+               H = static_cast<size_t>(c.heads),
+               Dh = static_cast<size_t>(c.head_dim()),
+               F = static_cast<size_t>(c.d_ff),
+               V = static_cast<size_t>(c.vocab);
+  const float* w = m.w.data();
+  const float scale = 1.0f / std::sqrt(static_cast<float>(Dh));
+  const int64_t clip = c.shaw_clip;
+  const size_t half = fc.cos_q.empty() ? 0 : fc.cos_q.size() / T;
+  // Head.
+  std::vector<float> dy(T * C, 0.0f);
+  if (c.causal) {
+    LinearBackward(fc.y.data(), dlogits, T, C, V, w + m.head, dy.data(),
+                   grad + m.head, nullptr);
+  } else {
+    const size_t K = static_cast<size_t>(c.num_classes);
+    std::vector<float> dpooled(C, 0.0f);
+    LinearBackward(fc.pooled.data(), dlogits, 1, C, K, w + m.head,
+                   dpooled.data(), grad + m.head, grad + m.head_b);
+    for (size_t t = 0; t < T; ++t) {
+      for (size_t i = 0; i < C; ++i) {
+        dy[t * C + i] = dpooled[i] / static_cast<float>(T);
+      }
+    }
+  }
+  std::vector<float> dx(T * C, 0.0f);
+  LayerNormBackward(fc.x_out.data(), dy.data(), fc.meanf.data(),
+                    fc.rstdf.data(), T, C, w + m.lnf_g, dx.data(),
+                    grad + m.lnf_g, grad + m.lnf_b);
+  // Layers, last to first. dx is the gradient of the residual stream.
+  for (size_t l = m.layer.size(); l-- > 0;) {
+    const LayerParams& lp = m.layer[l];
+    const ForwardCache::Layer& L = fc.layers[l];
+    // MLP: x_out = x_mid + W2 gelu(W1 LN2(x_mid)).
+    std::vector<float> du(T * F, 0.0f), dh(T * F, 0.0f), db(T * C, 0.0f);
+    LinearBackward(L.u.data(), dx.data(), T, F, C, w + lp.w2, du.data(),
+                   grad + lp.w2, grad + lp.b2);
+    GeluBackward(L.hpre.data(), du.data(), T * F, dh.data());
+    LinearBackward(L.b.data(), dh.data(), T, C, F, w + lp.w1, db.data(),
+                   grad + lp.w1, grad + lp.b1);
+    LayerNormBackward(L.x_mid.data(), db.data(), L.mean2.data(), L.rstd2.data(),
+                      T, C, w + lp.ln2_g, dx.data(), grad + lp.ln2_g,
+                      grad + lp.ln2_b);
+    // Attention: x_mid = x_in + Wo att.
+    std::vector<float> datt(T * C, 0.0f);
+    LinearBackward(L.att.data(), dx.data(), T, C, C, w + lp.wo, datt.data(),
+                   grad + lp.wo, grad + lp.bo);
+    std::vector<float> dqr(T * C, 0.0f), dkr(T * C, 0.0f), dq(T * C, 0.0f),
+        dk(T * C, 0.0f), dv(T * C, 0.0f), dp(T);
+    const float* shaw_k = lp.shaw_k ? w + lp.shaw_k : nullptr;
+    const float* shaw_v = lp.shaw_v ? w + lp.shaw_v : nullptr;
+    for (size_t h = 0; h < H; ++h) {
+      for (size_t i = 0; i < T; ++i) {
+        const float* p = L.p.data() + (h * T + i) * T;
+        const float* doi = datt.data() + i * C + h * Dh;
+        // dP_ij = dO_i . (v_j + aV[rel]); dv_j += p_ij dO_i.
+        double dot = 0.0;
+        for (size_t j = 0; j < T; ++j) {
+          dp[j] = 0.0f;
+          if (p[j] == 0.0f) continue;
+          const int64_t rel = static_cast<int64_t>(j) - static_cast<int64_t>(i);
+          const float* vj = L.v.data() + j * C + h * Dh;
+          float* dvj = dv.data() + j * C + h * Dh;
+          float s = Dot(doi, vj, Dh);
+          for (size_t e = 0; e < Dh; ++e) dvj[e] += p[j] * doi[e];
+          if (shaw_v) {
+            const size_t b = static_cast<size_t>(ShawIndex(rel, clip));
+            const float* av = shaw_v + b * Dh;
+            float* dav = grad + lp.shaw_v + b * Dh;
+            s += Dot(doi, av, Dh);
+            for (size_t e = 0; e < Dh; ++e) dav[e] += p[j] * doi[e];
+          }
+          dp[j] = s;
+          dot += static_cast<double>(p[j]) * s;
+        }
+        // dS_ij = p_ij (dP_ij - sum_j p dP).
+        const float* qi = L.qr.data() + i * C + h * Dh;
+        const float* qraw = L.q.data() + i * C + h * Dh;
+        float* dqi = dqr.data() + i * C + h * Dh;
+        float* dqraw = dq.data() + i * C + h * Dh;
+        for (size_t j = 0; j < T; ++j) {
+          if (p[j] == 0.0f) continue;
+          const float ds = p[j] * (dp[j] - static_cast<float>(dot));
+          const int64_t rel = static_cast<int64_t>(j) - static_cast<int64_t>(i);
+          const float* kj = L.kr.data() + j * C + h * Dh;
+          float* dkj = dkr.data() + j * C + h * Dh;
+          const float g = ds * scale;
+          for (size_t e = 0; e < Dh; ++e) {
+            dqi[e] += g * kj[e];
+            dkj[e] += g * qi[e];
+          }
+          if (shaw_k) {
+            const size_t b = static_cast<size_t>(ShawIndex(rel, clip));
+            const float* ak = shaw_k + b * Dh;
+            float* dak = grad + lp.shaw_k + b * Dh;
+            for (size_t e = 0; e < Dh; ++e) {
+              dqraw[e] += g * ak[e];
+              dak[e] += g * qraw[e];
+            }
+          }
+          if (m.has_t5) grad[m.t5 + fc.t5_bucket[i * T + j] * H + h] += ds;
+        }
+      }
+    }
+    // Undo the rotation: dq += R^T dqr.
+    for (size_t t = 0; t < T; ++t) {
+      for (size_t h = 0; h < H; ++h) {
+        const size_t o = t * C + h * Dh;
+        if (half) {
+          RotateBackward(dqr.data() + o, &fc.cos_q[t * half],
+                         &fc.sin_q[t * half], half, Dh, dq.data() + o);
+          RotateBackward(dkr.data() + o, &fc.cos_k[t * half],
+                         &fc.sin_k[t * half], half, Dh, dk.data() + o);
+        } else {
+          for (size_t e = 0; e < Dh; ++e) {
+            dq[o + e] += dqr[o + e];
+            dk[o + e] += dkr[o + e];
+          }
+        }
+      }
+    }
+    std::vector<float> da(T * C, 0.0f);
+    LinearBackward(L.a.data(), dq.data(), T, C, C, w + lp.wq, da.data(),
+                   grad + lp.wq, grad + lp.bq);
+    LinearBackward(L.a.data(), dk.data(), T, C, C, w + lp.wk, da.data(),
+                   grad + lp.wk, grad + lp.bk);
+    LinearBackward(L.a.data(), dv.data(), T, C, C, w + lp.wv, da.data(),
+                   grad + lp.wv, grad + lp.bv);
+    // x_mid = x_in + ..., a = LN1(x_in): dx (residual) += LN1^T da.
+    LayerNormBackward(L.x_in.data(), da.data(), L.mean1.data(), L.rstd1.data(),
+                      T, C, w + lp.ln1_g, dx.data(), grad + lp.ln1_g,
+                      grad + lp.ln1_b);
+  }
+  // Embeddings (and learned positions).
+  for (size_t t = 0; t < T; ++t) {
+    float* ge = grad + m.embed + static_cast<size_t>(tokens[t]) * C;
+    for (size_t i = 0; i < C; ++i) ge[i] += dx[t * C + i];
+  }
+  if (m.has_pos) {
+    for (size_t e = 0; e < T * C; ++e) grad[m.pos + e] += dx[e];
+  }
+}
+
+}  // namespace posenc
