@@ -10,10 +10,17 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "model/inference.h"
+#include "model/model_io.h"
+#include "model/rng.h"
+#include "model/tasks.h"
+#include "model/train.h"
 #include "ops/alibi.h"
 #include "ops/attention.h"
 #include "ops/encoding.h"
@@ -409,6 +416,248 @@ class KvCacheJs {
   std::unique_ptr<KvCache> cache_;
 };
 
+// ---- Tiny models
+
+// A loaded (or trained) tiny model the loader wraps. A failed load leaves
+// error() non-empty and every method returning it.
+class TinyModelJs {
+ public:
+  // bytes: [n] safetensors file in wasm memory.
+  TinyModelJs(uintptr_t bytes, double n) {
+    if (!(n >= 0 && n <= 2147483647.0)) {
+      error_ = StrCat("bytes length out of range: ", n);
+      return;
+    }
+    const Status s =
+        LoadModel(Ptr<uint8_t>(bytes), static_cast<size_t>(n), &model_);
+    if (!s.ok()) {
+      error_ = s.message();
+      return;
+    }
+    Finish();
+  }
+  explicit TinyModelJs(Model m) : model_(std::move(m)) { Finish(); }
+
+  std::string error() const { return error_; }
+  // The config as "key=value" lines (the safetensors metadata).
+  std::string config() const {
+    std::string out;
+    for (const auto& kv : ConfigToMetadata(model_.config)) {
+      out += kv.first + "=" + kv.second + "\n";
+    }
+    return out;
+  }
+  // The task's words, one per line (ids are line numbers); the classes'
+  // names likewise.
+  std::string vocab() const { return vocab_; }
+  std::string classes() const { return classes_; }
+
+  // tokens: int32 [T]; logits: float [T, V] or [K]; maps (if nonzero):
+  // float [layers, H, T, T].
+  std::string forward(uintptr_t tokens, double T, uintptr_t logits,
+                      uintptr_t maps, uintptr_t scaling_spec_present,
+                      const RopeSpec& scaling) {
+    if (!error_.empty()) return error_;
+    InferenceOptions opt;
+    if (scaling_spec_present) {
+      RopeFrequencyConfig c;
+      const Status s = ToConfig(scaling, &c);
+      if (!s.ok()) return s.message();
+      opt.scaling = c.scaling;
+    }
+    opt.attention_maps = maps != 0;
+    InferenceResult r;
+    const Status s =
+        Infer(model_, Ptr<int32_t>(tokens), static_cast<size_t>(T), opt, &r);
+    if (!s.ok()) return s.message();
+    std::memcpy(Ptr<float>(logits), r.logits.data(),
+                r.logits.size() * sizeof(float));
+    if (maps) {
+      float* dst = Ptr<float>(maps);
+      for (const std::vector<float>& m : r.maps) {
+        std::memcpy(dst, m.data(), m.size() * sizeof(float));
+        dst += m.size();
+      }
+    }
+    return "";
+  }
+
+  // Decodes greedily (temperature 0) or by sampling from `seed` after the
+  // prompt [n], through the KV cache; writes max_new ids to out.
+  std::string generate(uintptr_t prompt, double n, double max_new,
+                       double temperature, double seed, uintptr_t out) {
+    if (!error_.empty()) return error_;
+    if (!model_.config.causal) {
+      return "generate needs a causal language model; this one is an encoder "
+             "(use forward)";
+    }
+    if (!(max_new >= 0.0 && max_new <= 1048576.0)) {
+      return StrCat("maxNewTokens must be in [0, 2^20], got ", max_new);
+    }
+    if (!(temperature >= 0.0 && temperature <= 100.0)) {
+      return StrCat("temperature must be in [0, 100], got ", temperature);
+    }
+    std::unique_ptr<Decoder> dec;
+    Status s = Decoder::Create(model_, RopeScaling(), &dec);
+    if (!s.ok()) return s.message();
+    std::vector<float> logits;
+    s = dec->Feed(Ptr<int32_t>(prompt), static_cast<size_t>(n), &logits);
+    SplitMix64 rng(static_cast<uint64_t>(seed));
+    const size_t V = static_cast<size_t>(model_.config.vocab);
+    int32_t* o = Ptr<int32_t>(out);
+    for (size_t i = 0; s.ok() && i < static_cast<size_t>(max_new); ++i) {
+      const float* last = logits.data() + logits.size() - V;
+      size_t pick = 0;
+      for (size_t v = 1; v < V; ++v) pick = last[v] > last[pick] ? v : pick;
+      if (temperature > 0.0) {
+        std::vector<double> p(V);
+        double sum = 0.0;
+        for (size_t v = 0; v < V; ++v) {
+          p[v] = std::exp((last[v] - last[pick]) / temperature);
+          sum += p[v];
+        }
+        double u = rng.Uniform() * sum;
+        for (pick = 0; pick + 1 < V && u >= p[pick]; ++pick) u -= p[pick];
+      }
+      o[i] = static_cast<int32_t>(pick);
+      if (i + 1 < static_cast<size_t>(max_new)) {
+        s = dec->Feed(&o[i], 1, &logits);
+      }
+    }
+    return s.ok() ? "" : s.message();
+  }
+
+  // Evaluates `count` task examples of `length` tokens (seeded) with the
+  // given RoPE scaling. out: float64 [3 + length]: loss, accuracy, scored,
+  // then the per-position loss (NaN where nothing is scored).
+  std::string evaluate(double length, double count, double seed,
+                       uintptr_t scaling_spec_present, const RopeSpec& scaling,
+                       uintptr_t out) {
+    if (!error_.empty()) return error_;
+    TaskKind task;
+    Status s = ParseTask(model_.config.task, &task);
+    if (!s.ok()) {
+      return StrCat("this model's task \"", model_.config.task,
+                    "\" has no generator to evaluate on");
+    }
+    RopeScaling sc;
+    if (scaling_spec_present) {
+      RopeFrequencyConfig c;
+      s = ToConfig(scaling, &c);
+      if (!s.ok()) return s.message();
+      sc = c.scaling;
+    }
+    EvalResult r;
+    s = Evaluate(model_, task, static_cast<size_t>(length),
+                 static_cast<size_t>(count), static_cast<uint64_t>(seed), sc,
+                 &r);
+    if (!s.ok()) return s.message();
+    double* o = Ptr<double>(out);
+    o[0] = r.loss;
+    o[1] = r.accuracy;
+    o[2] = static_cast<double>(r.scored);
+    for (size_t t = 0; t < static_cast<size_t>(length); ++t) {
+      o[3 + t] = t < r.position_loss.size()
+                     ? r.position_loss[t]
+                     : std::numeric_limits<double>::quiet_NaN();
+    }
+    return "";
+  }
+
+  // save: the safetensors bytes (saveSize() first, then saveInto(ptr)).
+  double saveSize() {
+    saved_ = SaveModel(model_);
+    return static_cast<double>(saved_.size());
+  }
+  void saveInto(uintptr_t dst) {
+    std::memcpy(Ptr<uint8_t>(dst), saved_.data(), saved_.size());
+    saved_.clear();
+    saved_.shrink_to_fit();
+  }
+
+ private:
+  void Finish() {
+    TaskKind task;
+    if (ParseTask(model_.config.task, &task).ok()) {
+      const Vocab v = TaskVocab(task);
+      for (size_t i = 0; i < v.size(); ++i) {
+        vocab_ += v.Word(static_cast<int32_t>(i)) + "\n";
+      }
+      for (size_t k = 0; k < NumClasses(task); ++k) {
+        classes_ += ClassName(task, static_cast<int32_t>(k)) + "\n";
+      }
+    }
+  }
+  std::string error_;
+  Model model_;
+  std::string vocab_, classes_, saved_;
+};
+
+// Training settings as the loader sends them (validated again here).
+struct TrainSpec {
+  std::string task;
+  std::string encoding;
+  int steps = 0;
+  int batch = 0;
+  int seq_len = 0;
+  int d_model = 0;
+  int heads = 0;
+  int layers = 0;
+  int d_ff = 0;
+  double lr = 0.0;
+  int warmup = 0;
+  double seed = 0.0;
+};
+
+class TrainerJs {
+ public:
+  explicit TrainerJs(const TrainSpec& spec) {
+    TrainConfig tc;
+    Status s = ParseTask(spec.task, &tc.task);
+    if (s.ok()) s = ParseEncoding(spec.encoding, &tc.model.encoding);
+    if (!s.ok()) {
+      error_ = s.message();
+      return;
+    }
+    tc.steps = spec.steps;
+    tc.batch = spec.batch;
+    tc.seq_len = spec.seq_len;
+    tc.model.d_model = spec.d_model;
+    tc.model.heads = spec.heads;
+    tc.model.layers = spec.layers;
+    tc.model.d_ff = spec.d_ff;
+    tc.model.max_len = spec.seq_len > 0 ? spec.seq_len : 1;
+    tc.opt.lr = static_cast<float>(spec.lr);
+    tc.opt.warmup_steps = spec.warmup;
+    tc.seed = static_cast<uint64_t>(spec.seed);
+    s = Trainer::Create(tc, &trainer_);
+    if (!s.ok()) error_ = s.message();
+  }
+  std::string error() const { return error_; }
+  // Runs up to n steps; out: float64 [4 * n] (step, loss, grad norm, lr).
+  std::string step(double n, uintptr_t out) {
+    if (!trainer_) return error_;
+    double* o = Ptr<double>(out);
+    for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
+      TrainProgress p;
+      const Status s = trainer_->Step(&p);
+      if (!s.ok()) return s.message();
+      o[4 * i] = p.step;
+      o[4 * i + 1] = p.loss;
+      o[4 * i + 2] = p.grad_norm;
+      o[4 * i + 3] = p.lr;
+    }
+    return "";
+  }
+  TinyModelJs model() const {
+    return trainer_ ? TinyModelJs(trainer_->model()) : TinyModelJs(Model());
+  }
+
+ private:
+  std::string error_;
+  std::unique_ptr<Trainer> trainer_;
+};
+
 std::string TargetJs() { return DispatchedTargetName(); }
 
 // Benchmark support: ApplyRope on module-owned buffers, `iters` times, so
@@ -537,6 +786,35 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("shawValues", &posenc::ShawValuesJs);
   function("learnedPositions", &posenc::LearnedPositionsJs);
   function("xposScales", &posenc::XposScalesJs);
+  class_<posenc::TinyModelJs>("TinyModel")
+      .constructor<uintptr_t, double>()
+      .function("error", &posenc::TinyModelJs::error)
+      .function("config", &posenc::TinyModelJs::config)
+      .function("vocab", &posenc::TinyModelJs::vocab)
+      .function("classes", &posenc::TinyModelJs::classes)
+      .function("forward", &posenc::TinyModelJs::forward)
+      .function("generate", &posenc::TinyModelJs::generate)
+      .function("evaluate", &posenc::TinyModelJs::evaluate)
+      .function("saveSize", &posenc::TinyModelJs::saveSize)
+      .function("saveInto", &posenc::TinyModelJs::saveInto);
+  value_object<posenc::TrainSpec>("TrainSpec")
+      .field("task", &posenc::TrainSpec::task)
+      .field("encoding", &posenc::TrainSpec::encoding)
+      .field("steps", &posenc::TrainSpec::steps)
+      .field("batch", &posenc::TrainSpec::batch)
+      .field("seqLen", &posenc::TrainSpec::seq_len)
+      .field("dModel", &posenc::TrainSpec::d_model)
+      .field("heads", &posenc::TrainSpec::heads)
+      .field("layers", &posenc::TrainSpec::layers)
+      .field("dFf", &posenc::TrainSpec::d_ff)
+      .field("lr", &posenc::TrainSpec::lr)
+      .field("warmup", &posenc::TrainSpec::warmup)
+      .field("seed", &posenc::TrainSpec::seed);
+  class_<posenc::TrainerJs>("Trainer")
+      .constructor<const posenc::TrainSpec&>()
+      .function("error", &posenc::TrainerJs::error)
+      .function("step", &posenc::TrainerJs::step)
+      .function("model", &posenc::TrainerJs::model);
   function("target", &posenc::TargetJs);
   function("benchRope", &posenc::BenchRopeJs);
   function("benchCopy", &posenc::BenchCopyJs);

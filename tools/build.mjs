@@ -2,8 +2,9 @@
 //   build/native       core + GoogleTest + benchmarks (Highway dynamic dispatch)
 //   build/wasm-simd    posenc-simd.{mjs,wasm} + GoogleTest in wasm (HWY_WASM)
 //   build/wasm-scalar  posenc-scalar.{mjs,wasm} + GoogleTest in wasm (HWY_SCALAR)
+//   build/fuzz         libFuzzer targets (clang, ASan + UBSan)
 //   dist/              the npm package: tsc output + the two modules
-// Usage: node tools/build.mjs [native] [wasm] [ts]   (default: all)
+// Usage: node tools/build.mjs [native] [fuzz] [wasm] [ts]   (default: all)
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -21,6 +22,16 @@ function cmakeBuild(dir, configure, env = process.env) {
 if (all || want.has('native')) {
   console.log('== native build');
   cmakeBuild('native', ['cmake', '-S', '.', '-B', 'build/native', '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release']);
+}
+if (all || want.has('fuzz')) {
+  // clang + libFuzzer + ASan/UBSan, only the fuzz targets.
+  console.log('== fuzz build (clang, libFuzzer)');
+  const b = join(root, 'build', 'fuzz');
+  if (!existsSync(join(b, 'build.ninja'))) {
+    run('cmake', ['-S', '.', '-B', 'build/fuzz', '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=RelWithDebInfo',
+      '-DCMAKE_CXX_COMPILER=clang++', '-DPOSENC_FUZZ=ON']);
+  }
+  run('ninja', ['-C', b, 'posenc_fuzz_safetensors', 'posenc_fuzz_model_load']);
 }
 if (all || want.has('wasm')) {
   for (const [dir, simd] of [['wasm-simd', 'ON'], ['wasm-scalar', 'OFF']]) {

@@ -10,8 +10,9 @@ import { root, run } from './common.mjs';
 
 // Debian packages the build, tests and benchmarks need.
 const PACKAGES = [
-  'cmake', 'ninja-build', 'g++', 'pkg-config', 'clang-format',
-  'emscripten', 'libhwy-dev', 'googletest', 'libgtest-dev', 'libbenchmark-dev', 'chromium',
+  'cmake', 'ninja-build', 'g++', 'pkg-config', 'clang-format', 'clang', 'libclang-rt-14-dev',
+  'emscripten', 'libhwy-dev', 'nlohmann-json3-dev', 'googletest', 'libgtest-dev', 'libbenchmark-dev',
+  'chromium',
 ];
 
 function installed(pkg) {

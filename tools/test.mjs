@@ -13,6 +13,7 @@ const steps = [
   ['tsc --noEmit (package)', () => run(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.json'])],
   ['tsc --noEmit (tests)', () => run(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.tests.json'])],
   ['native GoogleTest', () => run('ctest', ['--test-dir', 'build/native', '--output-on-failure'])],
+  ['libFuzzer (15 s per target)', () => run(process.execPath, [join(root, 'tools/fuzz.mjs'), '15'])],
   ['wasm GoogleTest (SIMD)', () => run('ctest', ['--test-dir', 'build/wasm-simd', '--output-on-failure'])],
   ['wasm GoogleTest (scalar)', () => run('ctest', ['--test-dir', 'build/wasm-scalar', '--output-on-failure'])],
   ['TypeScript tests', () => {

@@ -41,6 +41,8 @@ import {
   optNum,
   requireObject,
 } from './validate.js';
+import { modelApi } from './model.js';
+import type { RawTinyModel, RawTrainer, TrainSpec } from './model.js';
 
 /** The value object `RopeSpec` of bindings/embind.cc. */
 interface RopeSpec {
@@ -131,6 +133,8 @@ export interface RawModule {
   xposScales(positions: number, T: number, rotaryDim: number, scaleBase: number, center: number, key: boolean, out: number): string;
   attention(spec: AttentionSpec, rope: RopeSpec, q: number, k: number, v: number, out: number): string;
   KvCache: new (kvHeads: number, headDim: number, rope: boolean, spec: RopeSpec, layout: number, xpos: boolean, xposScaleBase: number) => RawKvCache;
+  TinyModel: new (bytes: number, n: number) => RawTinyModel;
+  Trainer: new (spec: TrainSpec) => RawTrainer;
   target(): string;
   benchRope(H: number, T: number, d: number, layout: number, iters: number): void;
   benchCopy(iters: number): void;
@@ -142,7 +146,7 @@ const SCALINGS = ['default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'll
 const ALIBI_VARIANTS: readonly AlibiVariant[] = ['paper', 'simple'];
 
 /** Allocations of one call, freed together. */
-class Frame {
+export class Frame {
   private readonly ptrs: number[] = [];
   constructor(private readonly m: RawModule) {}
 
@@ -501,6 +505,17 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
     Object.defineProperty(KvCacheImpl.prototype, dispose, { value: KvCacheImpl.prototype[Symbol.dispose] });
   }
 
+  const models = modelApi({
+    HEAPU8: () => m.HEAPU8,
+    HEAP32: () => m.HEAP32,
+    HEAPF32: () => m.HEAPF32,
+    HEAPF64: () => m.HEAPF64,
+    TinyModel: m.TinyModel,
+    Trainer: m.Trainer,
+    call,
+    ropeSpec: (f, o) => ropeSpec(f, o).spec,
+  });
+
   const api: Posenc = {
     simd,
     target: m.target(),
@@ -708,6 +723,8 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
     },
 
     KvCache: KvCacheImpl,
+    loadModel: models.loadModel,
+    train: models.train,
 
     benchRope(heads: number, seqLen: number, headDim: number, layout: RopeLayout, iters: number): void {
       const h = int('heads', heads, 1);

@@ -360,6 +360,146 @@ export interface InitOptions {
 }
 
 /** An initialised module. Every method validates its arguments and throws `TypeError`/`RangeError` naming the parameter. */
+// ---- Tiny models
+
+/** The synthetic tasks the shipped models are trained on. */
+export type TaskName = 'word-order' | 'language' | 'retrieval';
+/** Positional encodings a tiny model can use. */
+export type EncodingName = 'nope' | 'sinusoidal' | 'learned' | 'rope' | 'alibi' | 't5' | 'shaw' | 'xpos';
+
+/** A tiny model's configuration (the safetensors `__metadata__`). */
+export interface TinyModelConfig {
+  task: string;
+  encoding: EncodingName;
+  /** `true`: causal language model, logits `[T, vocab]`; `false`: encoder, pooled logits `[numClasses]`. */
+  causal: boolean;
+  vocab: number;
+  dModel: number;
+  heads: number;
+  layers: number;
+  dFf: number;
+  numClasses: number;
+  /** Rows of the learned position table (learned models cannot run past it). */
+  maxLen: number;
+  /** The length the model was trained at. */
+  trainLen: number;
+  rotaryDim: number;
+  ropeBase: number;
+  xposScaleBase: number;
+  sinusoidalBase: number;
+  t5Buckets: number;
+  t5MaxDistance: number;
+  shawClip: number;
+}
+
+export interface ModelForwardOptions {
+  /** Also return every attention map `[layers, heads, T, T]`. Default false. */
+  attentionMaps?: boolean;
+  /** RoPE / xPos context extension applied at inference (RoPE and xPos models). */
+  scaling?: RopeScaling;
+}
+
+export interface ModelForwardResult {
+  /** `[T, vocab]` for causal models, `[numClasses]` for encoders. */
+  logits: Float32Array;
+  /** `[layers, heads, T, T]` when requested. */
+  attentionMaps?: Float32Array;
+}
+
+export interface GenerateOptions {
+  /** Tokens to generate (>= 0). */
+  maxNewTokens: number;
+  /** 0 (default) is greedy; otherwise softmax sampling at this temperature. */
+  temperature?: number;
+  /** Sampling seed. Default 1. */
+  seed?: number;
+}
+
+export interface EvaluateOptions {
+  /** Sequence lengths to evaluate at (language and retrieval tasks); word-order ignores them. */
+  lengths: number[];
+  /** Examples per length. Default 32. */
+  examples?: number;
+  /** Data seed. Default 12345. */
+  seed?: number;
+  /** RoPE / xPos scaling applied at inference. */
+  scaling?: RopeScaling;
+}
+
+export interface EvaluateResult {
+  length: number;
+  /** Mean loss (nats) per scored token (per example for word-order). */
+  loss: number;
+  /** Argmax accuracy over scored tokens. */
+  accuracy: number;
+  scored: number;
+  /** `[length]` mean loss at each position, NaN where nothing is scored. */
+  positionLoss: Float64Array;
+}
+
+/** A tiny transformer in wasm memory. Free it with `delete()` (or `using`). */
+export interface TinyModel {
+  readonly config: TinyModelConfig;
+  /** The task vocabulary: `vocab[id]` is the word. */
+  readonly vocab: readonly string[];
+  /** Class names of an encoder (word-order: the people), else empty. */
+  readonly classes: readonly string[];
+  /** Whitespace tokenizer over `vocab`; unknown words map to `<unk>`. Prepends `<bos>` unless `bos: false`. */
+  tokenize(text: string, options?: { bos?: boolean }): Int32Array;
+  detokenize(ids: ArrayLike<number>): string;
+  forward(tokens: Int32Array, options?: ModelForwardOptions): ModelForwardResult;
+  /** Incremental decoding through the KV cache (causal models). Returns the new ids. */
+  generate(prompt: Int32Array, options: GenerateOptions): Int32Array;
+  /** Loss and accuracy on fresh task data at each length. */
+  evaluate(options: EvaluateOptions): EvaluateResult[];
+  /** The model as safetensors bytes. */
+  save(): Uint8Array;
+  delete(): void;
+  [Symbol.dispose](): void;
+}
+
+export interface TrainConfig {
+  task: TaskName;
+  encoding: EncodingName;
+  /** Optimiser steps (>= 1). */
+  steps: number;
+  /** Sequences per step. Default 16. */
+  batch?: number;
+  /** Training length (language, retrieval). Default 64. */
+  seqLen?: number;
+  /** Default 64. */
+  dModel?: number;
+  /** Default 4. */
+  heads?: number;
+  /** Default 2. */
+  layers?: number;
+  /** Default 128. */
+  dFf?: number;
+  /** Peak AdamW learning rate. Default 3e-3. */
+  lr?: number;
+  /** Warmup steps. Default steps / 10. */
+  warmup?: number;
+  /** Seed of the initial weights and the data. Default 1. */
+  seed?: number;
+}
+
+export interface TrainProgress {
+  step: number;
+  steps: number;
+  /** Mean loss of the step's batch (nats). */
+  loss: number;
+  gradNorm: number;
+  lr: number;
+}
+
+export interface TrainOptions {
+  onProgress?: (p: TrainProgress) => void;
+  /** Stops training between chunks; the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Steps between progress reports (and chances to cancel). Default 10. */
+  chunk?: number;
+}
+
 export interface Posenc {
   /** True when the SIMD binary is running. */
   readonly simd: boolean;
@@ -396,6 +536,10 @@ export interface Posenc {
   attention(options: AttentionOptions): AttentionResult;
   /** A KV cache for incremental decoding. */
   readonly KvCache: new (options: KvCacheOptions) => KvCache;
+  /** Loads a tiny model from safetensors bytes (validated: a bad file throws a RangeError naming the problem). */
+  loadModel(bytes: Uint8Array | ArrayBuffer): TinyModel;
+  /** Trains a tiny model; yields to the event loop every `chunk` steps (run it in a Worker). */
+  train(config: TrainConfig, options?: TrainOptions): Promise<TinyModel>;
   /** Runs the RoPE kernel `iters` times on module-owned buffers (benchmarks). */
   benchRope(heads: number, seqLen: number, headDim: number, layout: RopeLayout, iters: number): void;
   /** Copies the buffers of the last `benchRope` call `iters` times (the memory-bandwidth ceiling). */

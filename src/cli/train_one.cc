@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   tc.steps = std::atoi(argv[3]);
   tc.seq_len = argc > 4 ? std::atoi(argv[4]) : 64;
   tc.model.max_len = tc.seq_len;
+  tc.model.d_ff = 128;
   tc.opt.warmup_steps = tc.steps / 10;
   std::unique_ptr<Trainer> tr;
   st = Trainer::Create(tc, &tr);

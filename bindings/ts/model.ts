@@ -1,0 +1,336 @@
+/**
+ * Tiny models over the Embind `TinyModel` and `Trainer` handles: loading
+ * (validated in C++), forward with attention maps, generation through the
+ * KV cache, evaluation, saving, and training in chunks that yield to the
+ * event loop. Like core.ts, every call copies in and out of wasm memory.
+ */
+import type {
+  EncodingName,
+  EvaluateOptions,
+  EvaluateResult,
+  GenerateOptions,
+  ModelForwardOptions,
+  ModelForwardResult,
+  RopeScaling,
+  TaskName,
+  TinyModel,
+  TinyModelConfig,
+  TrainConfig,
+  TrainOptions,
+  TrainProgress,
+} from './types.js';
+import type { Frame } from './core.js';
+import { i32, int, num, oneOf, optBool, optInt, optNum, requireObject } from './validate.js';
+
+/** The Embind `TinyModel` handle. */
+export interface RawTinyModel {
+  error(): string;
+  config(): string;
+  vocab(): string;
+  classes(): string;
+  forward(tokens: number, T: number, logits: number, maps: number, hasScaling: number, scaling: unknown): string;
+  generate(prompt: number, n: number, maxNew: number, temperature: number, seed: number, out: number): string;
+  evaluate(length: number, count: number, seed: number, hasScaling: number, scaling: unknown, out: number): string;
+  saveSize(): number;
+  saveInto(ptr: number): void;
+  delete(): void;
+}
+
+/** The Embind `Trainer` handle. */
+export interface RawTrainer {
+  error(): string;
+  step(n: number, out: number): string;
+  model(): RawTinyModel;
+  delete(): void;
+}
+
+export interface TrainSpec {
+  task: string; encoding: string; steps: number; batch: number; seqLen: number; dModel: number;
+  heads: number; layers: number; dFf: number; lr: number; warmup: number; seed: number;
+}
+
+/** What model.ts needs from the module and from core.ts. */
+export interface ModelDeps {
+  HEAPU8: () => Uint8Array;
+  HEAP32: () => Int32Array;
+  HEAPF32: () => Float32Array;
+  HEAPF64: () => Float64Array;
+  TinyModel: new (bytes: number, n: number) => RawTinyModel;
+  Trainer: new (spec: TrainSpec) => RawTrainer;
+  /** Runs fn with a call frame (allocations freed after). */
+  call: <T>(fn: (f: Frame) => T) => T;
+  /** The RopeSpec value object for a model's rotary settings and a scaling. */
+  ropeSpec: (f: Frame, o: Record<string, unknown>) => unknown;
+}
+
+const TASKS: readonly TaskName[] = ['word-order', 'language', 'retrieval'];
+const ENCODINGS: readonly EncodingName[] = ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'xpos'];
+
+function parseConfig(text: string): TinyModelConfig {
+  const kv = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const eq = line.indexOf('=');
+    if (eq > 0) kv.set(line.slice(0, eq), line.slice(eq + 1));
+  }
+  const n = (k: string): number => Number(kv.get(k));
+  return {
+    task: kv.get('task') ?? '',
+    encoding: (kv.get('encoding') ?? 'nope') as EncodingName,
+    causal: kv.get('causal') === 'true',
+    vocab: n('vocab'),
+    dModel: n('d_model'),
+    heads: n('heads'),
+    layers: n('layers'),
+    dFf: n('d_ff'),
+    numClasses: n('num_classes'),
+    maxLen: n('max_len'),
+    trainLen: n('train_len'),
+    rotaryDim: n('rotary_dim'),
+    ropeBase: n('rope_base'),
+    xposScaleBase: n('xpos_scale_base'),
+    sinusoidalBase: n('sinusoidal_base'),
+    t5Buckets: n('t5_buckets'),
+    t5MaxDistance: n('t5_max_distance'),
+    shawClip: n('shaw_clip'),
+  };
+}
+
+const lines = (text: string): string[] => (text === '' ? [] : text.slice(0, -1).split('\n'));
+
+export function modelApi(d: ModelDeps) {
+  const registry = typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<RawTinyModel>((h) => h.delete())
+    : undefined;
+  const check = (err: string): void => {
+    if (err !== '') throw new RangeError(err);
+  };
+
+  class TinyModelImpl implements TinyModel {
+    #h: RawTinyModel | undefined;
+    readonly #token = {};
+    readonly config: TinyModelConfig;
+    readonly vocab: readonly string[];
+    readonly classes: readonly string[];
+    readonly #ids: Map<string, number>;
+
+    constructor(h: RawTinyModel) {
+      const err = h.error();
+      if (err !== '') {
+        h.delete();
+        throw new RangeError(err);
+      }
+      this.#h = h;
+      this.config = Object.freeze(parseConfig(h.config()));
+      this.vocab = Object.freeze(lines(h.vocab()));
+      this.classes = Object.freeze(lines(h.classes()));
+      this.#ids = new Map(this.vocab.map((w, i) => [w, i]));
+      registry?.register(this, h, this.#token);
+    }
+
+    #handle(what: string): RawTinyModel {
+      if (this.#h === undefined) throw new TypeError(`TinyModel.${what}: this model has been deleted`);
+      return this.#h;
+    }
+
+    /** scaling -> [hasScaling, RopeSpec] for the model's rotary settings. */
+    #scaling(f: Frame, scaling: unknown): [number, unknown] {
+      const c = this.config;
+      const base = { headDim: c.dModel / c.heads, rotaryDim: c.rotaryDim || undefined, base: c.ropeBase };
+      if (scaling === undefined) return [0, d.ropeSpec(f, base)];
+      if (c.encoding !== 'rope' && c.encoding !== 'xpos') {
+        throw new TypeError(`scaling applies to RoPE and xPos models; this model uses '${c.encoding}'`);
+      }
+      return [1, d.ropeSpec(f, { ...base, scaling: scaling as RopeScaling })];
+    }
+
+    #tokens(name: string, tokens: unknown): Int32Array {
+      const t = i32(name, tokens);
+      if (t.length < 1) throw new RangeError(`${name} must hold at least 1 token, got 0`);
+      for (let i = 0; i < t.length; i++) {
+        const v = t[i] as number;
+        if (v < 0 || v >= this.config.vocab) {
+          throw new RangeError(`${name}[${i}] must be a token id in [0, ${this.config.vocab}), got ${v}`);
+        }
+      }
+      return t.buffer === d.HEAPU8().buffer ? t.slice() : t;
+    }
+
+    tokenize(text: string, options?: { bos?: boolean }): Int32Array {
+      this.#handle('tokenize()');
+      if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${typeof text}`);
+      const bos = optBool('bos', options === undefined ? undefined : requireObject('options', options).bos, true);
+      const words = text.split(/[ \t\n\r]+/).filter((w) => w !== '');
+      const unk = this.#ids.get('<unk>') ?? 2;
+      const ids = words.map((w) => this.#ids.get(w) ?? unk);
+      return Int32Array.from(bos ? [this.#ids.get('<bos>') ?? 1, ...ids] : ids);
+    }
+
+    detokenize(ids: ArrayLike<number>): string {
+      this.#handle('detokenize()');
+      if (typeof ids !== 'object' || ids === null || typeof ids.length !== 'number') {
+        throw new TypeError('ids must be an array of token ids');
+      }
+      const out: string[] = [];
+      for (let i = 0; i < ids.length; i++) {
+        const v = ids[i];
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= this.vocab.length) {
+          throw new RangeError(`ids[${i}] must be a token id in [0, ${this.vocab.length}), got ${String(v)}`);
+        }
+        out.push(this.vocab[v] as string);
+      }
+      return out.join(' ');
+    }
+
+    forward(tokens: Int32Array, options?: ModelForwardOptions): ModelForwardResult {
+      const h = this.#handle('forward()');
+      const o = options === undefined ? {} : requireObject('options', options);
+      const t = this.#tokens('tokens', tokens);
+      const T = t.length;
+      const maps = optBool('attentionMaps', o.attentionMaps, false);
+      const c = this.config;
+      const nLogits = c.causal ? T * c.vocab : c.numClasses;
+      const nMaps = maps ? c.layers * c.heads * T * T : 0;
+      if (nMaps * 4 > 1 << 30) {
+        throw new RangeError(`attentionMaps for ${T} tokens need ${nMaps * 4} bytes (layers * heads * T * T floats); limit 2^30`);
+      }
+      return d.call((f) => {
+        const [has, spec] = this.#scaling(f, o.scaling);
+        const pt = f.alloc(T * 4);
+        d.HEAP32().set(t, pt >> 2);
+        const pl = f.alloc(nLogits * 4);
+        const pm = maps ? f.alloc(nMaps * 4) : 0;
+        check(h.forward(pt, T, pl, pm, has, spec));
+        const res: ModelForwardResult = { logits: d.HEAPF32().slice(pl >> 2, (pl >> 2) + nLogits) };
+        if (maps) res.attentionMaps = d.HEAPF32().slice(pm >> 2, (pm >> 2) + nMaps);
+        return res;
+      });
+    }
+
+    generate(prompt: Int32Array, options: GenerateOptions): Int32Array {
+      const h = this.#handle('generate()');
+      const o = requireObject('options', options);
+      const t = this.#tokens('prompt', prompt);
+      const maxNew = int('maxNewTokens', o.maxNewTokens, 0, 1 << 20);
+      const temperature = optNum('temperature', o.temperature, 0, { ge: 0 });
+      const seed = optInt('seed', o.seed, 1, 0);
+      return d.call((f) => {
+        const pt = f.alloc(t.length * 4);
+        d.HEAP32().set(t, pt >> 2);
+        const out = f.alloc(Math.max(maxNew, 1) * 4);
+        check(h.generate(pt, t.length, maxNew, temperature, seed, out));
+        return d.HEAP32().slice(out >> 2, (out >> 2) + maxNew);
+      });
+    }
+
+    evaluate(options: EvaluateOptions): EvaluateResult[] {
+      const h = this.#handle('evaluate()');
+      const o = requireObject('options', options);
+      if (!Array.isArray(o.lengths) || o.lengths.length === 0) {
+        throw new TypeError('lengths must be a non-empty array of sequence lengths');
+      }
+      const lengths = (o.lengths as unknown[]).map((v, i) => int(`lengths[${i}]`, v, 1, 65536));
+      const examples = optInt('examples', o.examples, 32, 1, 100000);
+      const seed = optInt('seed', o.seed, 12345, 0);
+      return lengths.map((L) => d.call((f) => {
+        const [has, spec] = this.#scaling(f, o.scaling);
+        const out = f.alloc((3 + L) * 8);
+        check(h.evaluate(L, examples, seed, has, spec, out));
+        const r = d.HEAPF64().slice(out >> 3, (out >> 3) + 3 + L);
+        return { length: L, loss: r[0] as number, accuracy: r[1] as number, scored: r[2] as number, positionLoss: r.slice(3) };
+      }));
+    }
+
+    save(): Uint8Array {
+      const h = this.#handle('save()');
+      const n = h.saveSize();
+      return d.call((f) => {
+        const p = f.alloc(n);
+        h.saveInto(p);
+        return d.HEAPU8().slice(p, p + n);
+      });
+    }
+
+    delete(): void {
+      const h = this.#handle('delete()');
+      this.#h = undefined;
+      registry?.unregister(this.#token);
+      h.delete();
+    }
+
+    [Symbol.dispose](): void {
+      if (this.#h !== undefined) this.delete();
+    }
+  }
+  const dispose: symbol = (Symbol as unknown as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose');
+  if (dispose !== Symbol.dispose) {
+    Object.defineProperty(TinyModelImpl.prototype, dispose, { value: TinyModelImpl.prototype[Symbol.dispose] });
+  }
+
+  function loadModel(bytes: Uint8Array | ArrayBuffer): TinyModel {
+    let b: Uint8Array;
+    if (bytes instanceof ArrayBuffer) b = new Uint8Array(bytes);
+    else if (bytes instanceof Uint8Array) b = bytes;
+    else throw new TypeError('bytes must be a Uint8Array or an ArrayBuffer (a safetensors file)');
+    if (b.byteLength === 0) {
+      throw new RangeError('bytes is empty (or its ArrayBuffer was detached): expected a safetensors file');
+    }
+    const copy = b.buffer === d.HEAPU8().buffer ? b.slice() : b;
+    const h = d.call((f) => {
+      const p = f.alloc(copy.length);
+      d.HEAPU8().set(copy, p);
+      return new d.TinyModel(p, copy.length);
+    });
+    return new TinyModelImpl(h);
+  }
+
+  async function train(config: TrainConfig, options?: TrainOptions): Promise<TinyModel> {
+    const c = requireObject('config', config);
+    const o = options === undefined ? {} : requireObject('options', options);
+    const steps = int('steps', c.steps, 1, 10_000_000);
+    const spec: TrainSpec = {
+      task: oneOf('task', c.task, TASKS),
+      encoding: oneOf('encoding', c.encoding, ENCODINGS),
+      steps,
+      batch: optInt('batch', c.batch, 16, 1, 4096),
+      seqLen: optInt('seqLen', c.seqLen, 64, 1, 4096),
+      dModel: optInt('dModel', c.dModel, 64, 2, 2048),
+      heads: optInt('heads', c.heads, 4, 1, 64),
+      layers: optInt('layers', c.layers, 2, 1, 32),
+      dFf: optInt('dFf', c.dFf, 128, 1, 16384),
+      lr: c.lr === undefined ? 3e-3 : num('lr', c.lr, { gt: 0 }),
+      warmup: optInt('warmup', c.warmup, Math.floor(steps / 10), 0, steps),
+      seed: optInt('seed', c.seed, 1, 0),
+    };
+    if (spec.lr >= 1) throw new RangeError(`lr must be in (0, 1), got ${spec.lr}`);
+    const chunk = optInt('chunk', o.chunk, 10, 1, 1_000_000);
+    const onProgress = o.onProgress;
+    if (onProgress !== undefined && typeof onProgress !== 'function') {
+      throw new TypeError('onProgress must be a function');
+    }
+    const signal = o.signal as AbortSignal | undefined;
+    const t = new d.Trainer(spec);
+    try {
+      check(t.error());
+      for (let done = 0; done < steps;) {
+        if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
+        const n = Math.min(chunk, steps - done);
+        const last = d.call((f) => {
+          const out = f.alloc(4 * n * 8);
+          check(t.step(n, out));
+          return d.HEAPF64().slice((out >> 3) + 4 * (n - 1), (out >> 3) + 4 * n);
+        });
+        done += n;
+        (onProgress as ((p: TrainProgress) => void) | undefined)?.({
+          step: done, steps, loss: last[1] as number, gradNorm: last[2] as number, lr: last[3] as number,
+        });
+        await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      }
+      if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
+      return new TinyModelImpl(t.model());
+    } finally {
+      t.delete();
+    }
+  }
+
+  return { loadModel, train };
+}
