@@ -5,7 +5,7 @@
 //   build/fuzz         libFuzzer targets (clang, ASan + UBSan)
 //   dist/              the npm package: tsc output + the two modules
 // Usage: node tools/build.mjs [native] [fuzz] [wasm] [ts]   (default: all)
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { emEnv, root, run } from './common.mjs';
@@ -44,6 +44,11 @@ if (all || want.has('ts')) {
   console.log('== package (tsc + wasm modules -> dist/)');
   run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
   mkdirSync(join(root, 'dist/wasm'), { recursive: true });
+  // The shipped tiny models (trained by `npm run train-models`).
+  mkdirSync(join(root, 'dist/models'), { recursive: true });
+  for (const f of readdirSync(join(root, 'web/public/models'))) {
+    if (f.endsWith('.safetensors')) copyFileSync(join(root, 'web/public/models', f), join(root, 'dist/models', f));
+  }
   for (const fl of ['simd', 'scalar']) {
     for (const ext of ['mjs', 'wasm']) {
       copyFileSync(join(root, `build/wasm-${fl}/posenc-${fl}.${ext}`), join(root, `dist/wasm/posenc-${fl}.${ext}`));

@@ -180,6 +180,49 @@ TEST(ModelProperties, LearnedPositionsStopAtTheirTable) {
   EXPECT_FALSE(dec->Feed(tokens.data(), 1, &logits).ok());
 }
 
+// Context extension at inference: each method at factor 1 (or below its
+// threshold) is the plain model; at factor 4 it changes the logits.
+TEST(ModelProperties, RopeScalingAtInference) {
+  const Model m = RandomModel(Case{Encoding::kRope, true}, 8);
+  const std::vector<int32_t> tokens = RandomTokens(40, 4);
+  InferenceResult plain;
+  ASSERT_TRUE(Infer(m, tokens.data(), 40, InferenceOptions(), &plain).ok());
+  for (RopeScalingType type :
+       {RopeScalingType::kLinear, RopeScalingType::kNtk,
+        RopeScalingType::kDynamic, RopeScalingType::kYarn,
+        RopeScalingType::kLlama3}) {
+    for (double factor : {1.0, 4.0}) {
+      InferenceOptions opt;
+      opt.scaling.type = type;
+      opt.scaling.factor = factor;
+      opt.scaling.original_max_position_embeddings = 10;
+      opt.scaling.max_position_embeddings = 10;
+      if (type == RopeScalingType::kYarn) {
+        opt.scaling.has_attention_factor = true;  // isolate the frequencies
+        opt.scaling.attention_factor = 1.0;
+      }
+      InferenceResult r;
+      const Status st = Infer(m, tokens.data(), 40, opt, &r);
+      ASSERT_TRUE(st.ok()) << RopeScalingTypeName(type) << ": " << st.message();
+      const double d = MaxDiff(r.logits, plain.logits);
+      // dynamic changes the base once T = 40 > 10 even at factor 1.
+      if (factor == 1.0 && type != RopeScalingType::kDynamic) {
+        EXPECT_LT(d, 1e-5) << RopeScalingTypeName(type);
+      } else {
+        EXPECT_GT(d, 1e-3) << RopeScalingTypeName(type) << " " << factor;
+      }
+    }
+  }
+  // Dynamic below its threshold is the plain model.
+  InferenceOptions opt;
+  opt.scaling.type = RopeScalingType::kDynamic;
+  opt.scaling.factor = 4.0;
+  opt.scaling.max_position_embeddings = 64;
+  InferenceResult r;
+  ASSERT_TRUE(Infer(m, tokens.data(), 40, opt, &r).ok());
+  EXPECT_LT(MaxDiff(r.logits, plain.logits), 1e-5);
+}
+
 TEST(ModelProperties, BadTokensAreErrors) {
   const Model m = RandomModel(Case{Encoding::kRope, true}, 2);
   const std::vector<int32_t> tokens = {1, 2, 13};
