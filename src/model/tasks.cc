@@ -217,25 +217,34 @@ const LanguageEntropies& Entropies() {
 // ---------------------------------------------------------------------------
 // Retrieval: <bos>, filler with kPairs (key value) pairs at uniformly random
 // non-overlapping positions of the body, then the query block
-// "? k v k v ..." asking every key once in random order. Only the query
-// keys are scored (target = the value paired with that key earlier), so
-// chance accuracy is 1/16; keys never occur in the filler, so the answer is
-// unique. T = 16 or 17 leaves room for only 3 pairs; T >= 18 has 4.
+// "? k v k v ..." asking kQueries of the keys once each, in random order.
+// Only the query keys are scored (target = the value paired with that key
+// earlier), so chance accuracy is 1/16; keys never occur in the filler, so
+// the answer is unique. More pairs than queries matters: when every pair is
+// queried, "a value of the body not yet answered" is right by elimination
+// half of the time (1/4 + 1/3 + 1/2 + 1 over four queries) without any
+// retrieval, and models learn exactly that; with 12 pairs and 8 queries
+// elimination is worth 13%. T >= 42 has 12 pairs and 8 queries; shorter
+// sequences fall back to as many pairs as queries (T = 16 or 17: 3;
+// 18 .. 41: 4).
 
 constexpr int kKeys = 16;
 constexpr int kFillers = 16;
-constexpr int kPairs = 4;
+constexpr int kPairs = 12;
+constexpr int kQueries = 8;
 constexpr int32_t kFirstKey = kFirstContent;
 constexpr int32_t kFirstValue = kFirstKey + kKeys;
 constexpr int32_t kQueryToken = kFirstValue + kKeys;  // "?"
 constexpr int32_t kFirstFiller = kQueryToken + 1;
 
 Example SampleRetrieval(size_t length, SplitMix64* rng) {
-  // Fits 1 + 2 * pairs (body) + 1 + 2 * pairs (query) <= length.
-  const int pairs =
-      static_cast<int>(std::min<size_t>(kPairs, (length - 2) / 4));
-  const size_t query_start = length - 1 - 2 * pairs;  // index of "?"
-  const size_t body = query_start - 1;                // slots 1 .. body
+  // Fits 1 + 2 * pairs (body) + 1 + 2 * queries (query) <= length.
+  int pairs = kPairs, queries = kQueries;
+  if (length < 2 + 2 * kPairs + 2 * kQueries) {
+    pairs = queries = static_cast<int>(std::min<size_t>(4, (length - 2) / 4));
+  }
+  const size_t query_start = length - 1 - 2 * queries;  // index of "?"
+  const size_t body = query_start - 1;                  // slots 1 .. body
 
   // Distinct keys, independent uniform values.
   int32_t keys[kPairs], values[kPairs];
@@ -273,13 +282,15 @@ Example SampleRetrieval(size_t length, SplitMix64* rng) {
     ex.tokens[pos] = kFirstKey + keys[i];
     ex.tokens[pos + 1] = kFirstValue + values[i];
   }
-  // Query order: a Fisher-Yates shuffle of the pairs.
-  int order[kPairs] = {0, 1, 2, 3};
+  // Queried pairs and their order: the first `queries` of a Fisher-Yates
+  // shuffle of the pairs.
+  int order[kPairs];
+  for (int i = 0; i < pairs; ++i) order[i] = i;
   for (int i = pairs - 1; i > 0; --i) {
     std::swap(order[i], order[rng->Below(static_cast<uint32_t>(i + 1))]);
   }
   ex.tokens[query_start] = kQueryToken;
-  for (int q = 0; q < pairs; ++q) {
+  for (int q = 0; q < queries; ++q) {
     const size_t pos = query_start + 1 + 2 * q;
     ex.tokens[pos] = kFirstKey + keys[order[q]];
     ex.tokens[pos + 1] = kFirstValue + values[order[q]];

@@ -87,7 +87,7 @@ for (const [flavour, ready] of flavours) {
           for (let i = 0; i < a.length; i++) assert.ok(Math.abs(a[i]! - b[i]!) < 1e-5);
           continue;
         }
-        assert.ok(r!.accuracy > 0.97, `${enc} ${r!.accuracy}`);
+        assert.ok(r!.accuracy > 0.95, `${enc} ${r!.accuracy}`);
         for (const [text, who] of [['我 喜欢 你', '我'], ['你 喜欢 我', '你'], ['Alice likes Bob', 'Alice'], ['Bob really likes Alice', 'Bob']]) {
           assert.equal(m.classes[argmax(m.forward(m.tokenize(text!)).logits)], who, `${enc}: ${text}`);
         }
@@ -114,6 +114,34 @@ for (const [flavour, ready] of flavours) {
         name: 'RangeError',
         message: /exceeds the learned position table \(64 rows\)/,
       });
+    });
+
+    it('every shipped language and retrieval model learned its task at the training length', async () => {
+      const pe = await ready;
+      for (const enc of ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'xpos']) {
+        {
+          using m = pe.loadModel(shipped(`language-${enc}`));
+          const [r] = m.evaluate({ lengths: [64], examples: 16, seed: 8 });
+          // Unigram entropy 3.46, best possible 1.37 nats.
+          assert.ok(r!.loss < 2.0, `language-${enc}: ${r!.loss}`);
+        }
+        using m = pe.loadModel(shipped(`retrieval-${enc}`));
+        const [r] = m.evaluate({ lengths: [64], examples: 64, seed: 8 });
+        // Chance 1/16; answering by elimination 13%.
+        assert.ok(r!.accuracy > 0.25, `retrieval-${enc}: ${r!.accuracy}`);
+      }
+    });
+
+    it('shipped retrieval models: RoPE recalls at the training length and fades far past it, ALiBi keeps recalling', async () => {
+      const pe = await ready;
+      const acc = (m: TinyModel, L: number) => m.evaluate({ lengths: [L], examples: 12, seed: 6 })[0]!.accuracy;
+      {
+        using rope = pe.loadModel(shipped('retrieval-rope'));
+        assert.ok(acc(rope, 64) > 0.95, 'rope at 64');
+        assert.ok(acc(rope, 1024) < 0.5, 'rope at 1024');
+      }
+      using alibi = pe.loadModel(shipped('retrieval-alibi'));
+      assert.ok(acc(alibi, 512) > 0.9, 'alibi at 512');
     });
 
     it('generate (KV cache) equals greedy decoding by full forwards', async () => {
