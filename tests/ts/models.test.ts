@@ -16,7 +16,7 @@ import type { Posenc, TinyModel } from 'posenc';
 
 import { flavours } from './flavours.js';
 
-const root = join(fileURLToPath(import.meta.url), '../../../..');
+const root = join(fileURLToPath(import.meta.url), '../../../../..');
 const modelDir = join(root, 'web/public/models');
 const shipped = (name: string): Uint8Array => readFileSync(join(modelDir, `${name}.safetensors`));
 
@@ -96,7 +96,8 @@ for (const [flavour, ready] of flavours) {
 
     it('shipped language models: ALiBi stays flat past the training length, sinusoidal and RoPE degrade, learned stops', async () => {
       const pe = await ready;
-      const at = (m: TinyModel, L: number) => m.evaluate({ lengths: [L], examples: 8, seed: 5 })[0]!.loss;
+      // About 4000 scored tokens per length.
+      const at = (m: TinyModel, L: number) => m.evaluate({ lengths: [L], examples: Math.max(8, 4096 / L), seed: 5 })[0]!.loss;
       {
         using m = pe.loadModel(shipped('language-alibi'));
         const l64 = at(m, 64);
@@ -127,8 +128,10 @@ for (const [flavour, ready] of flavours) {
         }
         using m = pe.loadModel(shipped(`retrieval-${enc}`));
         const [r] = m.evaluate({ lengths: [64], examples: 64, seed: 8 });
-        // Chance 1/16; answering by elimination 13%.
-        assert.ok(r!.accuracy > 0.25, `retrieval-${enc}: ${r!.accuracy}`);
+        // Chance 1/16; answering by elimination 13%. NoPE and T5 did not
+        // learn to retrieve in 6000 steps (README); the others did.
+        const floor = enc === 'nope' || enc === 't5' ? 0.13 : 0.95;
+        assert.ok(r!.accuracy > floor, `retrieval-${enc}: ${r!.accuracy}`);
       }
     });
 
@@ -189,11 +192,11 @@ for (const [flavour, ready] of flavours) {
 
     it('bad input and lifetime errors', async () => {
       const pe = await ready;
-      assert.throws(() => pe.loadModel(new Uint8Array(100)), { name: 'RangeError', message: /header length 0/ });
+      assert.throws(() => pe.loadModel(new Uint8Array(100)), { name: 'RangeError', message: /header length is 0/ });
       assert.throws(() => pe.loadModel('model' as unknown as Uint8Array), { name: 'TypeError', message: /Uint8Array or an ArrayBuffer/ });
       assert.throws(() => pe.loadModel(new Uint8Array(0)), { name: 'RangeError', message: /empty/ });
       const bytes = shipped('language-alibi');
-      const bad = bytes.slice();
+      const bad = new Uint8Array(bytes); // a copy (Buffer#slice would be a view)
       bad[8] = 0x20; // the JSON header's opening brace
       assert.throws(() => pe.loadModel(bad), RangeError);
       const m = pe.loadModel(bytes);
@@ -211,7 +214,7 @@ for (const [flavour, ready] of flavours) {
       m[Symbol.dispose]();
       using enc = pe.loadModel(shipped('word-order-rope'));
       assert.throws(() => enc.generate(enc.tokenize('我'), { maxNewTokens: 1 }), { name: 'RangeError', message: /causal language model/ });
-      await assert.rejects(pe.train({ task: 'poetry', encoding: 'rope', steps: 1 } as never), TypeError);
+      await assert.rejects(pe.train({ task: 'poetry', encoding: 'rope', steps: 1 } as never), { name: 'RangeError', message: "task must be one of 'word-order', 'language', 'retrieval', got 'poetry'" });
       await assert.rejects(pe.train({ task: 'language', encoding: 'rope', steps: 0 }), RangeError);
       await assert.rejects(pe.train({ task: 'language', encoding: 'rope', steps: 1, heads: 3 }), { name: 'RangeError', message: 'dModel must be a multiple of heads, got 64 and 3' });
       // Still usable.
