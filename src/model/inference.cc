@@ -5,7 +5,6 @@
 
 #include "model/layers.h"
 #include "ops/attention.h"
-#include "ops/sinusoidal.h"
 
 namespace posenc {
 namespace {
@@ -64,50 +63,6 @@ AttentionOptions LayerAttention(const Model& m, size_t l, size_t Tq,
     o.shaw_clip = c.shaw_clip;
   }
   return o;
-}
-
-Status CheckTokens(const Model& m, const int32_t* tokens, size_t n,
-                   size_t first_pos) {
-  const ModelConfig& c = m.config;
-  if (n < 1 || first_pos + n > (size_t{1} << 20)) {
-    return Status::Invalid(
-        StrCat("tokens must hold 1 to 2^20 ids in total, "
-               "got ",
-               n, " after ", first_pos));
-  }
-  for (size_t t = 0; t < n; ++t) {
-    if (tokens[t] < 0 || tokens[t] >= c.vocab) {
-      return Status::Invalid(StrCat("tokens[", t, "] must be in [0, ", c.vocab,
-                                    "), got ", tokens[t]));
-    }
-  }
-  if (m.has_pos && first_pos + n > static_cast<size_t>(c.max_len)) {
-    return Status::Invalid(
-        StrCat("sequence length ", first_pos + n,
-               " exceeds the learned position table (", c.max_len,
-               " rows): a learned encoding has no position beyond it"));
-  }
-  return Status::Ok();
-}
-
-// Embeddings (+ absolute positions first_pos ..) for n tokens: x [n, C].
-void Embed(const Model& m, const int32_t* tokens, size_t n, size_t first_pos,
-           float* x) {
-  const ModelConfig& c = m.config;
-  const size_t C = static_cast<size_t>(c.d_model);
-  for (size_t t = 0; t < n; ++t) {
-    const float* e = m.w.data() + m.embed + static_cast<size_t>(tokens[t]) * C;
-    for (size_t i = 0; i < C; ++i) x[t * C + i] = e[i];
-  }
-  if (m.has_pos) {
-    const float* p = m.w.data() + m.pos + first_pos * C;
-    for (size_t e = 0; e < n * C; ++e) x[e] += p[e];
-  } else if (c.encoding == Encoding::kSinusoidal) {
-    std::vector<float> table((first_pos + n) * C);
-    SinusoidalTable(first_pos + n, C, c.sinusoidal_base,
-                    SinusoidalLayout::kInterleaved, table.data());
-    for (size_t e = 0; e < n * C; ++e) x[e] += table[first_pos * C + e];
-  }
 }
 
 // One block on x [n, C] in place; `attend` maps q [H, n, Dh] (and k, v) to
@@ -175,13 +130,13 @@ void Head(const Model& m, const float* x, size_t n,
 
 Status Infer(const Model& m, const int32_t* tokens, size_t T,
              const InferenceOptions& opt, InferenceResult* out) {
-  POSENC_RETURN_IF_ERROR(CheckTokens(m, tokens, T, 0));
+  POSENC_RETURN_IF_ERROR(CheckModelTokens(m, tokens, T, 0));
   const AttentionRope rope = ModelRope(m, opt.scaling);
   if (rope.enabled) POSENC_RETURN_IF_ERROR(ValidateRopeConfig(rope.freq));
   const size_t C = static_cast<size_t>(m.config.d_model),
                H = static_cast<size_t>(m.config.heads);
   std::vector<float> x(T * C);
-  Embed(m, tokens, T, 0, x.data());
+  EmbedTokens(m, tokens, T, 0, x.data());
   out->maps.clear();
   for (size_t l = 0; l < m.layer.size(); ++l) {
     if (opt.attention_maps) out->maps.emplace_back(H * T * T);
@@ -220,10 +175,10 @@ Status Decoder::Create(const Model& m, const RopeScaling& scaling,
 
 Status Decoder::Feed(const int32_t* tokens, size_t n,
                      std::vector<float>* logits) {
-  POSENC_RETURN_IF_ERROR(CheckTokens(m_, tokens, n, length_));
+  POSENC_RETURN_IF_ERROR(CheckModelTokens(m_, tokens, n, length_));
   const size_t C = static_cast<size_t>(m_.config.d_model);
   std::vector<float> x(n * C);
-  Embed(m_, tokens, n, length_, x.data());
+  EmbedTokens(m_, tokens, n, length_, x.data());
   for (size_t l = 0; l < m_.layer.size(); ++l) {
     KvCache& cache = caches_[l];
     POSENC_RETURN_IF_ERROR(

@@ -154,6 +154,49 @@ Status NewModel(const ModelConfig& c, uint64_t seed, Model* m) {
   return Status::Ok();
 }
 
+Status CheckModelTokens(const Model& m, const int32_t* tokens, size_t n,
+                        size_t first_pos) {
+  const ModelConfig& c = m.config;
+  if (n < 1 || first_pos + n > (size_t{1} << 20)) {
+    return Status::Invalid(
+        StrCat("tokens must hold 1 to 2^20 ids in total, "
+               "got ",
+               n, " after ", first_pos));
+  }
+  for (size_t t = 0; t < n; ++t) {
+    if (tokens[t] < 0 || tokens[t] >= c.vocab) {
+      return Status::Invalid(StrCat("tokens[", t, "] must be in [0, ", c.vocab,
+                                    "), got ", tokens[t]));
+    }
+  }
+  if (m.has_pos && first_pos + n > static_cast<size_t>(c.max_len)) {
+    return Status::Invalid(
+        StrCat("sequence length ", first_pos + n,
+               " exceeds the learned position table (", c.max_len,
+               " rows): a learned encoding has no position beyond it"));
+  }
+  return Status::Ok();
+}
+
+void EmbedTokens(const Model& m, const int32_t* tokens, size_t n,
+                 size_t first_pos, float* x) {
+  const ModelConfig& c = m.config;
+  const size_t C = static_cast<size_t>(c.d_model);
+  for (size_t t = 0; t < n; ++t) {
+    const float* e = m.w.data() + m.embed + static_cast<size_t>(tokens[t]) * C;
+    for (size_t i = 0; i < C; ++i) x[t * C + i] = e[i];
+  }
+  if (m.has_pos) {
+    const float* p = m.w.data() + m.pos + first_pos * C;
+    for (size_t e = 0; e < n * C; ++e) x[e] += p[e];
+  } else if (c.encoding == Encoding::kSinusoidal) {
+    std::vector<float> table((first_pos + n) * C);
+    SinusoidalTable(first_pos + n, C, c.sinusoidal_base,
+                    SinusoidalLayout::kInterleaved, table.data());
+    for (size_t e = 0; e < n * C; ++e) x[e] += table[first_pos * C + e];
+  }
+}
+
 Status Forward(const Model& m, const int32_t* tokens, size_t T,
                const ForwardOptions& opt, ForwardCache* cache,
                std::vector<float>* logits) {
@@ -163,37 +206,11 @@ Status Forward(const Model& m, const int32_t* tokens, size_t T,
                Dh = static_cast<size_t>(c.head_dim()),
                F = static_cast<size_t>(c.d_ff),
                V = static_cast<size_t>(c.vocab);
-  if (T < 1 || T > (size_t{1} << 16)) {
-    return Status::Invalid(StrCat("tokens must hold 1 to 65536 ids, got ", T));
-  }
-  for (size_t t = 0; t < T; ++t) {
-    if (tokens[t] < 0 || static_cast<size_t>(tokens[t]) >= V) {
-      return Status::Invalid(
-          StrCat("tokens[", t, "] must be in [0, ", V, "), got ", tokens[t]));
-    }
-  }
-  if (m.has_pos && T > static_cast<size_t>(c.max_len)) {
-    return Status::Invalid(StrCat(
-        "sequence length ", T, " exceeds the learned position table (",
-        c.max_len, " rows): a learned encoding has no position beyond it"));
-  }
+  POSENC_RETURN_IF_ERROR(CheckModelTokens(m, tokens, T, 0));
   ForwardCache& fc = *cache;
   fc.T = T;
-  // Embeddings and absolute positions.
-  fc.x0.assign(T * C, 0.0f);
-  for (size_t t = 0; t < T; ++t) {
-    const float* e = m.w.data() + m.embed + static_cast<size_t>(tokens[t]) * C;
-    for (size_t i = 0; i < C; ++i) fc.x0[t * C + i] = e[i];
-  }
-  if (m.has_pos) {
-    const float* p = m.w.data() + m.pos;
-    for (size_t e = 0; e < T * C; ++e) fc.x0[e] += p[e];
-  } else if (c.encoding == Encoding::kSinusoidal) {
-    std::vector<float> table(T * C);
-    SinusoidalTable(T, C, c.sinusoidal_base, SinusoidalLayout::kInterleaved,
-                    table.data());
-    for (size_t e = 0; e < T * C; ++e) fc.x0[e] += table[e];
-  }
+  fc.x0.resize(T * C);
+  EmbedTokens(m, tokens, T, 0, fc.x0.data());
   // Relative-encoding tables for this length.
   size_t half = 0;
   if (UsesRope(c)) {

@@ -53,6 +53,15 @@ void BuildParamLayout(const ModelConfig& c, Model* m);
 // Validates c, lays out and initialises the weights from `seed`.
 Status NewModel(const ModelConfig& c, uint64_t seed, Model* m);
 
+// Checks tokens [n] (ids in [0, vocab)) placed at positions first_pos ..:
+// at most 2^20 in total, and within a learned position table.
+Status CheckModelTokens(const Model& m, const int32_t* tokens, size_t n,
+                        size_t first_pos);
+// x [n, C] = token embeddings + absolute positions first_pos .. (learned or
+// sinusoidal models; nothing for the others). Tokens must be checked.
+void EmbedTokens(const Model& m, const int32_t* tokens, size_t n,
+                 size_t first_pos, float* x);
+
 // Per-call options of the forward pass.
 struct ForwardOptions {
   RopeScaling scaling;  // RoPE / xPos scaling applied at inference
