@@ -711,6 +711,30 @@ double BenchPeakJs(double iters) {
   return static_cast<double>(n) * 8 * PeakLanes() * 2;
 }
 
+// One example of a task, for the page: tokens and targets ([n] each, n <=
+// cap; word-order examples have their own length) and n in count[0].
+std::string SampleTaskJs(const std::string& task, double length, double seed,
+                         double cap, uintptr_t tokens, uintptr_t targets,
+                         uintptr_t count) {
+  TaskKind t;
+  Status s = ParseTask(task, &t);
+  if (s.ok()) s = ValidateTaskLength(t, static_cast<size_t>(length));
+  if (!s.ok()) return s.message();
+  const std::vector<Example> batch = SampleBatch(
+      t, static_cast<size_t>(length), 1, static_cast<uint64_t>(seed));
+  const Example& ex = batch.at(0);
+  if (static_cast<double>(ex.tokens.size()) > cap) {
+    return StrCat("sampleTask: an example of ", ex.tokens.size(),
+                  " tokens does not fit its buffer of ", cap);
+  }
+  std::memcpy(Ptr<int32_t>(tokens), ex.tokens.data(),
+              ex.tokens.size() * sizeof(int32_t));
+  std::memcpy(Ptr<int32_t>(targets), ex.targets.data(),
+              ex.targets.size() * sizeof(int32_t));
+  Ptr<int32_t>(count)[0] = static_cast<int32_t>(ex.tokens.size());
+  return "";
+}
+
 }  // namespace
 }  // namespace posenc
 
@@ -815,6 +839,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
       .function("error", &posenc::TrainerJs::error)
       .function("step", &posenc::TrainerJs::step)
       .function("model", &posenc::TrainerJs::model);
+  function("sampleTask", &posenc::SampleTaskJs);
   function("target", &posenc::TargetJs);
   function("benchRope", &posenc::BenchRopeJs);
   function("benchCopy", &posenc::BenchCopyJs);

@@ -135,6 +135,7 @@ export interface RawModule {
   KvCache: new (kvHeads: number, headDim: number, rope: boolean, spec: RopeSpec, layout: number, xpos: boolean, xposScaleBase: number) => RawKvCache;
   TinyModel: new (bytes: number, n: number) => RawTinyModel;
   Trainer: new (spec: TrainSpec) => RawTrainer;
+  sampleTask(task: string, length: number, seed: number, cap: number, tokens: number, targets: number, count: number): string;
   target(): string;
   benchRope(H: number, T: number, d: number, layout: number, iters: number): void;
   benchCopy(iters: number): void;
@@ -512,6 +513,7 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
     HEAPF64: () => m.HEAPF64,
     TinyModel: m.TinyModel,
     Trainer: m.Trainer,
+    sampleTask: (...a) => m.sampleTask(...a),
     call,
     ropeSpec: (f, o) => ropeSpec(f, o).spec,
   });
@@ -725,6 +727,7 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
     KvCache: KvCacheImpl,
     loadModel: models.loadModel,
     train: models.train,
+    sampleTask: models.sampleTask,
 
     benchRope(heads: number, seqLen: number, headDim: number, layout: RopeLayout, iters: number): void {
       const h = int('heads', heads, 1);

@@ -12,7 +12,9 @@ import type {
   ModelForwardOptions,
   ModelForwardResult,
   RopeScaling,
+  SampleTaskOptions,
   TaskName,
+  TaskSample,
   TinyModel,
   TinyModelConfig,
   TrainConfig,
@@ -57,6 +59,7 @@ export interface ModelDeps {
   HEAPF64: () => Float64Array;
   TinyModel: new (bytes: number, n: number) => RawTinyModel;
   Trainer: new (spec: TrainSpec) => RawTrainer;
+  sampleTask: (task: string, length: number, seed: number, cap: number, tokens: number, targets: number, count: number) => string;
   /** Runs fn with a call frame (allocations freed after). */
   call: <T>(fn: (f: Frame) => T) => T;
   /** The RopeSpec value object for a model's rotary settings and a scaling. */
@@ -332,5 +335,24 @@ export function modelApi(d: ModelDeps) {
     }
   }
 
-  return { loadModel, train };
+  function sampleTask(options: SampleTaskOptions): TaskSample {
+    const o = requireObject('options', options);
+    const task = oneOf('task', o.task, TASKS);
+    const length = int('length', o.length, 1, 1 << 20);
+    const seed = optInt('seed', o.seed, 1, 0);
+    const cap = Math.max(length, 16);
+    return d.call((f) => {
+      const tokens = f.alloc(cap * 4);
+      const targets = f.alloc(cap * 4);
+      const count = f.alloc(4);
+      check(d.sampleTask(task, length, seed, cap, tokens, targets, count));
+      const n = d.HEAP32()[count >> 2] as number;
+      return {
+        tokens: d.HEAP32().slice(tokens >> 2, (tokens >> 2) + n),
+        targets: d.HEAP32().slice(targets >> 2, (targets >> 2) + n),
+      };
+    });
+  }
+
+  return { loadModel, train, sampleTask };
 }

@@ -483,6 +483,22 @@ export interface TrainConfig {
   seed?: number;
 }
 
+export interface SampleTaskOptions {
+  task: TaskName;
+  /** Sequence length (language >= 8, retrieval >= 16); word-order sentences have their own length. */
+  length: number;
+  /** Data seed (integer >= 0). Default 1. */
+  seed?: number;
+}
+
+/** One example of a task, as the trainer and `evaluate` draw them. */
+export interface TaskSample {
+  /** `[n]` token ids (n = length, except for word-order). */
+  tokens: Int32Array;
+  /** `[n]` next-token targets, -1 where nothing is scored (word-order: all -1). */
+  targets: Int32Array;
+}
+
 export interface TrainProgress {
   step: number;
   steps: number;
@@ -538,6 +554,8 @@ export interface Posenc {
   readonly KvCache: new (options: KvCacheOptions) => KvCache;
   /** Loads a tiny model from safetensors bytes (validated: a bad file throws a RangeError naming the problem). */
   loadModel(bytes: Uint8Array | ArrayBuffer): TinyModel;
+  /** One seeded example of a task's data (what `train` and `evaluate` use). */
+  sampleTask(options: SampleTaskOptions): TaskSample;
   /** Trains a tiny model; yields to the event loop every `chunk` steps (run it in a Worker). */
   train(config: TrainConfig, options?: TrainOptions): Promise<TinyModel>;
   /** Runs the RoPE kernel `iters` times on module-owned buffers (benchmarks). */

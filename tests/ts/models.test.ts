@@ -190,6 +190,33 @@ for (const [flavour, ready] of flavours) {
       assert.ok(Math.abs(got - want) < 2e-3, `wasm ${got} vs native ${want}`);
     });
 
+    it('sampleTask draws the task data: seeded, next-token targets, in the vocabulary', async () => {
+      const pe: Posenc = await ready;
+      using lm = pe.loadModel(shipped('language-rope'));
+      const a = pe.sampleTask({ task: 'language', length: 100, seed: 5 });
+      assert.equal(a.tokens.length, 100);
+      assert.ok(a.tokens.every((t) => t >= 0 && t < lm.config.vocab));
+      let scored = 0;
+      for (let i = 0; i + 1 < 100; i++) {
+        if (a.targets[i]! >= 0) {
+          assert.equal(a.targets[i], a.tokens[i + 1], `target ${i} is the next token`);
+          scored++;
+        }
+      }
+      assert.ok(scored > 90, `scored ${scored}`);
+      assert.deepEqual(pe.sampleTask({ task: 'language', length: 100, seed: 5 }), a);
+      assert.notDeepEqual(pe.sampleTask({ task: 'language', length: 100, seed: 6 }).tokens, a.tokens);
+      using rm = pe.loadModel(shipped('retrieval-alibi'));
+      const r = pe.sampleTask({ task: 'retrieval', length: 64 });
+      assert.ok(Array.from(r.tokens).includes(rm.vocab.indexOf('?')), 'a retrieval sequence asks with ?');
+      const w = pe.sampleTask({ task: 'word-order', length: 1, seed: 2 });
+      assert.ok(w.tokens.length >= 4 && w.tokens.length <= 5, `word-order sentence of ${w.tokens.length} tokens`);
+      assert.throws(() => pe.sampleTask({ task: 'poetry' as 'language', length: 64 }), (e: Error) => e instanceof RangeError && /task/.test(e.message));
+      assert.throws(() => pe.sampleTask({ task: 'language', length: 4 }), (e: Error) => e instanceof RangeError && /length >= 8, got 4/.test(e.message));
+      assert.throws(() => pe.sampleTask({ task: 'language', length: 1.5 }), (e: Error) => e instanceof RangeError && /length/.test(e.message));
+      assert.equal(pe.sampleTask({ task: 'language', length: 8 }).tokens.length, 8, 'the module still works');
+    });
+
     it('bad input and lifetime errors', async () => {
       const pe = await ready;
       assert.throws(() => pe.loadModel(new Uint8Array(100)), { name: 'RangeError', message: /header length is 0/ });
