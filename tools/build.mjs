@@ -4,7 +4,8 @@
 //   build/wasm-scalar  posenc-scalar.{mjs,wasm} + GoogleTest in wasm (HWY_SCALAR)
 //   build/fuzz         libFuzzer targets (clang, ASan + UBSan)
 //   dist/              the npm package: tsc output + the two modules
-// Usage: node tools/build.mjs [native] [fuzz] [wasm] [ts]   (default: all)
+//   dist/site/         the interactive page (static, relative URLs)
+// Usage: node tools/build.mjs [native] [fuzz] [wasm] [ts] [site]   (default: all)
 import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -54,4 +55,9 @@ if (all || want.has('ts')) {
       copyFileSync(join(root, `build/wasm-${fl}/posenc-${fl}.${ext}`), join(root, `dist/wasm/posenc-${fl}.${ext}`));
     }
   }
+}
+if (all || want.has('site')) {
+  // The interactive page (web/, Vite) on top of the package just built.
+  console.log('== site (vite build -> dist/site/)');
+  run(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn']);
 }

@@ -8,11 +8,12 @@ import { join } from 'node:path';
 
 import { root, run } from './common.mjs';
 
-// Debian packages the build, tests and benchmarks need.
+// Debian packages the build, tests and benchmarks need (the CJK font is for
+// the page's Chinese text in headless Chromium screenshots).
 const PACKAGES = [
   'cmake', 'ninja-build', 'g++', 'pkg-config', 'clang-format', 'clang', 'libclang-rt-14-dev',
   'emscripten', 'libhwy-dev', 'nlohmann-json3-dev', 'googletest', 'libgtest-dev', 'libbenchmark-dev',
-  'chromium',
+  'chromium', 'fonts-wqy-zenhei',
 ];
 
 function installed(pkg) {

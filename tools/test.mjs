@@ -11,6 +11,7 @@ const tsc = join(root, 'node_modules/typescript/bin/tsc');
 const steps = [
   ['clang-format', () => run(process.execPath, [join(root, 'tools/format.mjs')])],
   ['tsc --noEmit (package)', () => run(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.json'])],
+  ['tsc --noEmit (page)', () => run(process.execPath, [tsc, '-p', 'tsconfig.web.json'])],
   ['tsc --noEmit (tests)', () => run(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.tests.json'])],
   ['native GoogleTest', () => run('ctest', ['--test-dir', 'build/native', '--output-on-failure'])],
   ['shipped word-order models retrain bit for bit', () => run(process.execPath, [join(root, 'tools/train_models.mjs'), '--check',

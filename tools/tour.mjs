@@ -1,4 +1,4 @@
-// `npm start` (until the page exists): a short tour printing real results
+// `npm run tour`: a short tour in the terminal, printing real results
 // from the wasm module.
 import { init } from 'posenc';
 

@@ -1,0 +1,24 @@
+// The interactive page (web/): `npm start` serves a build of it, and
+// `npm run build:site` writes the static site to dist/site/ (relative URLs,
+// so any static host and any sub-path works; nothing from a CDN).
+import { fileURLToPath } from 'node:url';
+
+import { defineConfig } from 'vite';
+
+export default defineConfig({
+  root: fileURLToPath(new URL('./web', import.meta.url)),
+  base: './',
+  resolve: {
+    // The page uses the package exactly as users get it: the built browser
+    // entry (dist/index.js, which finds its .wasm via import.meta.url).
+    alias: { posenc: fileURLToPath(new URL('./dist/index.js', import.meta.url)) },
+  },
+  build: {
+    outDir: fileURLToPath(new URL('./dist/site', import.meta.url)),
+    emptyOutDir: true,
+    target: 'es2022',
+    assetsInlineLimit: 0,
+    chunkSizeWarningLimit: 1200,
+  },
+  worker: { format: 'es' },
+});

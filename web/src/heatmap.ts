@@ -1,0 +1,110 @@
+// Heatmaps on canvas: one pixel per cell, scaled by CSS (crisp), with a
+// diverging (around 0) or sequential colour map and a hover read-out.
+import { el, fmtNum } from './ui.js';
+
+type Rgb = [number, number, number];
+
+// Sequential: dark blue -> teal -> yellow (perceptually ordered, in the
+// spirit of viridis; our own anchor points).
+const SEQ: Rgb[] = [[38, 24, 92], [44, 92, 146], [33, 145, 140], [94, 201, 98], [250, 231, 33]];
+
+function ramp(anchors: Rgb[], x: number): Rgb {
+  const p = Math.min(Math.max(x, 0), 1) * (anchors.length - 1);
+  const i = Math.min(Math.floor(p), anchors.length - 2);
+  const f = p - i;
+  const a = anchors[i]!, b = anchors[i + 1]!;
+  return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
+}
+
+function mid(): Rgb {
+  return document.documentElement.dataset.theme === 'dark' ? [34, 36, 44] : [247, 247, 247];
+}
+
+export interface HeatmapOptions {
+  /** 'diverging' centres the map at 0 (blue negative, red positive). */
+  kind: 'diverging' | 'sequential';
+  /** Fixed colour range; default: from the data (finite values only). */
+  range?: [number, number];
+  /** Accessible description. */
+  label: string;
+  /** Axis names for the read-out. */
+  rowName?: string;
+  colName?: string;
+  /** Smallest displayed height / width (default 0.35). */
+  minAspect?: number;
+  /** Largest CSS width in pixels. */
+  maxWidth?: number;
+}
+
+export class Heatmap {
+  readonly el: HTMLElement;
+  readonly canvas: HTMLCanvasElement;
+  private readonly readout: HTMLElement;
+  private data: ArrayLike<number> = [];
+  private rows = 0;
+  private cols = 0;
+
+  constructor(private readonly o: HeatmapOptions) {
+    this.canvas = el('canvas', { role: 'img', 'aria-label': o.label, class: 'heatmap' });
+    this.readout = el('div', { class: 'readout', 'aria-live': 'off' }, '\u00a0');
+    this.el = el('div', { class: 'heatmap-wrap' }, this.canvas, this.readout);
+    if (o.maxWidth) this.canvas.style.maxWidth = `${o.maxWidth}px`;
+    this.canvas.addEventListener('mousemove', (e) => {
+      const r = this.canvas.getBoundingClientRect();
+      const j = Math.floor(((e.clientX - r.left) / r.width) * this.cols);
+      const i = Math.floor(((e.clientY - r.top) / r.height) * this.rows);
+      if (i >= 0 && i < this.rows && j >= 0 && j < this.cols) {
+        const v = this.data[i * this.cols + j]!;
+        this.readout.textContent = `${this.o.rowName ?? 'row'} ${i}, ${this.o.colName ?? 'col'} ${j}: ${fmtNum(v)}`;
+      }
+    });
+  }
+
+  /** data: [rows, cols] row-major; -Infinity cells (masked) are drawn neutral grey. */
+  draw(data: ArrayLike<number>, rows: number, cols: number, range?: [number, number]): void {
+    this.data = data;
+    this.rows = rows;
+    this.cols = cols;
+    this.canvas.width = cols;
+    this.canvas.height = rows;
+    // Cells need not be square: keep very tall or very wide maps readable.
+    const ratio = Math.min(Math.max(rows / cols, this.o.minAspect ?? 0.35), 1.25);
+    this.canvas.style.aspectRatio = `1 / ${ratio}`;
+    this.canvas.dataset.rows = String(rows);
+    this.canvas.dataset.cols = String(cols);
+    let lo = Infinity, hi = -Infinity;
+    for (let e = 0; e < rows * cols; e++) {
+      const v = data[e]!;
+      if (Number.isFinite(v)) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+    }
+    [lo, hi] = range ?? this.o.range ?? [lo, hi];
+    if (!(hi > lo)) hi = lo + 1;
+    const ctx = this.canvas.getContext('2d');
+    if (!ctx) return;
+    const img = ctx.createImageData(cols, rows);
+    const m = mid();
+    const amax = Math.max(Math.abs(lo), Math.abs(hi));
+    for (let e = 0; e < rows * cols; e++) {
+      const v = data[e]!;
+      let c: Rgb;
+      if (!Number.isFinite(v)) c = [128, 128, 128];
+      else if (this.o.kind === 'sequential') c = ramp(SEQ, (v - lo) / (hi - lo));
+      else {
+        const x = amax > 0 ? v / amax : 0;
+        const end: Rgb = x < 0 ? [49, 104, 196] : [203, 54, 48];
+        const f = Math.abs(x);
+        c = [m[0] + (end[0] - m[0]) * f, m[1] + (end[1] - m[1]) * f, m[2] + (end[2] - m[2]) * f];
+      }
+      img.data[4 * e] = c[0];
+      img.data[4 * e + 1] = c[1];
+      img.data[4 * e + 2] = c[2];
+      img.data[4 * e + 3] = 255;
+    }
+    ctx.putImageData(img, 0, 0);
+    this.canvas.dataset.min = String(lo);
+    this.canvas.dataset.max = String(hi);
+  }
+}

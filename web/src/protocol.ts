@@ -1,0 +1,59 @@
+// Messages between the page and its module Worker (worker.ts), which owns
+// the tiny models and does everything heavy: evaluation, generation,
+// training. Typed end to end: `Api[M]` gives a method's arguments and result.
+import type { EncodingName, RopeScaling, TaskName, TinyModelConfig } from 'posenc';
+
+/** Encodings of the shipped models per task (web/public/models/<task>-<encoding>.safetensors). */
+export const SHIPPED: Record<TaskName, readonly EncodingName[]> = {
+  'word-order': ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw'],
+  language: ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'xpos'],
+  retrieval: ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'xpos'],
+};
+
+/** The model trained in section 7 is registered under this name. */
+export const CUSTOM = 'yours';
+
+export interface Answer {
+  /** Predicted class (the subject). */
+  answer: string;
+  /** Its probability. */
+  p: number;
+}
+
+export interface LossCurve {
+  length: number;
+  loss: number;
+  accuracy: number;
+  /** [length] mean loss per position (NaN where nothing is scored). */
+  positionLoss: Float64Array;
+}
+
+export interface Api {
+  /** Loads the posenc module in the worker; returns its flavour. */
+  init: { args: { modelBase: string }; result: { simd: boolean; target: string } };
+  /** Loads (once) and describes a model: `<task>-<encoding>` or CUSTOM. */
+  describe: { args: { model: string }; result: { config: TinyModelConfig; classes: string[]; vocab: string[] } };
+  /** Word-order answers for each sentence. */
+  answer: { args: { model: string; sentences: string[] }; result: Answer[] };
+  /** Loss and per-position loss at each length. */
+  evaluate: { args: { model: string; lengths: number[]; examples: number; scaling?: RopeScaling }; result: LossCurve[] };
+  /** Attention maps of one sampled task sequence: [layers, heads, T, T]. */
+  maps: { args: { model: string; tokens: Int32Array }; result: { maps: Float32Array; layers: number; heads: number } };
+  /** Trains a model (progress messages while running); it becomes CUSTOM. */
+  train: { args: { task: TaskName; encoding: EncodingName; steps: number; seqLen: number }; result: { config: TinyModelConfig } };
+  /** Stops the running training. */
+  cancel: { args: Record<string, never>; result: null };
+}
+
+export type Method = keyof Api;
+
+export interface Request<M extends Method = Method> {
+  id: number;
+  method: M;
+  args: Api[M]['args'];
+}
+
+export type Reply =
+  | { id: number; ok: true; result: unknown }
+  | { id: number; ok: false; error: string }
+  | { id: number; progress: { step: number; steps: number; loss: number } };

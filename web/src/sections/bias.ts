@@ -1,0 +1,89 @@
+// Section 4: ALiBi's per-head bias matrices with their slopes, the T5
+// bucket map, and the T5 bias the shipped language model learned.
+import type { Posenc } from 'posenc';
+
+import { Heatmap } from '../heatmap.js';
+import { getBool, getChoice, getNumber } from '../state.js';
+import { checkbox, coalesce, el, figure, select, slider } from '../ui.js';
+import type { Ctx } from './context.js';
+
+/** One float32 tensor of a safetensors file (the format is 8 bytes of header length, JSON, data). */
+export function readTensor(bytes: Uint8Array, name: string): { shape: number[]; data: Float32Array } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = Number(view.getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n))) as Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }>;
+  const t = header[name];
+  if (!t || t.dtype !== 'F32') throw new Error(`no float32 tensor ${name}`);
+  const [a, b] = t.data_offsets;
+  return { shape: t.shape, data: new Float32Array(bytes.slice(8 + n + a, 8 + n + b).buffer) };
+}
+
+function grid(maps: Heatmap[], labels: string[]): HTMLElement {
+  return el('div', { class: 'grid' }, ...maps.map((m, i) => el('div', { class: 'cell' }, el('div', { class: 'cell-label' }, labels[i]!), m.el)));
+}
+
+export function mountBias(ctx: Ctx, root: HTMLElement, modelBase: string): void {
+  const pe: Posenc = ctx.pe;
+  let heads = getNumber('b.heads', 8, 1, 16);
+  let variant = getChoice('b.variant', 'paper', ['paper', 'simple'] as const);
+  let length = getNumber('b.len', 32, 4, 256);
+  let buckets = getNumber('b.buckets', 32, 2, 64);
+  let maxDistance = getNumber('b.maxd', 128, 2, 1024);
+  let bidirectional = getBool('b.bidir', true);
+
+  const alibiBox = el('div', { id: 'alibi-maps' });
+  const bucketMap = new Heatmap({ kind: 'sequential', label: 'T5 buckets', rowName: 'query', colName: 'key' });
+  const learnedBox = el('div', { id: 't5-learned' });
+
+  const update = coalesce(() => {
+    const t0 = performance.now();
+    const slopes = pe.alibiSlopes(heads, { variant });
+    const bias = pe.alibiBias({ heads, queryLength: length, keyLength: length, variant, causal: true });
+    const maps = Array.from({ length: heads }, () => new Heatmap({ kind: 'diverging', label: 'ALiBi bias', rowName: 'query', colName: 'key' }));
+    // One colour range for all heads, so the slopes show.
+    let amax = 0;
+    for (const v of bias) if (Number.isFinite(v)) amax = Math.max(amax, Math.abs(v));
+    maps.forEach((m, h) => m.draw(bias.subarray(h * length * length, (h + 1) * length * length), length, length, [-amax, amax]));
+    alibiBox.replaceChildren(grid(maps, Array.from(slopes, (s, h) => `h${h}: m = ${s.toPrecision(3)}`)));
+    const b = pe.t5Buckets({ queryLength: length, keyLength: length, numBuckets: buckets, maxDistance, bidirectional });
+    bucketMap.draw(b, length, length);
+    root.dataset.ms = (performance.now() - t0).toFixed(2);
+  });
+
+  // The shipped T5 language model's learned table, through pe.t5Bias.
+  void (async () => {
+    const [info, res] = await Promise.all([
+      ctx.worker.call('describe', { model: 'language-t5' }),
+      fetch(new URL('language-t5.safetensors', modelBase)),
+    ]);
+    const { shape, data } = readTensor(new Uint8Array(await res.arrayBuffer()), 't5.bias');
+    const H = shape[1]!, L = 64;
+    const c = info.config;
+    const bias = pe.t5Bias({ table: data, heads: H, queryLength: L, keyLength: L, numBuckets: c.t5Buckets, maxDistance: c.t5MaxDistance, bidirectional: false });
+    let amax = 0;
+    for (const v of data) amax = Math.max(amax, Math.abs(v));
+    const maps = Array.from({ length: H }, (_, h) => {
+      const m = new Heatmap({ kind: 'diverging', label: 'learned T5 bias', rowName: 'query', colName: 'key', range: [-amax, amax] });
+      const slice = bias.subarray(h * L * L, (h + 1) * L * L).slice();
+      for (let i = 0; i < L; i++) for (let j = i + 1; j < L; j++) slice[i * L + j] = -Infinity; // causal model
+      m.draw(slice, L, L);
+      return m;
+    });
+    learnedBox.replaceChildren(grid(maps, maps.map((_, h) => `head ${h}`)));
+    learnedBox.dataset.ready = '1';
+  })().catch((e: unknown) => { learnedBox.textContent = String(e); });
+
+  root.append(
+    el('div', { class: 'controls' },
+      slider({ label: 'bias.heads', param: 'b.heads', min: 1, max: 16, step: 1, value: heads, onInput: (v) => { heads = v; update(); } }).el,
+      select({ label: 'bias.variant', param: 'b.variant', value: variant, options: [['paper', '2^(-8(h+1)/H) (paper)'], ['simple', '1/2^h (simplified)']] as const, onChange: (v) => { variant = v; update(); } }).el,
+      slider({ label: 'bias.length', param: 'b.len', min: 4, max: 256, step: 4, value: length, onInput: (v) => { length = v; update(); } }).el),
+    figure('bias.alibi', alibiBox),
+    el('div', { class: 'controls' },
+      slider({ label: 'bias.buckets', param: 'b.buckets', min: 2, max: 64, step: 2, value: buckets, onInput: (v) => { buckets = v; update(); } }).el,
+      slider({ label: 'bias.maxDistance', param: 'b.maxd', min: 2, max: 1024, step: 1, value: maxDistance, log: true, onInput: (v) => { maxDistance = v; update(); } }).el,
+      checkbox({ label: 'bias.bidirectional', param: 'b.bidir', value: bidirectional, onChange: (v) => { bidirectional = v; update(); } }).el),
+    el('div', { class: 'figs' }, figure('bias.bucketMap', bucketMap.el), figure('bias.learned', learnedBox)),
+  );
+  update();
+}

@@ -1,0 +1,106 @@
+// The module Worker: owns its own posenc instance and the tiny models, so
+// evaluation and training never block the page.
+import { init, type Posenc, type TinyModel } from 'posenc';
+
+import type { Api, Method, Reply, Request } from './protocol.js';
+import { CUSTOM } from './protocol.js';
+
+let pe: Posenc | undefined;
+let modelBase = '';
+const models = new Map<string, Promise<TinyModel>>();
+let training: AbortController | undefined;
+
+function module(): Posenc {
+  if (!pe) throw new Error('worker: init() first');
+  return pe;
+}
+
+function model(name: string): Promise<TinyModel> {
+  let m = models.get(name);
+  if (!m) {
+    if (name === CUSTOM) return Promise.reject(new Error('no model trained yet'));
+    m = (async () => {
+      const url = new URL(`${name}.safetensors`, modelBase);
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`could not fetch ${url.href}: HTTP ${res.status}`);
+      return module().loadModel(new Uint8Array(await res.arrayBuffer()));
+    })();
+    models.set(name, m);
+    m.catch(() => models.delete(name));
+  }
+  return m;
+}
+
+const post = (r: Reply, transfer: Transferable[] = []): void => (self as unknown as Worker).postMessage(r, transfer);
+
+type Handlers = { [M in Method]: (args: Api[M]['args'], id: number) => Promise<Api[M]['result']> };
+
+const handlers: Handlers = {
+  async init({ modelBase: base }) {
+    modelBase = base;
+    pe ??= await init();
+    return { simd: pe.simd, target: pe.target };
+  },
+  async describe({ model: name }) {
+    const m = await model(name);
+    return { config: m.config, classes: [...m.classes], vocab: [...m.vocab] };
+  },
+  async answer({ model: name, sentences }) {
+    const m = await model(name);
+    return sentences.map((s) => {
+      const logits = m.forward(m.tokenize(s)).logits;
+      let best = 0;
+      let max = -Infinity;
+      for (let c = 0; c < logits.length; c++) max = Math.max(max, logits[c]!);
+      let sum = 0;
+      for (let c = 0; c < logits.length; c++) sum += Math.exp(logits[c]! - max);
+      for (let c = 1; c < logits.length; c++) if (logits[c]! > logits[best]!) best = c;
+      return { answer: m.classes[best] ?? String(best), p: Math.exp(logits[best]! - max) / sum };
+    });
+  },
+  async evaluate({ model: name, lengths, examples, scaling }) {
+    const m = await model(name);
+    return m.evaluate({ lengths, examples, ...(scaling ? { scaling } : {}) }).map((r) => ({
+      length: r.length, loss: r.loss, accuracy: r.accuracy, positionLoss: r.positionLoss,
+    }));
+  },
+  async maps({ model: name, tokens }) {
+    const m = await model(name);
+    const r = m.forward(tokens, { attentionMaps: true });
+    return { maps: r.attentionMaps!, layers: m.config.layers, heads: m.config.heads };
+  },
+  async train({ task, encoding, steps, seqLen }, id) {
+    training?.abort();
+    const ctrl = new AbortController();
+    training = ctrl;
+    try {
+      const m = await module().train(
+        { task, encoding, steps, seqLen, seed: 1 },
+        { signal: ctrl.signal, chunk: 5, onProgress: (p) => post({ id, progress: { step: p.step, steps: p.steps, loss: p.loss } }) },
+      );
+      const old = models.get(CUSTOM);
+      models.set(CUSTOM, Promise.resolve(m));
+      old?.then((o) => o.delete()).catch(() => undefined);
+      return { config: m.config };
+    } finally {
+      if (training === ctrl) training = undefined;
+    }
+  },
+  async cancel() {
+    training?.abort(new Error('cancelled'));
+    return null;
+  },
+};
+
+self.addEventListener('message', (e: MessageEvent<Request>) => {
+  const { id, method, args } = e.data;
+  const handler = handlers[method] as (a: unknown, id: number) => Promise<unknown>;
+  handler(args, id).then(
+    (result) => {
+      const transfer: Transferable[] = [];
+      if (method === 'maps') transfer.push((result as Api['maps']['result']).maps.buffer);
+      post({ id, ok: true, result }, transfer);
+    },
+    (err: unknown) => post({ id, ok: false, error: err instanceof Error ? err.message : String(err) }),
+  );
+});
