@@ -1,19 +1,25 @@
 /**
  * The published artefact: `npm pack`, install the tarball into an empty
  * project, and use it from there, both flavours. Also checks that the
- * browser entry pulls in nothing Node-only.
+ * browser entry pulls in nothing Node-only, and that a minimal Vite app
+ * importing the installed package builds and runs in Chromium under the
+ * strict CSP (the bundler path users take).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import { chromium } from 'playwright-core';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'posenc-pack-'));
 after(() => rmSync(work, { recursive: true, force: true }));
+const app = join(work, 'app');
 
 describe('npm pack', () => {
   it('installs into an empty project and works there', () => {
@@ -25,8 +31,7 @@ describe('npm pack', () => {
     }
     assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('tests/') || f.startsWith('build/')), files.join(','));
 
-    const app = join(work, 'app');
-    execFileSync('mkdir', ['-p', app]);
+    mkdirSync(app, { recursive: true });
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
     execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, info[0]!.filename)], { cwd: app, stdio: 'pipe' });
     writeFileSync(join(app, 'main.mjs'), `
@@ -56,6 +61,50 @@ describe('npm pack', () => {
       const src = readFileSync(join(dist, f), 'utf8');
       assert.doesNotMatch(src, /from\s+['"]node:|import\(['"]node:|require\(['"](fs|path|node:)/, `${f} must not import Node modules`);
       assert.doesNotMatch(src, /new Function\(|\beval\(/, `${f} must run without unsafe-eval`);
+    }
+  });
+
+  it('a minimal Vite app importing the installed tarball builds and runs in Chromium (strict CSP)', async () => {
+    const site = join(app, 'site');
+    mkdirSync(site, { recursive: true });
+    writeFileSync(join(site, 'index.html'), '<!doctype html><title>app</title><link rel="icon" href="data:,"><script type="module" src="./main.js"></script>');
+    writeFileSync(join(site, 'main.js'), `
+      import { init } from 'posenc';
+      const pe = await init();
+      const x = Float32Array.from({ length: 2 * 4 * 8 }, (_, i) => Math.sin(i));
+      const r = pe.attention({ q: x, k: x, v: x, heads: 2, queryLength: 4, keyLength: 4, headDim: 8, causal: true });
+      window.__app = { simd: pe.simd, first: Array.from(r.out.subarray(0, 8)), x: Array.from(x.subarray(0, 8)) };
+    `);
+    // The repository's Vite, run on the app: it resolves 'posenc' from the app's node_modules.
+    execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', site, '--base', './', '--logLevel', 'warn'], {
+      cwd: app, stdio: 'pipe',
+    });
+    const built = readdirSync(join(site, 'dist/assets'));
+    assert.ok(built.some((f) => f.endsWith('.wasm')), `the bundle carries the .wasm: ${built.join(',')}`);
+    const { serve } = (await import(pathToFileURL(join(root, 'tools/serve.mjs')).href)) as {
+      serve: (dir: string, port: number) => Promise<{ server: Server; url: string }>;
+    };
+    const { server, url } = await serve(join(site, 'dist'), 0);
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+      page.on('pageerror', (e) => problems.push(String(e)));
+      await page.goto(url);
+      await page.waitForFunction(() => (window as unknown as { __app?: unknown }).__app !== undefined, null, { timeout: 30000 });
+      const res = (await page.evaluate(() => (window as unknown as { __app: unknown }).__app)) as { simd: boolean; first: number[]; x: number[] };
+      assert.deepEqual(problems, []);
+      assert.equal(res.simd, true);
+      // The first causal row attends only to itself: out[0] = v[0].
+      for (let e = 0; e < 8; e++) assert.ok(Math.abs(res.first[e]! - res.x[e]!) < 1e-6, `out[0][${e}]`);
+    } finally {
+      await browser.close();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });
