@@ -65,46 +65,68 @@ export class Heatmap {
     this.data = data;
     this.rows = rows;
     this.cols = cols;
-    this.canvas.width = cols;
-    this.canvas.height = rows;
-    // Cells need not be square: keep very tall or very wide maps readable.
-    const ratio = Math.min(Math.max(rows / cols, this.o.minAspect ?? 0.35), 1.25);
-    this.canvas.style.aspectRatio = `1 / ${ratio}`;
-    this.canvas.dataset.rows = String(rows);
-    this.canvas.dataset.cols = String(cols);
-    let lo = Infinity, hi = -Infinity;
-    for (let e = 0; e < rows * cols; e++) {
-      const v = data[e]!;
-      if (Number.isFinite(v)) {
-        lo = Math.min(lo, v);
-        hi = Math.max(hi, v);
+    if (this.canvas.width !== cols || this.canvas.height !== rows) {
+      // Resizing reallocates the canvas and relays out the page: only on change.
+      this.canvas.width = cols;
+      this.canvas.height = rows;
+      // Cells need not be square: keep very tall or very wide maps readable.
+      const ratio = Math.min(Math.max(rows / cols, this.o.minAspect ?? 0.35), 1.25);
+      this.canvas.style.aspectRatio = `1 / ${ratio}`;
+      this.canvas.dataset.rows = String(rows);
+      this.canvas.dataset.cols = String(cols);
+    }
+    let [lo, hi] = range ?? this.o.range ?? [Infinity, -Infinity];
+    if (!range && !this.o.range) {
+      for (let e = 0, n = rows * cols; e < n; e++) {
+        const v = data[e]!;
+        if (v < lo) lo = v;
+        if (v > hi && v !== Infinity) hi = v;
+      }
+      if (lo === -Infinity) {  // masked cells: the smallest finite value
+        lo = Infinity;
+        for (let e = 0, n = rows * cols; e < n; e++) if (data[e]! > -Infinity && data[e]! < lo) lo = data[e]!;
       }
     }
-    [lo, hi] = range ?? this.o.range ?? [lo, hi];
     if (!(hi > lo)) hi = lo + 1;
     const ctx = this.canvas.getContext('2d');
     if (!ctx) return;
     const img = ctx.createImageData(cols, rows);
+    // A 256-entry colour table for this range; each cell picks its entry.
+    const lut = new Uint8Array(256 * 3);
     const m = mid();
-    const amax = Math.max(Math.abs(lo), Math.abs(hi));
-    for (let e = 0; e < rows * cols; e++) {
-      const v = data[e]!;
+    for (let k = 0; k < 256; k++) {
       let c: Rgb;
-      if (!Number.isFinite(v)) c = [128, 128, 128];
-      else if (this.o.kind === 'sequential') c = ramp(SEQ, (v - lo) / (hi - lo));
+      if (this.o.kind === 'sequential') c = ramp(SEQ, k / 255);
       else {
-        const x = amax > 0 ? v / amax : 0;
+        const x = (k - 127.5) / 127.5;
         const end: Rgb = x < 0 ? [49, 104, 196] : [203, 54, 48];
         const f = Math.abs(x);
         c = [m[0] + (end[0] - m[0]) * f, m[1] + (end[1] - m[1]) * f, m[2] + (end[2] - m[2]) * f];
       }
-      img.data[4 * e] = c[0];
-      img.data[4 * e + 1] = c[1];
-      img.data[4 * e + 2] = c[2];
-      img.data[4 * e + 3] = 255;
+      lut[3 * k] = c[0];
+      lut[3 * k + 1] = c[1];
+      lut[3 * k + 2] = c[2];
+    }
+    // Diverging maps are symmetric around 0: [-amax, amax].
+    const amax = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
+    const off = this.o.kind === 'sequential' ? lo : -amax;
+    const scale = 255 / (this.o.kind === 'sequential' ? hi - lo : 2 * amax);
+    const px = img.data;
+    for (let e = 0, n = rows * cols; e < n; e++) {
+      const v = data[e]!;
+      const o = 4 * e;
+      if (v === v && v !== Infinity && v !== -Infinity) {
+        const k = 3 * Math.min(255, Math.max(0, Math.round((v - off) * scale)));
+        px[o] = lut[k]!;
+        px[o + 1] = lut[k + 1]!;
+        px[o + 2] = lut[k + 2]!;
+      } else {
+        px[o] = 128;
+        px[o + 1] = 128;
+        px[o + 2] = 128;
+      }
+      px[o + 3] = 255;
     }
     ctx.putImageData(img, 0, 0);
-    this.canvas.dataset.min = String(lo);
-    this.canvas.dataset.max = String(hi);
   }
 }

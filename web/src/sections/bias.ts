@@ -32,6 +32,8 @@ export function mountBias(ctx: Ctx, root: HTMLElement, modelBase: string): void 
   let bidirectional = getBool('b.bidir', true);
 
   const alibiBox = el('div', { id: 'alibi-maps' });
+  let alibiMaps: Heatmap[] = [];
+  let alibiLabels: HTMLElement[] = [];
   const bucketMap = new Heatmap({ kind: 'sequential', label: 'T5 buckets', rowName: 'query', colName: 'key' });
   const learnedBox = el('div', { id: 't5-learned' });
 
@@ -39,12 +41,18 @@ export function mountBias(ctx: Ctx, root: HTMLElement, modelBase: string): void 
     const t0 = performance.now();
     const slopes = pe.alibiSlopes(heads, { variant });
     const bias = pe.alibiBias({ heads, queryLength: length, keyLength: length, variant, causal: true });
-    const maps = Array.from({ length: heads }, () => new Heatmap({ kind: 'diverging', label: 'ALiBi bias', rowName: 'query', colName: 'key' }));
+    // The maps are kept while the head count stays (no DOM rebuild per update).
+    if (alibiMaps.length !== heads) {
+      alibiMaps = Array.from({ length: heads }, () => new Heatmap({ kind: 'diverging', label: 'ALiBi bias', rowName: 'query', colName: 'key' }));
+      alibiLabels = alibiMaps.map(() => el('div', { class: 'cell-label' }));
+      alibiBox.replaceChildren(el('div', { class: 'grid' }, ...alibiMaps.map((m, i) => el('div', { class: 'cell' }, alibiLabels[i]!, m.el))));
+    }
+    const maps = alibiMaps;
     // One colour range for all heads, so the slopes show.
-    let amax = 0;
-    for (const v of bias) if (Number.isFinite(v)) amax = Math.max(amax, Math.abs(v));
+    // |bias| is largest at the farthest key: slope * (length - 1).
+    const amax = Math.max(...slopes) * Math.max(length - 1, 1);
     maps.forEach((m, h) => m.draw(bias.subarray(h * length * length, (h + 1) * length * length), length, length, [-amax, amax]));
-    alibiBox.replaceChildren(grid(maps, Array.from(slopes, (s, h) => `h${h}: m = ${s.toPrecision(3)}`)));
+    slopes.forEach((m, h) => { alibiLabels[h]!.textContent = `h${h}: m = ${m.toPrecision(3)}`; });
     const b = pe.t5Buckets({ queryLength: length, keyLength: length, numBuckets: buckets, maxDistance, bidirectional });
     bucketMap.draw(b, length, length);
     root.dataset.ms = (performance.now() - t0).toFixed(2);
