@@ -498,7 +498,7 @@ class TinyModelJs {
       return StrCat("temperature must be in [0, 100], got ", temperature);
     }
     std::unique_ptr<Decoder> dec;
-    Status s = Decoder::Create(model_, RopeScaling(), &dec);
+    Status s = Decoder::Create(model_, RopeScaling(), PositionBug::kNone, &dec);
     if (!s.ok()) return s.message();
     std::vector<float> logits;
     s = dec->Feed(Ptr<int32_t>(prompt), static_cast<size_t>(n), &logits);
@@ -540,16 +540,16 @@ class TinyModelJs {
       return StrCat("this model's task \"", model_.config.task,
                     "\" has no generator to evaluate on");
     }
-    RopeScaling sc;
+    InferenceOptions opt;
     if (scaling_spec_present) {
       RopeFrequencyConfig c;
       s = ToConfig(scaling, &c);
       if (!s.ok()) return s.message();
-      sc = c.scaling;
+      opt.scaling = c.scaling;
     }
     EvalResult r;
     s = Evaluate(model_, task, static_cast<size_t>(length),
-                 static_cast<size_t>(count), static_cast<uint64_t>(seed), sc,
+                 static_cast<size_t>(count), static_cast<uint64_t>(seed), opt,
                  &r);
     if (!s.ok()) return s.message();
     double* o = Ptr<double>(out);
