@@ -18,6 +18,7 @@
 
 #include "model/inference.h"
 #include "model/model_io.h"
+#include "model/position_bug.h"
 #include "model/rng.h"
 #include "model/tasks.h"
 #include "model/train.h"
@@ -418,6 +419,17 @@ class KvCacheJs {
 
 // ---- Tiny models
 
+// Inference options from the loader's scaling (when present) and bug name.
+Status ToInference(uintptr_t scaling_present, const RopeSpec& scaling,
+                   const std::string& bug, InferenceOptions* o) {
+  if (scaling_present) {
+    RopeFrequencyConfig c;
+    POSENC_RETURN_IF_ERROR(ToConfig(scaling, &c));
+    o->scaling = c.scaling;
+  }
+  return ParsePositionBug(bug, &o->bug);
+}
+
 // A loaded (or trained) tiny model the loader wraps. A failed load leaves
 // error() non-empty and every method returning it.
 class TinyModelJs {
@@ -453,22 +465,17 @@ class TinyModelJs {
   std::string classes() const { return classes_; }
 
   // tokens: int32 [T]; logits: float [T, V] or [K]; maps (if nonzero):
-  // float [layers, H, T, T].
+  // float [layers, H, T, T]; bug: a PositionBug name.
   std::string forward(uintptr_t tokens, double T, uintptr_t logits,
                       uintptr_t maps, uintptr_t scaling_spec_present,
-                      const RopeSpec& scaling) {
+                      const RopeSpec& scaling, const std::string& bug) {
     if (!error_.empty()) return error_;
     InferenceOptions opt;
-    if (scaling_spec_present) {
-      RopeFrequencyConfig c;
-      const Status s = ToConfig(scaling, &c);
-      if (!s.ok()) return s.message();
-      opt.scaling = c.scaling;
-    }
+    Status s = ToInference(scaling_spec_present, scaling, bug, &opt);
+    if (!s.ok()) return s.message();
     opt.attention_maps = maps != 0;
     InferenceResult r;
-    const Status s =
-        Infer(model_, Ptr<int32_t>(tokens), static_cast<size_t>(T), opt, &r);
+    s = Infer(model_, Ptr<int32_t>(tokens), static_cast<size_t>(T), opt, &r);
     if (!s.ok()) return s.message();
     std::memcpy(Ptr<float>(logits), r.logits.data(),
                 r.logits.size() * sizeof(float));
@@ -483,9 +490,12 @@ class TinyModelJs {
   }
 
   // Decodes greedily (temperature 0) or by sampling from `seed` after the
-  // prompt [n], through the KV cache; writes max_new ids to out.
+  // prompt [n], through the KV cache with the scaling and bug given; writes
+  // max_new ids to out.
   std::string generate(uintptr_t prompt, double n, double max_new,
-                       double temperature, double seed, uintptr_t out) {
+                       double temperature, double seed,
+                       uintptr_t scaling_spec_present, const RopeSpec& scaling,
+                       const std::string& bug, uintptr_t out) {
     if (!error_.empty()) return error_;
     if (!model_.config.causal) {
       return "generate needs a causal language model; this one is an encoder "
@@ -497,8 +507,11 @@ class TinyModelJs {
     if (!(temperature >= 0.0 && temperature <= 100.0)) {
       return StrCat("temperature must be in [0, 100], got ", temperature);
     }
+    InferenceOptions opt;
+    Status s = ToInference(scaling_spec_present, scaling, bug, &opt);
+    if (!s.ok()) return s.message();
     std::unique_ptr<Decoder> dec;
-    Status s = Decoder::Create(model_, RopeScaling(), &dec);
+    s = Decoder::Create(model_, opt.scaling, opt.bug, &dec);
     if (!s.ok()) return s.message();
     std::vector<float> logits;
     s = dec->Feed(Ptr<int32_t>(prompt), static_cast<size_t>(n), &logits);
@@ -528,11 +541,11 @@ class TinyModelJs {
   }
 
   // Evaluates `count` task examples of `length` tokens (seeded) with the
-  // given RoPE scaling. out: float64 [3 + length]: loss, accuracy, scored,
-  // then the per-position loss (NaN where nothing is scored).
+  // given RoPE scaling and bug. out: float64 [3 + length]: loss, accuracy,
+  // scored, then the per-position loss (NaN where nothing is scored).
   std::string evaluate(double length, double count, double seed,
                        uintptr_t scaling_spec_present, const RopeSpec& scaling,
-                       uintptr_t out) {
+                       const std::string& bug, uintptr_t out) {
     if (!error_.empty()) return error_;
     TaskKind task;
     Status s = ParseTask(model_.config.task, &task);
@@ -540,16 +553,12 @@ class TinyModelJs {
       return StrCat("this model's task \"", model_.config.task,
                     "\" has no generator to evaluate on");
     }
-    RopeScaling sc;
-    if (scaling_spec_present) {
-      RopeFrequencyConfig c;
-      s = ToConfig(scaling, &c);
-      if (!s.ok()) return s.message();
-      sc = c.scaling;
-    }
+    InferenceOptions opt;
+    s = ToInference(scaling_spec_present, scaling, bug, &opt);
+    if (!s.ok()) return s.message();
     EvalResult r;
     s = Evaluate(model_, task, static_cast<size_t>(length),
-                 static_cast<size_t>(count), static_cast<uint64_t>(seed), sc,
+                 static_cast<size_t>(count), static_cast<uint64_t>(seed), opt,
                  &r);
     if (!s.ok()) return s.message();
     double* o = Ptr<double>(out);

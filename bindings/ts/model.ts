@@ -11,6 +11,7 @@ import type {
   GenerateOptions,
   ModelForwardOptions,
   ModelForwardResult,
+  PositionBug,
   RopeScaling,
   SampleTaskOptions,
   TaskName,
@@ -30,9 +31,12 @@ export interface RawTinyModel {
   config(): string;
   vocab(): string;
   classes(): string;
-  forward(tokens: number, T: number, logits: number, maps: number, hasScaling: number, scaling: unknown): string;
-  generate(prompt: number, n: number, maxNew: number, temperature: number, seed: number, out: number): string;
-  evaluate(length: number, count: number, seed: number, hasScaling: number, scaling: unknown, out: number): string;
+  forward(tokens: number, T: number, logits: number, maps: number, hasScaling: number, scaling: unknown, bug: string): string;
+  generate(
+    prompt: number, n: number, maxNew: number, temperature: number, seed: number,
+    hasScaling: number, scaling: unknown, bug: string, out: number,
+  ): string;
+  evaluate(length: number, count: number, seed: number, hasScaling: number, scaling: unknown, bug: string, out: number): string;
   saveSize(): number;
   saveInto(ptr: number): void;
   delete(): void;
@@ -68,6 +72,12 @@ export interface ModelDeps {
 
 const TASKS: readonly TaskName[] = ['word-order', 'language', 'retrieval'];
 const ENCODINGS: readonly EncodingName[] = ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'xpos'];
+const BUGS: readonly PositionBug[] = [
+  'none', 'restart-positions', 'rotate-v', 'only-q', 'layout-mismatch', 'left-padding-in-positions', 'wrong-base',
+  'partial-rotary-freq-over-head-dim', 'yarn-magnitude-twice',
+];
+/** The `bug` option (whether it applies to the model is checked in C++). */
+const bugOption = (v: unknown): PositionBug => (v === undefined ? 'none' : oneOf('bug', v, BUGS));
 
 function parseConfig(text: string): TinyModelConfig {
   const kv = new Map<string, string>();
@@ -190,6 +200,7 @@ export function modelApi(d: ModelDeps) {
       const t = this.#tokens('tokens', tokens);
       const T = t.length;
       const maps = optBool('attentionMaps', o.attentionMaps, false);
+      const bug = bugOption(o.bug);
       const c = this.config;
       const nLogits = c.causal ? T * c.vocab : c.numClasses;
       const nMaps = maps ? c.layers * c.heads * T * T : 0;
@@ -202,7 +213,7 @@ export function modelApi(d: ModelDeps) {
         d.HEAP32().set(t, pt >> 2);
         const pl = f.alloc(nLogits * 4);
         const pm = maps ? f.alloc(nMaps * 4) : 0;
-        check(h.forward(pt, T, pl, pm, has, spec));
+        check(h.forward(pt, T, pl, pm, has, spec, bug));
         const res: ModelForwardResult = { logits: d.HEAPF32().slice(pl >> 2, (pl >> 2) + nLogits) };
         if (maps) res.attentionMaps = d.HEAPF32().slice(pm >> 2, (pm >> 2) + nMaps);
         return res;
@@ -216,11 +227,13 @@ export function modelApi(d: ModelDeps) {
       const maxNew = int('maxNewTokens', o.maxNewTokens, 0, 1 << 20);
       const temperature = optNum('temperature', o.temperature, 0, { ge: 0 });
       const seed = optInt('seed', o.seed, 1, 0);
+      const bug = bugOption(o.bug);
       return d.call((f) => {
+        const [has, spec] = this.#scaling(f, o.scaling);
         const pt = f.alloc(t.length * 4);
         d.HEAP32().set(t, pt >> 2);
         const out = f.alloc(Math.max(maxNew, 1) * 4);
-        check(h.generate(pt, t.length, maxNew, temperature, seed, out));
+        check(h.generate(pt, t.length, maxNew, temperature, seed, has, spec, bug, out));
         return d.HEAP32().slice(out >> 2, (out >> 2) + maxNew);
       });
     }
@@ -234,10 +247,11 @@ export function modelApi(d: ModelDeps) {
       const lengths = (o.lengths as unknown[]).map((v, i) => int(`lengths[${i}]`, v, 1, 65536));
       const examples = optInt('examples', o.examples, 32, 1, 100000);
       const seed = optInt('seed', o.seed, 12345, 0);
+      const bug = bugOption(o.bug);
       return lengths.map((L) => d.call((f) => {
         const [has, spec] = this.#scaling(f, o.scaling);
         const out = f.alloc((3 + L) * 8);
-        check(h.evaluate(L, examples, seed, has, spec, out));
+        check(h.evaluate(L, examples, seed, has, spec, bug, out));
         const r = d.HEAPF64().slice(out >> 3, (out >> 3) + 3 + L);
         return { length: L, loss: r[0] as number, accuracy: r[1] as number, scored: r[2] as number, positionLoss: r.slice(3) };
       }));

@@ -392,11 +392,58 @@ export interface TinyModelConfig {
   shawClip: number;
 }
 
+/**
+ * A common RoPE / position bug applied on purpose at inference (the page's
+ * "bug zoo"), to show its consequence on a trained model. Bugs marked
+ * "RoPE / xPos" throw a `RangeError` naming the bug and the model's encoding
+ * on other models.
+ */
+export type PositionBug =
+  /** No bug (the default). */
+  | 'none'
+  /**
+   * Positions restart at 0 with a KV cache: every cached step rotates (or,
+   * for sinusoidal / learned models, embeds) its tokens at 0 .. n-1 instead of
+   * after the cached ones. `forward` and `evaluate` emulate a cached run in
+   * chunks of `trainLen / 4` tokens (16 for the shipped models; no attention
+   * maps); `generate` feeds the prompt at 0 .. n-1, then every new token at
+   * 0. Causal RoPE, xPos, sinusoidal or learned models.
+   */
+  | 'restart-positions'
+  /** RoPE / xPos: V is rotated too, at the key positions. */
+  | 'rotate-v'
+  /** RoPE / xPos: only Q is rotated, K is not. */
+  | 'only-q'
+  /** RoPE / xPos: the rotation pairs elements interleaved; the models were trained with the half layout. */
+  | 'layout-mismatch'
+  /**
+   * The input is left-padded with 16 masked pad tokens, but positions count
+   * the pads. For RoPE / xPos this uniform shift is invisible (float rounding
+   * only); sinusoidal models see shifted positions, learned ones run past
+   * their table (a `RangeError`). RoPE, xPos, sinusoidal or learned models.
+   */
+  | 'left-padding-in-positions'
+  /** RoPE / xPos: base 500000 (Llama 3's) instead of the model's own. */
+  | 'wrong-base'
+  /**
+   * RoPE / xPos with partial rotary (`rotaryDim < headDim`, e.g. the shipped
+   * `language-rope-partial`): frequencies `base^(-2i/headDim)` instead of
+   * `base^(-2i/rotaryDim)`.
+   */
+  | 'partial-rotary-freq-over-head-dim'
+  /**
+   * RoPE / xPos with a `yarn` scaling (required): the attention factor is
+   * applied twice, so logits are scaled by `mscale^4` instead of `mscale^2`.
+   */
+  | 'yarn-magnitude-twice';
+
 export interface ModelForwardOptions {
   /** Also return every attention map `[layers, heads, T, T]`. Default false. */
   attentionMaps?: boolean;
   /** RoPE / xPos context extension applied at inference (RoPE and xPos models). */
   scaling?: RopeScaling;
+  /** A position bug to apply. Default `'none'`. */
+  bug?: PositionBug;
 }
 
 export interface ModelForwardResult {
@@ -413,6 +460,10 @@ export interface GenerateOptions {
   temperature?: number;
   /** Sampling seed. Default 1. */
   seed?: number;
+  /** RoPE / xPos context extension applied at inference (RoPE and xPos models). */
+  scaling?: RopeScaling;
+  /** A position bug to apply to the cached decoding. Default `'none'`. */
+  bug?: PositionBug;
 }
 
 export interface EvaluateOptions {
@@ -424,6 +475,8 @@ export interface EvaluateOptions {
   seed?: number;
   /** RoPE / xPos scaling applied at inference. */
   scaling?: RopeScaling;
+  /** A position bug to apply. Default `'none'`. */
+  bug?: PositionBug;
 }
 
 export interface EvaluateResult {

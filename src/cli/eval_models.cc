@@ -111,7 +111,8 @@ int main(int argc, char** argv) {
     }
     posenc::EvalResult r;
     if (task == posenc::TaskKind::kWordOrder) {
-      st = posenc::Evaluate(m, task, 0, 2000, 777, RopeScaling(), &r);
+      st = posenc::Evaluate(m, task, 0, 2000, 777, posenc::InferenceOptions(),
+                            &r);
       if (!st.ok()) {
         std::fprintf(stderr, "%s: %s\n", name.c_str(), st.message().c_str());
         return 1;
@@ -125,7 +126,8 @@ int main(int argc, char** argv) {
       const size_t count = task == posenc::TaskKind::kLanguage
                                ? (L < 1024 ? 16384 / L : 16)
                                : 64;
-      st = posenc::Evaluate(m, task, L, count, 777, RopeScaling(), &r);
+      st = posenc::Evaluate(m, task, L, count, 777, posenc::InferenceOptions(),
+                            &r);
       if (!st.ok()) {
         // Learned positions end at their table: record the error.
         std::printf(
@@ -137,10 +139,17 @@ int main(int argc, char** argv) {
         continue;
       }
       Print(name, m, L, "none", r);
-      if (m.config.encoding != posenc::Encoding::kRope || L == 64) continue;
+      // The scaling table is the full-rotary RoPE model's.
+      if (m.config.encoding != posenc::Encoding::kRope ||
+          m.config.rotary_dim != 0 || L == 64) {
+        continue;
+      }
       for (const auto& sc :
-           Scalings(m.config.train_len, L, m.config.head_dim() / 2)) {
-        st = posenc::Evaluate(m, task, L, count, 777, sc.second, &r);
+           Scalings(m.config.train_len, L,
+                    posenc::EffectiveRotaryDim(m.config.Rope()) / 2)) {
+        posenc::InferenceOptions opt;
+        opt.scaling = sc.second;
+        st = posenc::Evaluate(m, task, L, count, 777, opt, &r);
         if (!st.ok()) {
           std::fprintf(stderr, "%s %s: %s\n", name.c_str(), sc.first,
                        st.message().c_str());

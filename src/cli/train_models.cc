@@ -1,6 +1,7 @@
 // Trains the shipped tiny models from their seeds and writes them as
 // safetensors files: one encoder per encoding for word-order, one causal LM
-// per encoding for language and for retrieval. Deterministic: the same
+// per encoding for language and for retrieval, plus language-rope-partial
+// (RoPE on half of each head). Deterministic: the same
 // build gives the same bytes (single thread, fixed order of every sum).
 //   posenc_train_models <out_dir> [name ...]    (default: every model)
 //   posenc_train_models --list
@@ -65,6 +66,12 @@ std::vector<Recipe> Suite() {
       c.opt.warmup_steps = c.steps / 10;
       c.seed = 1;
       out.push_back({std::string(TaskName(t)) + "-" + EncodingName(e), c});
+      if (t == TaskKind::kLanguage && e == Encoding::kRope) {
+        // Partial rotary (half of each head rotates) for the bug zoo's
+        // frequencies-over-head-dim bug; otherwise the same recipe.
+        c.model.rotary_dim = c.model.d_model / c.model.heads / 2;
+        out.push_back({"language-rope-partial", c});
+      }
     }
   }
   return out;

@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     EvalResult r;
     st = Evaluate(tr->model(), tc.task, L,
                   tc.task == TaskKind::kWordOrder ? 500 : 32, 12345,
-                  RopeScaling(), &r);
+                  InferenceOptions(), &r);
     if (!st.ok()) {
       std::printf("eval T=%zu: %s\n", L, st.message().c_str());
       continue;

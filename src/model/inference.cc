@@ -1,13 +1,17 @@
 #include "model/inference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
 #include "model/layers.h"
 #include "ops/attention.h"
+#include "ops/rope_apply.h"
 
 namespace posenc {
 namespace {
+
+constexpr size_t kMaxLeftPad = size_t{1} << 16;
 
 // [T, C] with heads in columns <-> [H, T, Dh].
 void SplitHeads(const float* x, size_t T, size_t H, size_t Dh, float* out) {
@@ -29,7 +33,10 @@ void MergeHeads(const float* x, size_t T, size_t H, size_t Dh, float* out) {
   }
 }
 
-AttentionRope ModelRope(const Model& m, const RopeScaling& scaling) {
+// The model's rotation (RoPE / xPos, half layout, its base and rotary dim)
+// with `bug`'s changes to the layout, the base or the attention factor.
+Status ModelRope(const Model& m, const RopeScaling& scaling, PositionBug bug,
+                 AttentionRope* out) {
   const ModelConfig& c = m.config;
   AttentionRope r;
   r.enabled = c.encoding == Encoding::kRope || c.encoding == Encoding::kXpos;
@@ -37,7 +44,95 @@ AttentionRope ModelRope(const Model& m, const RopeScaling& scaling) {
   r.layout = RopeLayout::kHalf;
   r.xpos = c.encoding == Encoding::kXpos;
   r.xpos_scale_base = c.xpos_scale_base;
-  return r;
+  if (!r.enabled) {
+    *out = r;
+    return Status::Ok();
+  }
+  switch (bug) {
+    case PositionBug::kLayoutMismatch:
+      r.layout = RopeLayout::kInterleaved;
+      break;
+    case PositionBug::kWrongBase:
+      r.freq.base = kBugWrongBase;
+      break;
+    case PositionBug::kPartialRotaryFreqOverHeadDim:
+      // (base^(r/d))^(-2i/r) = base^(-2i/d).
+      r.freq.base = std::pow(c.rope_base,
+                             static_cast<double>(c.rotary_dim) / c.head_dim());
+      break;
+    case PositionBug::kYarnMagnitudeTwice: {
+      // The factor f multiplies cos and sin of q and k (logits * f^2);
+      // passing f^2 as the explicit factor applies it twice (logits * f^4).
+      std::vector<double> inv;
+      double f = 1.0;
+      POSENC_RETURN_IF_ERROR(RopeFrequencies(r.freq, c.train_len, &inv, &f));
+      r.freq.scaling.has_attention_factor = true;
+      r.freq.scaling.attention_factor = f * f;
+      break;
+    }
+    default:
+      break;
+  }
+  POSENC_RETURN_IF_ERROR(ValidateRopeConfig(r.freq));
+  *out = r;
+  return Status::Ok();
+}
+
+// out: [heads, n, D] = x [heads, n, D] rotated by `rope` at positions [n]
+// (keys take xPos's inverse scale).
+Status RotateAt(const AttentionRope& rope, const float* x, size_t heads,
+                size_t n, const int32_t* positions, bool key,
+                std::vector<float>* out) {
+  RopeApplyOptions r;
+  r.freq = rope.freq;
+  r.layout = rope.layout;
+  r.heads = static_cast<int64_t>(heads);
+  r.seq_len = static_cast<int64_t>(n);
+  r.positions = positions;
+  r.xpos = rope.xpos;
+  r.xpos_scale_base = rope.xpos_scale_base;
+  r.xpos_key = key;
+  out->resize(heads * n * static_cast<size_t>(rope.freq.head_dim));
+  return RopeApplyChecked(r, x, out->size(), out->data());
+}
+
+// Attention of a full pass (q, k, v: [H, n, D]) with kOnlyQ (keys not
+// rotated) and kRotateV (values rotated at the keys' positions) applied.
+Status AttendFull(AttentionOptions ao, PositionBug bug, const float* q,
+                  const float* k, const float* v, float* o) {
+  if (!ao.rope.enabled) return Attention(ao, q, k, v, o);
+  if (bug == PositionBug::kOnlyQ) ao.rope.rotate_k = false;
+  if (bug != PositionBug::kRotateV) return Attention(ao, q, k, v, o);
+  std::vector<int32_t> qpos, kpos;
+  AttentionPositions(ao, &qpos, &kpos);
+  std::vector<float> vr;
+  POSENC_RETURN_IF_ERROR(
+      RotateAt(ao.rope, v, ao.Hkv, ao.Tk, kpos.data(), true, &vr));
+  return Attention(ao, q, k, vr.data(), o);
+}
+
+// x [P, C] = the <pad> token's embedding (no position: pads are masked).
+void EmbedPads(const Model& m, size_t P, float* x) {
+  const size_t C = static_cast<size_t>(m.config.d_model);
+  const float* e = m.w.data() + m.embed;  // <pad> is id 0
+  for (size_t t = 0; t < P; ++t) {
+    for (size_t i = 0; i < C; ++i) x[t * C + i] = e[i];
+  }
+}
+
+// maps [H, n, n] -> [H, T, T]: the last T rows and columns (the real tokens
+// after P = n - T pads).
+std::vector<float> CropMaps(const std::vector<float>& maps, size_t H, size_t n,
+                            size_t T) {
+  const size_t P = n - T;
+  std::vector<float> out(H * T * T);
+  for (size_t h = 0; h < H; ++h) {
+    for (size_t i = 0; i < T; ++i) {
+      const float* src = maps.data() + (h * n + P + i) * n + P;
+      std::copy(src, src + T, out.data() + (h * T + i) * T);
+    }
+  }
+  return out;
 }
 
 // Everything but q/k/v and the rope: heads, masks and bias encodings.
@@ -126,71 +221,160 @@ void Head(const Model& m, const float* x, size_t n,
                 logits->data());
 }
 
+// kRestartPositions: a chunked cached run, RestartChunk() tokens per Feed.
+Status InferRestarted(const Model& m, const int32_t* tokens, size_t T,
+                      const InferenceOptions& opt, InferenceResult* out) {
+  if (opt.attention_maps) {
+    return Status::Invalid(StrCat("attention maps are not available with bug '",
+                                  PositionBugName(opt.bug),
+                                  "' (it runs the KV cache chunk by chunk)"));
+  }
+  if (opt.left_pad != 0) {
+    return Status::Invalid(StrCat("left padding (", opt.left_pad,
+                                  " pads) cannot be combined with bug '",
+                                  PositionBugName(opt.bug), "'"));
+  }
+  std::unique_ptr<Decoder> dec;
+  POSENC_RETURN_IF_ERROR(Decoder::Create(m, opt.scaling, opt.bug, &dec));
+  const size_t chunk = RestartChunk(m.config);
+  std::vector<float> step;
+  out->logits.clear();
+  out->maps.clear();
+  for (size_t s = 0; s < T || s == 0; s += chunk) {
+    POSENC_RETURN_IF_ERROR(
+        dec->Feed(tokens + s, std::min(chunk, T - s), &step));
+    out->logits.insert(out->logits.end(), step.begin(), step.end());
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status Infer(const Model& m, const int32_t* tokens, size_t T,
              const InferenceOptions& opt, InferenceResult* out) {
-  POSENC_RETURN_IF_ERROR(CheckModelTokens(m, tokens, T, 0));
-  const AttentionRope rope = ModelRope(m, opt.scaling);
-  if (rope.enabled) POSENC_RETURN_IF_ERROR(ValidateRopeConfig(rope.freq));
-  const size_t C = static_cast<size_t>(m.config.d_model),
-               H = static_cast<size_t>(m.config.heads);
-  std::vector<float> x(T * C);
-  EmbedTokens(m, tokens, T, 0, x.data());
-  out->maps.clear();
-  for (size_t l = 0; l < m.layer.size(); ++l) {
-    if (opt.attention_maps) out->maps.emplace_back(H * T * T);
-    POSENC_RETURN_IF_ERROR(
-        Block(m, l, T, x.data(),
-              [&](const float* q, const float* k, const float* v, float* o) {
-                AttentionOptions ao = LayerAttention(m, l, T, T);
-                ao.rope = rope;
-                if (opt.attention_maps) ao.weights = out->maps.back().data();
-                return Attention(ao, q, k, v, o);
-              }));
+  POSENC_RETURN_IF_ERROR(CheckPositionBug(m.config, opt.scaling, opt.bug));
+  if (opt.bug == PositionBug::kRestartPositions) {
+    return InferRestarted(m, tokens, T, opt, out);
   }
-  Head(m, x.data(), T, &out->logits);
+  if (opt.left_pad > kMaxLeftPad) {
+    return Status::Invalid(StrCat("leftPad must be in [0, ", kMaxLeftPad,
+                                  "], got ", opt.left_pad));
+  }
+  const bool pad_bug = opt.bug == PositionBug::kLeftPaddingInPositions;
+  const size_t P = opt.left_pad ? opt.left_pad : (pad_bug ? kBugLeftPad : 0);
+  // With the bug the real tokens sit at positions P .. P + T - 1.
+  POSENC_RETURN_IF_ERROR(CheckModelTokens(m, tokens, T, pad_bug ? P : 0));
+  AttentionRope rope;
+  POSENC_RETURN_IF_ERROR(ModelRope(m, opt.scaling, opt.bug, &rope));
+  rope.positions_from_mask = P > 0 && !pad_bug;
+  const size_t C = static_cast<size_t>(m.config.d_model),
+               H = static_cast<size_t>(m.config.heads), n = P + T;
+  std::vector<float> x(n * C);
+  EmbedPads(m, P, x.data());
+  EmbedTokens(m, tokens, T, pad_bug ? P : 0, x.data() + P * C);
+  std::vector<uint8_t> mask(n, 1);
+  std::fill(mask.begin(), mask.begin() + P, 0);
+  out->maps.clear();
+  std::vector<float> maps;
+  for (size_t l = 0; l < m.layer.size(); ++l) {
+    if (opt.attention_maps) maps.assign(H * n * n, 0.0f);
+    POSENC_RETURN_IF_ERROR(
+        Block(m, l, n, x.data(),
+              [&](const float* q, const float* k, const float* v, float* o) {
+                AttentionOptions ao = LayerAttention(m, l, n, n);
+                ao.rope = rope;
+                if (P > 0) ao.key_mask = mask.data();
+                if (opt.attention_maps) ao.weights = maps.data();
+                return AttendFull(ao, opt.bug, q, k, v, o);
+              }));
+    if (opt.attention_maps) {
+      out->maps.push_back(P > 0 ? CropMaps(maps, H, n, T) : std::move(maps));
+    }
+  }
+  Head(m, x.data() + P * C, T, &out->logits);
   return Status::Ok();
 }
 
 Status Decoder::Create(const Model& m, const RopeScaling& scaling,
-                       std::unique_ptr<Decoder>* out) {
+                       PositionBug bug, std::unique_ptr<Decoder>* out) {
   if (!m.config.causal) {
     return Status::Invalid(
         "incremental decoding needs a causal model; this one is an encoder");
   }
-  std::unique_ptr<Decoder> d(new Decoder(m));
-  d->rope_ = ModelRope(m, scaling);
-  if (d->rope_.enabled)
-    POSENC_RETURN_IF_ERROR(ValidateRopeConfig(d->rope_.freq));
+  POSENC_RETURN_IF_ERROR(CheckPositionBug(m.config, scaling, bug));
+  std::unique_ptr<Decoder> d(new Decoder(m, bug));
+  POSENC_RETURN_IF_ERROR(ModelRope(m, scaling, bug, &d->rope_));
+  if (bug == PositionBug::kLeftPaddingInPositions) d->pad_ = kBugLeftPad;
   const size_t H = static_cast<size_t>(m.config.heads),
                Dh = static_cast<size_t>(m.config.head_dim());
-  POSENC_RETURN_IF_ERROR(KvCache::Validate(H, Dh, d->rope_));
+  // kOnlyQ: the cache stores keys unrotated; Attend rotates the queries.
+  AttentionRope cache_rope = d->rope_;
+  if (bug == PositionBug::kOnlyQ) cache_rope.enabled = false;
+  POSENC_RETURN_IF_ERROR(KvCache::Validate(H, Dh, cache_rope));
   for (size_t l = 0; l < m.layer.size(); ++l) {
-    d->caches_.emplace_back(H, Dh, d->rope_);
+    d->caches_.emplace_back(H, Dh, cache_rope);
   }
   *out = std::move(d);
   return Status::Ok();
 }
 
+// Layer l's attention for n new rows (q, k, v: [H, n, Dh]) placed after
+// `slots` cached ones at `positions` [n] (null: slots + t).
+Status Decoder::Attend(size_t l, size_t n, size_t slots,
+                       const int32_t* positions, const float* q, const float* k,
+                       const float* v, float* o) {
+  KvCache& cache = caches_[l];
+  const size_t H = static_cast<size_t>(m_.config.heads);
+  std::vector<int32_t> pos(n);
+  for (size_t t = 0; t < n; ++t) {
+    pos[t] = positions ? positions[t] : static_cast<int32_t>(slots + t);
+  }
+  std::vector<float> vr, qr;
+  if (rope_.enabled && bug_ == PositionBug::kRotateV) {
+    POSENC_RETURN_IF_ERROR(RotateAt(rope_, v, H, n, pos.data(), true, &vr));
+    v = vr.data();
+  }
+  POSENC_RETURN_IF_ERROR(cache.Append(k, v, n, positions));
+  AttentionOptions ao = LayerAttention(m_, l, n, cache.length());
+  if (pad_ > 0) ao.key_mask = mask_.data();
+  if (rope_.enabled && bug_ == PositionBug::kOnlyQ) {
+    POSENC_RETURN_IF_ERROR(RotateAt(rope_, q, H, n, pos.data(), false, &qr));
+    q = qr.data();
+  }
+  return cache.Attend(ao, q, nullptr, o);
+}
+
 Status Decoder::Feed(const int32_t* tokens, size_t n,
                      std::vector<float>* logits) {
-  POSENC_RETURN_IF_ERROR(CheckModelTokens(m_, tokens, n, length_));
-  const size_t C = static_cast<size_t>(m_.config.d_model);
-  std::vector<float> x(n * C);
-  EmbedTokens(m_, tokens, n, length_, x.data());
+  const bool restart = bug_ == PositionBug::kRestartPositions;
+  const size_t pads = length_ == 0 ? pad_ : 0;  // the first call adds pads
+  const size_t slots = length_ == 0 ? 0 : pad_ + length_;  // cached rows
+  // Positions of the new tokens: their slots (with pads: counting them), or
+  // 0 .. n-1 when they restart.
+  const size_t first_pos = restart ? 0 : slots + pads;
+  POSENC_RETURN_IF_ERROR(CheckModelTokens(m_, tokens, n, first_pos));
+  const size_t C = static_cast<size_t>(m_.config.d_model), rows = pads + n;
+  std::vector<float> x(rows * C);
+  EmbedPads(m_, pads, x.data());
+  EmbedTokens(m_, tokens, n, first_pos, x.data() + pads * C);
+  std::vector<int32_t> restarted;
+  if (restart) {
+    for (size_t t = 0; t < n; ++t) restarted.push_back(static_cast<int32_t>(t));
+  }
+  if (pad_ > 0) {
+    mask_.resize(slots + rows, 1);
+    std::fill(mask_.begin(), mask_.begin() + pad_, 0);
+  }
   for (size_t l = 0; l < m_.layer.size(); ++l) {
-    KvCache& cache = caches_[l];
     POSENC_RETURN_IF_ERROR(
-        Block(m_, l, n, x.data(),
+        Block(m_, l, rows, x.data(),
               [&](const float* q, const float* k, const float* v, float* o) {
-                POSENC_RETURN_IF_ERROR(cache.Append(k, v, n, nullptr));
-                AttentionOptions ao = LayerAttention(m_, l, n, cache.length());
-                return cache.Attend(ao, q, nullptr, o);
+                return Attend(l, rows, slots,
+                              restart ? restarted.data() : nullptr, q, k, v, o);
               }));
   }
   length_ += n;
-  Head(m_, x.data(), n, logits);
+  Head(m_, x.data() + pads * C, n, logits);
   return Status::Ok();
 }
 

@@ -1,7 +1,9 @@
 // Inference for the tiny transformer through the posenc attention kernel:
 // any length (O(T * D) attention memory unless maps are requested), RoPE /
 // xPos scaling chosen at inference time, attention maps for the page, and
-// incremental decoding with a KV cache per layer (causal models).
+// incremental decoding with a KV cache per layer (causal models). Both can
+// run with a deliberate position bug (position_bug.h) for the page's bug
+// zoo.
 #ifndef POSENC_MODEL_INFERENCE_H_
 #define POSENC_MODEL_INFERENCE_H_
 
@@ -10,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "model/position_bug.h"
 #include "model/transformer.h"
 #include "ops/kv_cache.h"
 #include "ops/status.h"
@@ -17,8 +20,15 @@
 namespace posenc {
 
 struct InferenceOptions {
-  RopeScaling scaling;          // applied to RoPE / xPos models
-  bool attention_maps = false;  // fill InferenceResult::maps
+  RopeScaling scaling;                   // applied to RoPE / xPos models
+  bool attention_maps = false;           // fill InferenceResult::maps
+  PositionBug bug = PositionBug::kNone;  // validated by CheckPositionBug
+  // Left padding done right: the input is preceded by left_pad <pad> tokens
+  // (id 0) that the key mask hides, and positions come from the mask
+  // (cumsum(mask) - 1: the first real token is at 0), so the logits equal
+  // the unpadded run's. Logits and maps cover the real tokens only. At most
+  // 2^16. kLeftPaddingInPositions pads kBugLeftPad tokens when this is 0.
+  size_t left_pad = 0;
 };
 
 struct InferenceResult {
@@ -33,19 +43,27 @@ Status Infer(const Model& m, const int32_t* tokens, size_t T,
 // Incremental decoding of a causal model: Feed appends tokens at positions
 // length() .. and returns their logits [n, V]. Equal to Infer on the whole
 // prefix (tested), except `dynamic` RoPE past its threshold, where cached
-// keys keep their old frequencies (as in Hugging Face).
+// keys keep their old frequencies (as in Hugging Face), and under a bug:
+// kRestartPositions restarts every Feed at position 0;
+// kLeftPaddingInPositions prepends kBugLeftPad masked pads to the first
+// Feed, counted by the positions.
 class Decoder {
  public:
   static Status Create(const Model& m, const RopeScaling& scaling,
-                       std::unique_ptr<Decoder>* out);
+                       PositionBug bug, std::unique_ptr<Decoder>* out);
   Status Feed(const int32_t* tokens, size_t n, std::vector<float>* logits);
-  size_t length() const { return length_; }
+  size_t length() const { return length_; }  // real tokens fed
 
  private:
-  explicit Decoder(const Model& m) : m_(m) {}
+  Decoder(const Model& m, PositionBug bug) : m_(m), bug_(bug) {}
+  Status Attend(size_t l, size_t n, size_t slots, const int32_t* positions,
+                const float* q, const float* k, const float* v, float* o);
   const Model& m_;
-  AttentionRope rope_;
+  const PositionBug bug_;
+  AttentionRope rope_;  // the model's rotation (with the bug's changes)
   std::vector<KvCache> caches_;
+  size_t pad_ = 0;             // masked pads before the first token
+  std::vector<uint8_t> mask_;  // [pad_ + length_] key mask when pad_ > 0
   size_t length_ = 0;
 };
 

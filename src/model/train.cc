@@ -118,7 +118,8 @@ Status Trainer::Step(TrainProgress* p) {
 }
 
 Status Evaluate(const Model& m, TaskKind task, size_t length, size_t count,
-                uint64_t seed, const RopeScaling& scaling, EvalResult* out) {
+                uint64_t seed, const InferenceOptions& options,
+                EvalResult* out) {
   if (m.config.task != TaskName(task)) {
     return Status::Invalid(StrCat("the model was trained on \"", m.config.task,
                                   "\", not on \"", TaskName(task), "\""));
@@ -137,8 +138,8 @@ Status Evaluate(const Model& m, TaskKind task, size_t length, size_t count,
   std::vector<double> pos_sum;
   std::vector<size_t> pos_n;
   size_t correct = 0;
-  InferenceOptions opt;
-  opt.scaling = scaling;
+  InferenceOptions opt = options;
+  opt.attention_maps = false;
   InferenceResult res;
   for (const Example& e : data) {
     POSENC_RETURN_IF_ERROR(

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/adamw.h"
+#include "model/inference.h"
 #include "model/rng.h"
 #include "model/tasks.h"
 #include "model/transformer.h"
@@ -69,9 +70,10 @@ struct EvalResult {
 };
 
 // Evaluates `count` examples of length `length` drawn from `seed` through
-// the kernel inference path, with the RoPE scaling given (if any).
+// the kernel inference path (Infer) with `opt`: its RoPE scaling, position
+// bug and left padding (attention_maps is ignored).
 Status Evaluate(const Model& m, TaskKind task, size_t length, size_t count,
-                uint64_t seed, const RopeScaling& scaling, EvalResult* out);
+                uint64_t seed, const InferenceOptions& opt, EvalResult* out);
 
 }  // namespace posenc
 

@@ -102,7 +102,7 @@ TEST_P(ModelDecode, CachedDecodingMatchesFullPass) {
   InferenceResult full;
   ASSERT_TRUE(Infer(m, tokens.data(), T, InferenceOptions(), &full).ok());
   std::unique_ptr<Decoder> dec;
-  ASSERT_TRUE(Decoder::Create(m, RopeScaling(), &dec).ok());
+  ASSERT_TRUE(Decoder::Create(m, RopeScaling(), PositionBug::kNone, &dec).ok());
   std::vector<float> step, all;
   // A 3-token prompt, then one token at a time.
   ASSERT_TRUE(dec->Feed(tokens.data(), 3, &step).ok());
@@ -175,7 +175,7 @@ TEST(ModelProperties, LearnedPositionsStopAtTheirTable) {
                        &cache, &logits)
                    .ok());
   std::unique_ptr<Decoder> dec;
-  ASSERT_TRUE(Decoder::Create(m, RopeScaling(), &dec).ok());
+  ASSERT_TRUE(Decoder::Create(m, RopeScaling(), PositionBug::kNone, &dec).ok());
   ASSERT_TRUE(dec->Feed(tokens.data(), 48, &logits).ok());
   EXPECT_FALSE(dec->Feed(tokens.data(), 1, &logits).ok());
 }

@@ -66,9 +66,12 @@ for (const [flavour, ready] of flavours) {
         const bytes = readFileSync(join(modelDir, f));
         total += bytes.length;
         using m = pe.loadModel(bytes);
-        const [task, ...enc] = f.replace('.safetensors', '').split(/-(?=[a-z0-9]+$)/);
-        assert.equal(m.config.task, task);
-        assert.equal(m.config.encoding, enc[0]);
+        // <task>-<encoding>, or language-rope-partial (RoPE on half of each head).
+        const parts = /^(word-order|language|retrieval)-([a-z0-9]+)(-partial)?\.safetensors$/.exec(f);
+        assert.ok(parts, `model file name ${f}`);
+        assert.equal(m.config.task, parts[1]);
+        assert.equal(m.config.encoding, parts[2]);
+        assert.equal(m.config.rotaryDim, parts[3] ? m.config.dModel / m.config.heads / 2 : 0, f);
         assert.deepEqual(m.save(), new Uint8Array(bytes));
       }
       assert.ok(total <= 6e6, `shipped models total ${total} bytes (limit 6 MB)`);
