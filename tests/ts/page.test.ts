@@ -18,7 +18,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const shots = join(root, 'build/screenshots');
-const SECTIONS = ['order', 'sinusoidal', 'rope', 'bias', 'extrapolation', 'train'];
+const SECTIONS = ['order', 'sinusoidal', 'rope', 'bias', 'extrapolation', 'bugs', 'train'];
 
 let server: Server;
 let base = '';
@@ -136,6 +136,29 @@ describe('the page (Chromium, strict CSP)', () => {
     await page.waitForTimeout(100);
     assert.ok(Math.abs((await num(page, '#rope-score')) - a) > 1e-4, 'a different m - n gives a different score');
     assert.match(page.url(), /r\.m=140/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('bug zoo: each RoPE bug raises the loss of the shipped model; left padding is invisible to RoPE', async () => {
+    const { page, problems } = await open('#z.bug=rotate-v');
+    const result = async (bug: string, model?: string): Promise<[number, number]> => {
+      await page.selectOption('#bug-select', bug);
+      if (model) await page.selectOption('#bug-model', model);
+      const m = model ?? await page.$eval('#bug-model', (e) => (e as HTMLSelectElement).value);
+      await page.waitForSelector(`#bugs .body[data-ready="${m}:${bug}"]`, { timeout: 120000 });
+      return [await num(page, '#bug-loss-clean'), await num(page, '#bug-loss-buggy')];
+    };
+    for (const bug of ['rotate-v', 'only-q', 'layout-mismatch', 'wrong-base', 'restart-positions', 'partial-rotary-freq-over-head-dim', 'yarn-magnitude-twice']) {
+      const [clean, buggy] = await result(bug);
+      // YaRN's doubled magnitude is a small effect on a model this size (+0.08 nats measured).
+      assert.ok(buggy > clean + (bug === 'yarn-magnitude-twice' ? 0.02 : 0.05), `${bug}: ${clean} -> ${buggy}`);
+    }
+    const [ropeClean, ropePadded] = await result('left-padding-in-positions', 'language-rope');
+    assert.ok(Math.abs(ropePadded - ropeClean) < 1e-3, `RoPE ignores a uniform shift: ${ropeClean} vs ${ropePadded}`);
+    const [sinClean, sinPadded] = await result('left-padding-in-positions', 'language-sinusoidal');
+    assert.ok(Math.abs(sinPadded - sinClean) > 0.01, `sinusoidal sees shifted positions: ${sinClean} vs ${sinPadded}`);
+    assert.match(page.url(), /z\.bug=left-padding-in-positions/);
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -9,6 +9,7 @@ import { lang, onLangChange, setLang, t, type Key, type Lang } from './i18n.js';
 import { refreshPlots } from './plot.js';
 import { Ctx } from './sections/context.js';
 import { mountBias } from './sections/bias.js';
+import { mountBugs } from './sections/bugs.js';
 import { mountExtrapolation } from './sections/extrapolation.js';
 import { mountOrder } from './sections/order.js';
 import { mountRope } from './sections/rope.js';
@@ -87,6 +88,7 @@ async function main(): Promise<void> {
   mountRope(ctx, body('rope'));
   mountBias(ctx, body('bias'), modelBase);
   mountExtrapolation(ctx, body('extrapolation'));
+  mountBugs(ctx, body('bugs'));
   mountTrain(ctx, body('train'));
   translate();
   document.documentElement.dataset.ready = '1';

@@ -1,7 +1,7 @@
 // Messages between the page and its module Worker (worker.ts), which owns
 // the tiny models and does everything heavy: evaluation, generation,
 // training. Typed end to end: `Api[M]` gives a method's arguments and result.
-import type { EncodingName, RopeScaling, TaskName, TinyModelConfig } from 'posenc';
+import type { EncodingName, PositionBug, RopeScaling, TaskName, TinyModelConfig } from 'posenc';
 
 /** Encodings of the shipped models per task (web/public/models/<task>-<encoding>.safetensors). */
 export const SHIPPED: Record<TaskName, readonly EncodingName[]> = {
@@ -39,6 +39,18 @@ export interface Api {
   evaluate: { args: { model: string; lengths: number[]; examples: number; scaling?: RopeScaling }; result: LossCurve[] };
   /** Attention maps of one sampled task sequence: [layers, heads, T, T]. */
   maps: { args: { model: string; tokens: Int32Array }; result: { maps: Float32Array; layers: number; heads: number } };
+  /** A bug applied to a model: loss with and without it, and greedy generations from one prompt. */
+  bug: {
+    args: { model: string; bug: PositionBug; length: number; examples: number; scaling?: RopeScaling };
+    result: {
+      clean: LossCurve;
+      buggy: LossCurve;
+      prompt: string;
+      /** Greedy continuation through the KV cache, without and with the bug. */
+      cleanText: string[];
+      buggyText: string[];
+    };
+  };
   /** Trains a model (progress messages while running); it becomes CUSTOM. */
   train: { args: { task: TaskName; encoding: EncodingName; steps: number; seqLen: number }; result: { config: TinyModelConfig } };
   /** Stops the running training. */

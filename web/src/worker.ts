@@ -2,7 +2,7 @@
 // evaluation and training never block the page.
 import { init, type Posenc, type TinyModel } from 'posenc';
 
-import type { Api, Method, Reply, Request } from './protocol.js';
+import type { Api, LossCurve, Method, Reply, Request } from './protocol.js';
 import { CUSTOM } from './protocol.js';
 
 let pe: Posenc | undefined;
@@ -63,6 +63,20 @@ const handlers: Handlers = {
     return m.evaluate({ lengths, examples, ...(scaling ? { scaling } : {}) }).map((r) => ({
       length: r.length, loss: r.loss, accuracy: r.accuracy, positionLoss: r.positionLoss,
     }));
+  },
+  async bug({ model: name, bug, length, examples, scaling }) {
+    const m = await model(name);
+    const sc = scaling ? { scaling } : {};
+    const [clean] = m.evaluate({ lengths: [length], examples, ...sc });
+    const [buggy] = m.evaluate({ lengths: [length], examples, ...sc, bug });
+    const prompt = module().sampleTask({ task: 'language', length: 24, seed: 3 }).tokens;
+    const gen = (b: typeof bug): string[] =>
+      m.detokenize(m.generate(prompt, { maxNewTokens: 40, ...sc, bug: b })).split(' ');
+    const strip = (r: typeof clean): LossCurve => ({ length: r!.length, loss: r!.loss, accuracy: r!.accuracy, positionLoss: r!.positionLoss });
+    return {
+      clean: strip(clean), buggy: strip(buggy), prompt: m.detokenize(prompt),
+      cleanText: gen('none'), buggyText: gen(bug),
+    };
   },
   async maps({ model: name, tokens }) {
     const m = await model(name);

@@ -93,6 +93,7 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
 
   const runRetrieval = async (): Promise<void> => {
     const names = SHIPPED.retrieval.map((e) => `retrieval-${e}`);
+    if (ctx.custom?.task === 'retrieval') names.push(CUSTOM);
     const acc: Array<Array<number | null>> = names.map(() => LENGTHS.map(() => null));
     for (let i = 0; i < names.length; i++) {
       const info = await ctx.worker.call('describe', { model: names[i]! });
@@ -143,7 +144,10 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
           slider({ label: 'ext.mapHead', param: 'e.head', min: 0, max: 3, step: 1, value: head, onInput: (v) => { head = v; drawMap(); } }).el),
         map.el)),
   );
-  ctx.onCustomModel(runLoss);
+  ctx.onCustomModel(() => {
+    runLoss();
+    if (ctx.custom?.task === 'retrieval') void runRetrieval();
+  });
   runLoss();
   loadMaps();
   void runRetrieval().catch((e: unknown) => { retrievalPlot.el.textContent = String(e); });

@@ -12,8 +12,16 @@ import type { Ctx } from './context.js';
 export const SCALINGS = ['default', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope'] as const;
 export type ScalingName = (typeof SCALINGS)[number];
 
+export interface ScalingParams {
+  betaFast: number;
+  betaSlow: number;
+  lowFreqFactor: number;
+  highFreqFactor: number;
+}
+const DEFAULT_PARAMS: ScalingParams = { betaFast: 32, betaSlow: 1, lowFreqFactor: 1, highFreqFactor: 4 };
+
 /** A scaling spec with the page's parameters (LongRoPE: short factors 1, long factors rising to `factor`). */
-export function makeScaling(name: ScalingName, factor: number, orig: number, rotaryDim: number): RopeScaling {
+export function makeScaling(name: ScalingName, factor: number, orig: number, rotaryDim: number, p: ScalingParams = DEFAULT_PARAMS): RopeScaling {
   switch (name) {
     case 'default':
       return { type: 'default' };
@@ -24,9 +32,9 @@ export function makeScaling(name: ScalingName, factor: number, orig: number, rot
     case 'dynamic':
       return { type: 'dynamic', factor, maxPositionEmbeddings: orig };
     case 'yarn':
-      return { type: 'yarn', factor, originalMaxPositionEmbeddings: orig };
+      return { type: 'yarn', factor, originalMaxPositionEmbeddings: orig, betaFast: p.betaFast, betaSlow: p.betaSlow };
     case 'llama3':
-      return { type: 'llama3', factor, originalMaxPositionEmbeddings: orig, lowFreqFactor: 1, highFreqFactor: 4 };
+      return { type: 'llama3', factor, originalMaxPositionEmbeddings: orig, lowFreqFactor: p.lowFreqFactor, highFreqFactor: p.highFreqFactor };
     case 'longrope': {
       const half = rotaryDim / 2;
       return {
@@ -59,9 +67,13 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     m: getNumber('r.m', 12, 0, 8192),
     n: getNumber('r.n', 5, 0, 8192),
     s: getNumber('r.s', 100, 0, 8192),
+    betaFast: getNumber('r.bf', 32, 1, 128),
+    betaSlow: getNumber('r.bs', 1, 0.25, 16),
+    lowFreqFactor: getNumber('r.lf', 1, 0.25, 8),
+    highFreqFactor: getNumber('r.hf', 4, 1, 32),
   };
   const rotaryDim = (): number => Math.max(2, 2 * Math.round((st.headDim * st.frac) / 2));
-  const scaling = (): RopeScaling => makeScaling(st.scaling, st.factor, st.orig, rotaryDim());
+  const scaling = (): RopeScaling => makeScaling(st.scaling, st.factor, st.orig, rotaryDim(), st);
 
   const scoreOut = el('output', { id: 'rope-score', class: 'big' });
   const shiftedOut = el('output', { id: 'rope-score-shifted', class: 'big' });
@@ -161,6 +173,18 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
 
   const sl = (label: Parameters<typeof slider>[0]['label'], param: string, key: keyof typeof st, min: number, max: number, step: number, log = false) =>
     slider({ label, param, min, max, step, log, value: st[key] as number, onInput: (v) => { (st[key] as number) = v; update(); } });
+  // Parameters of the chosen method only.
+  const yarnParams = el('div', { class: 'controls sub' },
+    sl('rope.betaFast', 'r.bf', 'betaFast', 1, 128, 1, true).el,
+    sl('rope.betaSlow', 'r.bs', 'betaSlow', 0.25, 16, 0.25, true).el);
+  const llamaParams = el('div', { class: 'controls sub' },
+    sl('rope.lowFreq', 'r.lf', 'lowFreqFactor', 0.25, 8, 0.25, true).el,
+    sl('rope.highFreq', 'r.hf', 'highFreqFactor', 1, 32, 0.25, true).el);
+  const showParams = (): void => {
+    yarnParams.hidden = st.scaling !== 'yarn';
+    llamaParams.hidden = st.scaling !== 'llama3';
+  };
+  showParams();
   root.append(
     el('div', { class: 'controls' },
       sl('rope.m', 'r.m', 'm', 0, 8192, 1).el,
@@ -173,9 +197,10 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
       sl('rope.rotary', 'r.frac', 'frac', 0.25, 1, 0.25).el,
       sl('rope.base', 'r.base', 'base', 100, 1e6, 1, true).el,
       select<RopeLayout>({ label: 'rope.layout', param: 'r.layout', value: st.layout, options: [['half', 'half (GPT-NeoX, Llama)'], ['interleaved', 'interleaved (GPT-J, RoFormer)']], onChange: (v) => { st.layout = v; update(); } }).el,
-      select<ScalingName>({ label: 'rope.scaling', param: 'r.scaling', value: st.scaling, options: SCALINGS.map((s) => [s, s] as const), onChange: (v) => { st.scaling = v; update(); } }).el,
+      select<ScalingName>({ label: 'rope.scaling', param: 'r.scaling', value: st.scaling, options: SCALINGS.map((s) => [s, s] as const), onChange: (v) => { st.scaling = v; showParams(); update(); } }).el,
       sl('rope.factor', 'r.factor', 'factor', 1, 64, 1, true).el,
-      sl('rope.orig', 'r.orig', 'orig', 64, 32768, 64, true).el),
+      sl('rope.orig', 'r.orig', 'orig', 64, 32768, 64, true).el,
+      yarnParams, llamaParams),
     el('div', { class: 'figs' }, figure('rope.angles', angles.el), figure('rope.decay', decay.el)),
     el('div', { class: 'figs' }, figure('rope.wavelength', wave.el), figure('rope.ramp', ramp.el)),
   );
