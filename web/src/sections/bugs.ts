@@ -9,6 +9,7 @@ import { LinePlot } from '../plot.js';
 import { getChoice } from '../state.js';
 import { coalesce, el, figure, select, text } from '../ui.js';
 import type { Ctx } from './context.js';
+import { bin } from './extrapolation.js';
 
 export const BUGS = [
   'restart-positions', 'rotate-v', 'only-q', 'layout-mismatch', 'left-padding-in-positions', 'wrong-base',
@@ -66,12 +67,13 @@ export function mountBugs(ctx: Ctx, root: HTMLElement): void {
         buggy.textContent = r.buggy.loss.toFixed(3);
         buggy.dataset.value = String(r.buggy.loss);
         buggy.classList.toggle('zero', Math.abs(r.buggy.loss - r.clean.loss) < 1e-3);
-        const xs = Array.from({ length: demo.length }, (_, i) => i);
-        plot.setData([xs, Array.from(r.clean.positionLoss), Array.from(r.buggy.positionLoss)], [{ label: 'correct' }, { label: bug }]);
+        const w = demo.length / 32;  // mean over bins of positions: 12 examples are noisy
+        const a = bin(r.clean.positionLoss, w), b = bin(r.buggy.positionLoss, w);
+        plot.setData([a.x, a.y, b.y], [{ label: 'correct' }, { label: bug }]);
         const first = r.buggyText.findIndex((w, i) => w !== r.cleanText[i]);
         texts.replaceChildren(
           el('p', { class: 'note' }, `prompt: ${r.prompt}`),
-          el('div', { class: 'gen' }, text('bugs.correct', 'strong'), tokens(r.cleanText, r.buggyText)),
+          el('div', { class: 'gen' }, text('bugs.correct', 'strong'), tokens(r.cleanText, r.cleanText)),
           el('div', { class: 'gen' }, el('strong', {}, bug), tokens(r.buggyText, r.cleanText)),
           el('p', { class: 'note', id: 'bug-diverge', 'data-value': String(first) },
             first < 0 ? t('bugs.same') : `${t('bugs.diverge')} ${first + 1}`),

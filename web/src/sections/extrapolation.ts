@@ -20,7 +20,7 @@ type ExtScaling = (typeof EXT_SCALINGS)[number];
 const ENTROPY = 1.367;
 
 /** Means of `v` over bins of `w` positions (NaN bins skipped in the mean). */
-function bin(v: Float64Array, w: number): { x: number[]; y: Array<number | null> } {
+export function bin(v: Float64Array, w: number): { x: number[]; y: Array<number | null> } {
   const x: number[] = [];
   const y: Array<number | null> = [];
   for (let s = 0; s < v.length; s += w) {
