@@ -458,6 +458,9 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
       const h = this.#handle('append()');
       const o = options === undefined ? {} : requireObject('options', options);
       const ki = own(f32('k', k));
+      if (ki.length === 0 && ki.buffer.byteLength === 0 && f32('v', v).length > 0) {
+        throw new RangeError('k has 0 elements and v does not (is the buffer of k detached?)');
+      }
       const n = ki.length / (this.#kvHeads * this.#headDim);
       if (!Number.isInteger(n)) {
         throw new RangeError(`k must have kvHeads * n * headDim = ${this.#kvHeads} * n * ${this.#headDim} elements, got ${ki.length}`);

@@ -285,7 +285,8 @@ export function modelApi(d: ModelDeps) {
 
   function loadModel(bytes: Uint8Array | ArrayBuffer): TinyModel {
     let b: Uint8Array;
-    if (bytes instanceof ArrayBuffer) b = new Uint8Array(bytes);
+    // A detached ArrayBuffer has byteLength 0 (the Uint8Array constructor would throw on it).
+    if (bytes instanceof ArrayBuffer) b = bytes.byteLength === 0 ? new Uint8Array(0) : new Uint8Array(bytes);
     else if (bytes instanceof Uint8Array) b = bytes;
     else throw new TypeError('bytes must be a Uint8Array or an ArrayBuffer (a safetensors file)');
     if (b.byteLength === 0) {

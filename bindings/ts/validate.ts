@@ -5,12 +5,20 @@
 
 const MAX_INT32 = 2147483647;
 
+/** 'a' or 'an' before a type name (an Int32Array, a Float32Array). */
+function article(word: string): string {
+  return /^[AEIO]/.test(word) ? 'an' : 'a';  // 'a Uint8Array': the U sounds like 'you'
+}
+
 function show(v: unknown): string {
   if (typeof v === 'string') return `'${v}'`;
   if (typeof v === 'bigint') return `${v}n`;
   if (v === null) return 'null';
   if (Array.isArray(v)) return `an Array of length ${v.length}`;
-  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name} of length ${(v as unknown as { length?: number }).length ?? v.byteLength}`;
+  if (ArrayBuffer.isView(v)) {
+    const name = v.constructor.name;
+    return `${article(name)} ${name} of length ${(v as unknown as { length?: number }).length ?? v.byteLength}`;
+  }
   if (typeof v === 'object') return `an object`;
   return String(v);
 }
@@ -77,7 +85,7 @@ function typed<T extends Float32Array | Int32Array>(
   length: number | undefined,
   lengthText: string,
 ): T {
-  if (!(v instanceof ctor)) throw new TypeError(`${name} must be a ${ctor.name}, got ${show(v)}`);
+  if (!(v instanceof ctor)) throw new TypeError(`${name} must be ${article(ctor.name)} ${ctor.name}, got ${show(v)}`);
   const a = v as T;
   if (length !== undefined && a.length !== length) {
     const detached = a.length === 0 && a.buffer.byteLength === 0 && length > 0 ? ' (is its buffer detached?)' : '';

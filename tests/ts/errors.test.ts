@@ -5,13 +5,48 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { init, type Posenc } from 'posenc';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { init, type AttentionOptions, type KvCache, type Posenc, type TinyModel } from 'posenc';
 
 import { flavours } from './flavours.js';
 
 type Case = [string, (pe: Posenc) => unknown, 'TypeError' | 'RangeError', RegExp];
 
 const x16 = new Float32Array(16);
+const root = join(fileURLToPath(import.meta.url), '../../../../..');
+const shipped = (name: string): Uint8Array => readFileSync(join(root, 'web/public/models', `${name}.safetensors`));
+
+/** A one-token, one-head attention call with `over` replacing some options. */
+const attn = (pe: Posenc, over: Partial<AttentionOptions>): unknown =>
+  pe.attention({ q: new Float32Array(8), k: new Float32Array(8), v: new Float32Array(8), heads: 1, queryLength: 1, keyLength: 1, headDim: 8, ...over });
+
+/** A Float32Array of n elements whose buffer has been transferred away. */
+function detached(n: number): Float32Array {
+  const a = new Float32Array(n);
+  structuredClone(a.buffer, { transfer: [a.buffer] });
+  return a;
+}
+
+function withCache(pe: Posenc, fn: (c: KvCache) => void): void {
+  const c = new pe.KvCache({ kvHeads: 1, headDim: 8 });
+  try {
+    fn(c);
+  } finally {
+    c.delete();
+  }
+}
+
+function withModel(pe: Posenc, name: string, fn: (m: TinyModel) => unknown): unknown {
+  const m = pe.loadModel(shipped(name));
+  try {
+    return fn(m);
+  } finally {
+    m.delete();
+  }
+}
 
 const cases: Case[] = [
   ['wrong x length', (pe) => pe.applyRope(new Float32Array(10), { heads: 1, seqLen: 2, headDim: 8, layout: 'half' }),
@@ -95,6 +130,118 @@ const cases: Case[] = [
     'RangeError', /positions\[1\] = 9 is outside the learned table \[0, 4\)/],
   ['xpos key missing', (pe) => pe.applyRope(x16, { heads: 1, seqLen: 2, headDim: 8, layout: 'half', xpos: {} as never }),
     'TypeError', /xpos.key must be a boolean/],
+
+  // Wrong types.
+  ['attention q Float64Array', (pe) => attn(pe, { q: new Float64Array(8) as unknown as Float32Array }),
+    'TypeError', /q must be a Float32Array, got a Float64Array of length 8/],
+  ['attention heads string', (pe) => attn(pe, { heads: '1' as unknown as number }), 'TypeError', /heads must be a number, got '1'/],
+  ['attention causal number', (pe) => attn(pe, { causal: 1 as unknown as boolean }), 'TypeError', /causal must be a boolean, got 1/],
+  ['attention rope string', (pe) => attn(pe, { rope: 'half' as never }), 'TypeError', /rope must be an options object, got 'half'/],
+  ['alibiSlopes heads null', (pe) => pe.alibiSlopes(null as unknown as number), 'TypeError', /heads must be a number, got null/],
+  ['cache append Array', (pe) => withCache(pe, (c) => c.append([1] as unknown as Float32Array, new Float32Array(8))),
+    'TypeError', /k must be a Float32Array, got an Array of length 1/],
+  ['loadModel string', (pe) => pe.loadModel('abc' as unknown as Uint8Array), 'TypeError', /bytes must be a Uint8Array or an ArrayBuffer/],
+  ['model tokens Array', (pe) => withModel(pe, 'language-rope', (m) => m.forward([0, 1] as unknown as Int32Array)),
+    'TypeError', /tokens must be an Int32Array, got an Array of length 2/],
+  ['generate maxNewTokens string', (pe) => withModel(pe, 'language-rope', (m) => m.generate(Int32Array.of(0), { maxNewTokens: '3' as unknown as number })),
+    'TypeError', /maxNewTokens must be a number, got '3'/],
+  ['sampleTask task number', (pe) => pe.sampleTask({ task: 3 as never, length: 8 }),
+    'TypeError', /task must be one of 'word-order', 'language', 'retrieval', got 3/],
+
+  // Wrong lengths.
+  ['attention k length', (pe) => attn(pe, { k: new Float32Array(7) }),
+    'RangeError', /k must have kvHeads \* keyLength \* headDim = 1 \* 1 \* 8 = 8 elements, got 7/],
+  ['attention v length', (pe) => attn(pe, { v: new Float32Array(9) }),
+    'RangeError', /v must have kvHeads \* keyLength \* headDim = 1 \* 1 \* 8 = 8 elements, got 9/],
+  ['attention bias length', (pe) => attn(pe, { bias: new Float32Array(2) }),
+    'RangeError', /bias must have heads \* queryLength \* keyLength = 1 \* 1 \* 1 = 1 elements, got 2/],
+  ['attention keyPadding length', (pe) => attn(pe, { keyPadding: new Uint8Array(2) }), 'RangeError', /keyPadding must have keyLength = 1 elements, got 2/],
+  ['attention queryPositions length', (pe) => attn(pe, { rope: { layout: 'half', queryPositions: new Int32Array(3) } }),
+    'RangeError', /rope.queryPositions must have queryLength = 1 elements, got 3/],
+  ['cache attend q length', (pe) => withCache(pe, (c) => {
+    c.append(new Float32Array(8), new Float32Array(8));
+    c.attend(new Float32Array(3), { heads: 1, queryLength: 1 });
+  }), 'RangeError', /q must have heads \* queryLength \* headDim = 1 \* 1 \* 8 = 8 elements, got 3/],
+
+  // NaN and Infinity in sizes and parameters.
+  ['attention heads NaN', (pe) => attn(pe, { heads: NaN }), 'RangeError', /heads must be an integer in \[1, 65536\], got NaN/],
+  ['attention queryLength Infinity', (pe) => attn(pe, { queryLength: Infinity }),
+    'RangeError', /queryLength must be an integer in \[0, 16777216\], got Infinity/],
+  ['attention scale NaN', (pe) => attn(pe, { scale: NaN }), 'RangeError', /scale must be a finite number, got NaN/],
+  ['attention rope base NaN', (pe) => attn(pe, { rope: { layout: 'half', base: NaN } }), 'RangeError', /base must be a finite number, got NaN/],
+  ['sinusoidal dim NaN', (pe) => pe.sinusoidal({ length: 4, dim: NaN }), 'RangeError', /dim must be an integer in \[2, 2147483647\], got NaN/],
+  ['generate temperature NaN', (pe) => withModel(pe, 'language-rope', (m) => m.generate(Int32Array.of(0), { maxNewTokens: 3, temperature: NaN })),
+    'RangeError', /temperature must be a finite number, got NaN/],
+
+  // Negative and fractional sizes.
+  ['attention headDim negative', (pe) => attn(pe, { headDim: -8 }), 'RangeError', /headDim must be an integer in \[1, 65536\], got -8/],
+  ['attention keyLength fractional', (pe) => attn(pe, { keyLength: 1.5 }), 'RangeError', /keyLength must be an integer in \[0, 16777216\], got 1.5/],
+  ['attention window negative', (pe) => attn(pe, { window: -1 }), 'RangeError', /window must be an integer in \[1, 16777216\], got -1/],
+  ['generate maxNewTokens negative', (pe) => withModel(pe, 'language-rope', (m) => m.generate(Int32Array.of(0), { maxNewTokens: -1 })),
+    'RangeError', /maxNewTokens must be an integer in \[0, 1048576\], got -1/],
+  ['cache kvHeads 0', (pe) => new pe.KvCache({ kvHeads: 0, headDim: 8 }), 'RangeError', /kvHeads must be an integer in \[1, 65536\], got 0/],
+
+  // Sizes whose products overflow 32-bit wasm memory.
+  ['attention huge q', (pe) => attn(pe, { heads: 65536, queryLength: 1 << 24, keyLength: 1 << 24, headDim: 64 }),
+    'RangeError', /q: heads \(65536\) \* queryLength \(16777216\) \* headDim \(64\) = 70368744177664 elements needs .* more than the 2 GiB/],
+  ['alibiBias huge', (pe) => pe.alibiBias({ heads: 65536, queryLength: 65536, keyLength: 65536 }),
+    'RangeError', /alibi bias: heads \(65536\) \* queryLength \(65536\) \* keyLength \(65536\) = .* more than the 2 GiB/],
+  ['t5Buckets huge', (pe) => pe.t5Buckets({ queryLength: 1 << 24, keyLength: 1 << 24 }),
+    'RangeError', /t5 buckets: queryLength \(16777216\) \* keyLength \(16777216\) = .* more than the 2 GiB/],
+  ['attention weights huge', (pe) => {
+    const x = new Float32Array(8 * 65536);
+    return pe.attention({ q: x, k: x, v: x, heads: 1, queryLength: 65536, keyLength: 65536, headDim: 8, returnWeights: true });
+  }, 'RangeError', /weights: heads \(1\) \* queryLength \(65536\) \* keyLength \(65536\) = 4294967296 elements needs 17179869184 bytes/],
+
+  // Detached buffers.
+  ['attention q detached', (pe) => attn(pe, { q: detached(8) }),
+    'RangeError', /q must have heads \* queryLength \* headDim = 1 \* 1 \* 8 = 8 elements, got 0 \(is its buffer detached\?\)/],
+  ['cache append k detached', (pe) => withCache(pe, (c) => c.append(detached(8), new Float32Array(8))),
+    'RangeError', /k has 0 elements and v does not \(is the buffer of k detached\?\)/],
+  ['loadModel detached', (pe) => {
+    const b = new ArrayBuffer(16);
+    structuredClone(b, { transfer: [b] });
+    return pe.loadModel(b);
+  }, 'RangeError', /bytes is empty \(or its ArrayBuffer was detached\)/],
+
+  // Lifetime: use after delete(), double delete().
+  ['cache use after delete', (pe) => {
+    const c = new pe.KvCache({ kvHeads: 1, headDim: 8 });
+    c.delete();
+    c.append(new Float32Array(8), new Float32Array(8));
+  }, 'TypeError', /KvCache.append\(\): this cache has been deleted/],
+  ['cache double delete', (pe) => {
+    const c = new pe.KvCache({ kvHeads: 1, headDim: 8 });
+    c.delete();
+    c.delete();
+  }, 'TypeError', /KvCache.delete\(\): this cache has been deleted/],
+  ['model use after delete', (pe) => {
+    const m = pe.loadModel(shipped('language-rope'));
+    m.delete();
+    m.forward(Int32Array.of(0));
+  }, 'TypeError', /TinyModel.forward\(\): this model has been deleted/],
+  ['model double delete', (pe) => {
+    const m = pe.loadModel(shipped('language-rope'));
+    m.delete();
+    m.delete();
+  }, 'TypeError', /TinyModel.delete\(\): this model has been deleted/],
+
+  // Models and their files.
+  ['loadModel zeros', (pe) => pe.loadModel(new Uint8Array(100)), 'RangeError', /header length is 0/],
+  ['loadModel truncated', (pe) => pe.loadModel(shipped('language-rope').subarray(0, 1000)),
+    'RangeError', /header length \d+ exceeds the 992 bytes after the length field/],
+  ['model token out of vocabulary', (pe) => withModel(pe, 'language-rope', (m) => m.forward(Int32Array.of(0, 999))),
+    'RangeError', /tokens\[1\] must be a token id in \[0, 35\), got 999/],
+  ['learned model past its table', (pe) => withModel(pe, 'language-learned', (m) => m.forward(new Int32Array(65))),
+    'RangeError', /sequence length 65 exceeds the learned position table \(64 rows\)/],
+  ['evaluate below the task minimum', (pe) => withModel(pe, 'language-rope', (m) => m.evaluate({ lengths: [4] })),
+    'RangeError', /task language needs length >= 8, got 4/],
+  ['scaling on an ALiBi model', (pe) => withModel(pe, 'language-alibi', (m) => m.forward(Int32Array.of(0, 1), { scaling: { type: 'linear', factor: 2 } })),
+    'TypeError', /scaling applies to RoPE and xPos models; this model uses 'alibi'/],
+  ['unknown bug', (pe) => withModel(pe, 'language-rope', (m) => m.forward(Int32Array.of(0, 1), { bug: 'flip' as never })),
+    'RangeError', /bug must be one of 'none', .* got 'flip'/],
+  ['RoPE bug on an ALiBi model', (pe) => withModel(pe, 'language-alibi', (m) => m.forward(Int32Array.of(0, 1), { bug: 'rotate-v' })),
+    'RangeError', /bug 'rotate-v' needs a RoPE or xPos model, this model uses alibi/],
 ];
 
 for (const [name, loading] of flavours) {

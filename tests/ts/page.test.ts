@@ -71,13 +71,16 @@ describe('the page (Chromium, strict CSP)', () => {
       const children = await page.$eval(`#${id} .body`, (e) => e.childElementCount);
       assert.ok(children > 0, `section ${id} rendered`);
     }
-    // Heatmaps drawn with data, plots with points.
-    const canvases = await page.$$eval('canvas.heatmap', (cs) => cs.map((c) => Number((c as HTMLElement).dataset.rows ?? 0)));
-    assert.ok(canvases.length >= 6 && canvases.every((r) => r > 0), `heatmaps: ${canvases.join(',')}`);
+    // The Worker's results arrive asynchronously.
     await page.waitForSelector('#order-answers[data-ready="1"]', { timeout: 60000 });
     await page.waitForSelector('#ext-loss[data-ready="128"]', { timeout: 120000 });
     await page.waitForSelector('#ext-retrieval[data-ready="1"]', { timeout: 120000 });
     await page.waitForSelector('#t5-learned[data-ready="1"]', { timeout: 60000 });
+    await page.waitForSelector('#ext-map[data-rows]', { timeout: 60000 });
+    await page.waitForSelector('#bugs .body[data-ready]', { timeout: 60000 });
+    // Every heatmap drawn with data.
+    const canvases = await page.$$eval('canvas.heatmap', (cs) => cs.map((c) => Number((c as HTMLElement).dataset.rows ?? 0)));
+    assert.ok(canvases.length >= 6 && canvases.every((r) => r > 0), `heatmaps: ${canvases.join(',')}`);
     assert.match(await page.textContent('#runtime') ?? '', /wasm SIMD/);
     for (const id of SECTIONS) await screenshot(page, `section-${id}`, `#${id}`);
     assert.deepEqual(problems, []);
