@@ -6,6 +6,7 @@
 // into a RangeError. The core validates everything again, so a call that
 // bypasses the TypeScript checks still cannot read or write out of bounds.
 #include <emscripten/bind.h>
+#include <malloc.h>
 
 #include <cmath>
 #include <cstdint>
@@ -354,6 +355,18 @@ std::string AttentionJs(const AttentionSpec& a, const RopeSpec& rope,
 
 // The KvCache handle the loader wraps. A bad configuration leaves error()
 // non-empty and every method returning it.
+// Counts the live objects of T that JS holds handles to (constructed or
+// copied, not yet destroyed): memoryStats() reports them, and the soak test
+// checks that no Embind handle leaks.
+template <class T>
+struct LiveCount {
+  static inline int64_t live = 0;
+  LiveCount() { ++live; }
+  LiveCount(const LiveCount&) { ++live; }
+  LiveCount& operator=(const LiveCount&) = default;
+  ~LiveCount() { --live; }
+};
+
 class KvCacheJs {
  public:
   KvCacheJs(int kv_heads, int head_dim, bool rope, const RopeSpec& spec,
@@ -413,6 +426,7 @@ class KvCacheJs {
   double length() const { return cache_ ? double(cache_->length()) : 0; }
 
  private:
+  LiveCount<KvCacheJs> live_;
   std::string error_;
   std::unique_ptr<KvCache> cache_;
 };
@@ -585,6 +599,7 @@ class TinyModelJs {
   }
 
  private:
+  LiveCount<TinyModelJs> live_;
   void Finish() {
     TaskKind task;
     if (ParseTask(model_.config.task, &task).ok()) {
@@ -663,6 +678,7 @@ class TrainerJs {
   }
 
  private:
+  LiveCount<TrainerJs> live_;
   std::string error_;
   std::unique_ptr<Trainer> trainer_;
 };
@@ -718,6 +734,15 @@ double BenchPeakJs(double iters) {
   volatile float sink = PeakMulAdd(n);
   (void)sink;
   return static_cast<double>(n) * 8 * PeakLanes() * 2;
+}
+
+// Heap and handle counts for leak checks, as text (so that reading them
+// allocates nothing beforehand): bytes in use by malloc, then the live
+// KvCache, TinyModel and Trainer objects.
+std::string MemoryStatsJs() {
+  const struct mallinfo mi = mallinfo();
+  return StrCat(mi.uordblks, " ", LiveCount<KvCacheJs>::live, " ",
+                LiveCount<TinyModelJs>::live, " ", LiveCount<TrainerJs>::live);
 }
 
 // One example of a task, for the page: tokens and targets ([n] each, n <=
@@ -849,6 +874,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
       .function("step", &posenc::TrainerJs::step)
       .function("model", &posenc::TrainerJs::model);
   function("sampleTask", &posenc::SampleTaskJs);
+  function("memoryStats", &posenc::MemoryStatsJs);
   function("target", &posenc::TargetJs);
   function("benchRope", &posenc::BenchRopeJs);
   function("benchCopy", &posenc::BenchCopyJs);

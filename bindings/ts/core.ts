@@ -12,6 +12,7 @@ import type {
   KvCache,
   KvCacheAttendOptions,
   KvCacheOptions,
+  MemoryStats,
   AlibiVariant,
   ApplyRopeOptions,
   LearnedOptions,
@@ -140,6 +141,7 @@ export interface RawModule {
   benchRope(H: number, T: number, d: number, layout: number, iters: number): void;
   benchCopy(iters: number): void;
   benchPeak(iters: number): number;
+  memoryStats(): string;
 }
 
 const LAYOUTS: readonly RopeLayout[] = ['half', 'interleaved'];
@@ -181,7 +183,60 @@ export class Frame {
   }
 }
 
+/** The error a failed allocation inside the core becomes (see guardModule). */
+function outOfMemory(m: RawModule): RangeError {
+  return new RangeError(
+    `out of memory: the wasm core could not allocate what this call needs (heap now ${m.HEAPU8.length} bytes, ` +
+      'at most 4 GiB); the call was undone and the module is still usable',
+  );
+}
+
+/**
+ * A failed allocation in C++ throws std::bad_alloc, which unwinds (freeing
+ * what the call held) out of wasm as a WebAssembly.Exception: every entry
+ * point of the raw module, functions and class methods alike, turns it into
+ * a RangeError here. (The core throws nothing else.)
+ */
+function guardModule(m: RawModule): void {
+  // WebAssembly.Exception is not in TypeScript's DOM types yet.
+  const WasmException = (WebAssembly as unknown as { Exception?: abstract new (...a: never[]) => object }).Exception;
+  const isWasmException = (e: unknown): boolean => WasmException !== undefined && e instanceof WasmException;
+  const wrap = <F extends (...a: never[]) => unknown>(f: F): F =>
+    function (this: unknown, ...a: never[]) {
+      try {
+        return f.apply(this, a);
+      } catch (e) {
+        throw isWasmException(e) ? outOfMemory(m) : e;
+      }
+    } as F;
+  const raw = m as unknown as Record<string, unknown>;
+  for (const name of ['attention', 'ropeFrequencies', 'ropeApply', 'sinusoidal', 'alibiSlopes', 'alibiBias', 't5Buckets',
+    't5Bias', 'shawIndices', 'shawLogits', 'shawValues', 'learnedPositions', 'xposScales', 'sampleTask', 'benchRope', 'benchCopy',
+    'benchPeak']) {
+    if (typeof raw[name] === 'function') raw[name] = wrap(raw[name] as (...a: never[]) => unknown);
+  }
+  for (const name of ['KvCache', 'TinyModel', 'Trainer']) {
+    const C = raw[name] as (new (...a: never[]) => object) | undefined;
+    if (typeof C !== 'function') continue;
+    const proto = C.prototype as Record<string, unknown>;
+    for (const key of Object.getOwnPropertyNames(proto)) {
+      const d = Object.getOwnPropertyDescriptor(proto, key);
+      if (key !== 'constructor' && d && typeof d.value === 'function') proto[key] = wrap(d.value as (...a: never[]) => unknown);
+    }
+    const Guarded = function (...a: never[]) {
+      try {
+        return new C(...a);
+      } catch (e) {
+        throw isWasmException(e) ? outOfMemory(m) : e;
+      }
+    };
+    Guarded.prototype = C.prototype;
+    raw[name] = Guarded;
+  }
+}
+
 export function createPosenc(m: RawModule, simd: boolean): Posenc {
+  guardModule(m);
   /**
    * Arrays that are views over this module's memory are copied first: the
    * allocations of the call may grow (and detach) that memory.
@@ -525,6 +580,10 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
     simd,
     target: m.target(),
     heapBytes: () => m.HEAPU8.length,
+    memoryStats(): MemoryStats {
+      const [inUse, kvCaches, models, trainers] = m.memoryStats().split(' ').map(Number);
+      return { heapBytes: m.HEAPU8.length, inUseBytes: inUse!, kvCaches: kvCaches!, models: models!, trainers: trainers! };
+    },
 
     ropeFrequencies(options: RopeFrequencyOptions): RopeFrequencies {
       const o = requireObject('options', options);

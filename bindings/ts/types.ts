@@ -339,6 +339,19 @@ export interface KvCache {
   [Symbol.dispose](): void;
 }
 
+/** What `memoryStats()` reports. */
+export interface MemoryStats {
+  /** Size of the wasm memory (it only grows). */
+  heapBytes: number;
+  /** Bytes currently allocated by the core (malloc), outside this call. */
+  inUseBytes: number;
+  /** Live objects holding wasm memory: call `delete()` on each when done. */
+  kvCaches: number;
+  models: number;
+  /** Trainers exist only while `train()` runs. */
+  trainers: number;
+}
+
 /** The positional encodings posenc implements. `nope` is an explicit choice. */
 export type Encoding =
   | 'nope'
@@ -576,6 +589,8 @@ export interface Posenc {
   readonly target: string;
   /** Current size of the wasm heap in bytes. */
   heapBytes(): number;
+  /** Heap bytes in use and live wasm-owned objects: for leak checks. */
+  memoryStats(): MemoryStats;
   ropeFrequencies(options: RopeFrequencyOptions): RopeFrequencies;
   /** Rotates `x: [heads, seqLen, headDim]`; returns a new array. */
   applyRope(x: Float32Array, options: ApplyRopeOptions): Float32Array;
