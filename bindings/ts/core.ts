@@ -266,6 +266,15 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
   const readI32 = (p: number, n: number): Int32Array => m.HEAP32.slice(p >> 2, (p >> 2) + n);
 
   /** Validates the frequency options and builds the RopeSpec (factor lists copied into `f`). */
+  /** Default frequencies, not validated (callers check the dims). */
+  function defaultRopeSpec(headDim: number, rotaryDim: number, base: number): RopeSpec {
+    return {
+      headDim, rotaryDim, base, scaling: 'default', factor: 1, originalMaxPositionEmbeddings: 0,
+      maxPositionEmbeddings: 0, betaFast: 32, betaSlow: 1, truncate: true, mscale: 0, mscaleAllDim: 0,
+      attentionFactor: NaN, lowFreqFactor: 1, highFreqFactor: 4, shortFactor: 0, longFactor: 0, factorLength: 0,
+    };
+  }
+
   function ropeSpec(f: Frame, o: Record<string, unknown>): { spec: RopeSpec; rotaryDim: number } {
     const headDim = int('headDim', o.headDim, 1);
     const rotaryDim = optInt('rotaryDim', o.rotaryDim, headDim, 2);
@@ -277,12 +286,7 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
           : `rotaryDim must be even (RoPE rotates pairs), got ${rotaryDim}`,
       );
     }
-    const base = optNum('base', o.base, 10000, { gt: 1 });
-    const spec: RopeSpec = {
-      headDim, rotaryDim, base, scaling: 'default', factor: 1, originalMaxPositionEmbeddings: 0,
-      maxPositionEmbeddings: 0, betaFast: 32, betaSlow: 1, truncate: true, mscale: 0, mscaleAllDim: 0,
-      attentionFactor: NaN, lowFreqFactor: 1, highFreqFactor: 4, shortFactor: 0, longFactor: 0, factorLength: 0,
-    };
+    const spec = defaultRopeSpec(headDim, rotaryDim, optNum('base', o.base, 10000, { gt: 1 }));
     if (o.scaling === undefined) return { spec, rotaryDim };
     const s = requireObject('scaling', o.scaling);
     const type = oneOf('scaling.type', s.type, SCALINGS);
@@ -385,7 +389,8 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
 
   /** A RoPE spec from the options of an attention call (defaults when absent). */
   function attentionRope(f: Frame, r: unknown, headDim: number): { spec: RopeSpec; layout: number; xposBase: number; xpos: boolean } {
-    if (r === undefined) return { spec: ropeSpec(f, { headDim }).spec, layout: 0, xposBase: 512, xpos: false };
+    // Without RoPE the core ignores the spec: any head dim (odd too) is fine.
+    if (r === undefined) return { spec: defaultRopeSpec(headDim, headDim, 10000), layout: 0, xposBase: 512, xpos: false };
     const o = requireObject('rope', r);
     const layout = LAYOUTS.indexOf(oneOf('rope.layout', o.layout, LAYOUTS));
     const { spec } = ropeSpec(f, { headDim, rotaryDim: o.rotaryDim, base: o.base, scaling: o.scaling });

@@ -388,7 +388,12 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
     j_begin = q_first - o.window + 1;
   }
   j_begin -= j_begin % static_cast<int64_t>(N);  // vector-aligned start
-  const size_t nshaw = o.shaw_k ? 2 * static_cast<size_t>(o.shaw_clip) + 1 : 0;
+  // Queries past the keys with a window can see none of them: an empty range
+  // (and the weights' zero fill below stays inside the row).
+  if (j_begin > j_end) j_begin = j_end;
+  // Probability mass per Shaw distance bucket, for the value table (a key
+  // table alone needs none).
+  const size_t nshaw = o.shaw_v ? 2 * static_cast<size_t>(o.shaw_clip) + 1 : 0;
   float m[kRows], l[kRows];
   for (size_t r = 0; r < R; ++r) {
     m[r] = neg_inf;

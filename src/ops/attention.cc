@@ -171,6 +171,14 @@ Status Attention(const AttentionOptions& o, const float* q, const float* k,
   r.layout = o.rope.layout;
   r.xpos = o.rope.xpos;
   r.xpos_scale_base = o.rope.xpos_scale_base;
+  // One context length for q and k (the longest position the call rotates),
+  // so `dynamic` / `longrope` give both the same frequencies.
+  int64_t max_pos = -1;
+  for (int32_t p : qpos) max_pos = p > max_pos ? p : max_pos;
+  if (o.rope.rotate_k) {
+    for (int32_t p : kpos) max_pos = p > max_pos ? p : max_pos;
+  }
+  r.context_length = max_pos + 1;
   std::vector<float> q_rot(o.H * o.Tq * o.D);
   r.heads = static_cast<int64_t>(o.H);
   r.seq_len = static_cast<int64_t>(o.Tq);

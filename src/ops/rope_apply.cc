@@ -50,10 +50,15 @@ Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len) {
     POSENC_RETURN_IF_ERROR(
         ValidateXpos(EffectiveRotaryDim(o.freq), o.xpos_scale_base));
   }
+  if (o.context_length < -1) {
+    return Status::Invalid(StrCat(
+        "contextLength must be >= 0 (or -1: derived), got ", o.context_length));
+  }
   return Status::Ok();
 }
 
 int64_t RopeContextLength(const RopeApplyOptions& o) {
+  if (o.context_length >= 0) return o.context_length;
   int64_t max_pos = -1;
   for (int64_t t = 0; t < o.seq_len; ++t) {
     const int64_t p = o.positions ? o.positions[t] : o.offset + t;

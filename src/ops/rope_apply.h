@@ -23,6 +23,10 @@ struct RopeApplyOptions {
   // Token positions: explicit [seq_len], or offset + t when null.
   const int32_t* positions = nullptr;
   int64_t offset = 0;
+  // The context length the frequencies see (dynamic, longrope); -1 = derive
+  // it from these positions. Attention sets it once for q and k, so both are
+  // rotated with the same frequencies.
+  int64_t context_length = -1;
   // Pure re-rotation (cache shift): the scaling's attention factor is not
   // applied again, so norms are preserved exactly.
   bool pure_rotation = false;
@@ -35,8 +39,8 @@ struct RopeApplyOptions {
 
 Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len);
 
-// The context length the frequencies see: max position + 1 (>= 0). Only
-// `dynamic` and `longrope` depend on it.
+// The context length the frequencies see: context_length if set, else max
+// position + 1 (>= 0). Only `dynamic` and `longrope` depend on it.
 int64_t RopeContextLength(const RopeApplyOptions& o);
 
 // cos, sin: [T, r/2], attention factor (and xPos) folded in.

@@ -154,6 +154,15 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
     case RopeScalingType::kLongrope:
       POSENC_RETURN_IF_ERROR(CheckLength("originalMaxPositionEmbeddings",
                                          s.original_max_position_embeddings));
+      // The default attention factor divides by ln(L): L = 1 would give inf.
+      if (!s.has_attention_factor && s.factor > 1.0 &&
+          s.original_max_position_embeddings < 2) {
+        return Status::Invalid(
+            StrCat("scaling.originalMaxPositionEmbeddings must be >= 2 for "
+                   "longrope without attentionFactor (the default factor "
+                   "divides by ln of it), got ",
+                   s.original_max_position_embeddings));
+      }
       POSENC_RETURN_IF_ERROR(
           CheckFactorList("shortFactor", s.short_factor, r / 2));
       POSENC_RETURN_IF_ERROR(

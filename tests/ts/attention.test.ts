@@ -1,5 +1,5 @@
 /**
- * pe.attention and pe.KvCache against a float64 reference written here, for
+ * pe.attention and pe.KvCache against the float64 reference of reference.ts, for
  * both wasm flavours: encodings, masks, grouped-query heads, weights,
  * permutation equivariance, cached decoding, lifetime.
  */
@@ -9,69 +9,7 @@ import { describe, it } from 'node:test';
 import type { AttentionOptions } from 'posenc';
 
 import { flavours } from './flavours.js';
-import { assertClose, defaultInvFreq, randomVector, refAlibiSlopes, refRope, refT5Bucket } from './reference.js';
-
-/** Naive float64 attention (materialises every logit). */
-function refAttention(o: AttentionOptions): { out: Float64Array; weights: Float64Array } {
-  const { heads: H, queryLength: Tq, keyLength: Tk, headDim: D } = o;
-  const Hkv = o.kvHeads ?? H;
-  const causal = o.causal ?? true;
-  const qoff = o.queryOffset ?? Tk - Tq;
-  const scale = o.scale ?? 1 / Math.sqrt(D);
-  let q: ArrayLike<number> = o.q;
-  let k: ArrayLike<number> = o.k;
-  if (o.rope) {
-    const r = o.rope.rotaryDim ?? D;
-    const freq = defaultInvFreq(r, o.rope.base ?? 10000).map((f) => Math.fround(f));
-    const kpos: number[] = [];
-    let real = 0;
-    for (let j = 0; j < Tk; j++) {
-      kpos.push(o.rope.positionsFromPadding ? (o.keyPadding![j] ? real++ : 1) : j);
-    }
-    const qpos = Array.from({ length: Tq }, (_, i) => kpos[i + qoff] ?? i + qoff);
-    q = refRope(o.q, H, Tq, D, r, o.rope.layout, qpos, freq);
-    k = refRope(o.k, Hkv, Tk, D, r, o.rope.layout, kpos, freq);
-  }
-  const slopes = o.alibi ? refAlibiSlopes(H) : undefined;
-  const out = new Float64Array(H * Tq * D);
-  const weights = new Float64Array(H * Tq * Tk);
-  for (let h = 0; h < H; h++) {
-    const g = Math.floor(h / (H / Hkv));
-    for (let i = 0; i < Tq; i++) {
-      const qp = i + qoff;
-      const logits = new Float64Array(Tk).fill(-Infinity);
-      for (let j = 0; j < Tk; j++) {
-        const rel = j - qp;
-        if (causal && rel > 0) continue;
-        if (o.window !== undefined && -rel >= o.window) continue;
-        if (o.keyPadding && !o.keyPadding[j]) continue;
-        let s = 0;
-        for (let e = 0; e < D; e++) s += q[(h * Tq + i) * D + e]! * k[(g * Tk + j) * D + e]!;
-        s *= scale;
-        if (slopes) s += slopes[h]! * (causal ? rel : -Math.abs(rel));
-        if (o.t5) {
-          // maxDistance 100 keeps every bucket edge off exact integers but
-          // n = maxExact, where the float64 value (hi) is exact.
-          const [, hi] = refT5Bucket(rel, 32, o.t5.maxDistance ?? 128, o.t5.bidirectional ?? !causal);
-          s += o.t5.table[hi * H + h]!;
-        }
-        if (o.bias) s += o.bias[(h * Tq + i) * Tk + j]!;
-        logits[j] = s;
-      }
-      const mx = Math.max(...logits);
-      if (mx === -Infinity) continue;
-      let sum = 0;
-      for (let j = 0; j < Tk; j++) sum += logits[j]! === -Infinity ? 0 : Math.exp(logits[j]! - mx);
-      for (let j = 0; j < Tk; j++) {
-        if (logits[j]! === -Infinity) continue;
-        const p = Math.exp(logits[j]! - mx) / sum;
-        weights[(h * Tq + i) * Tk + j] = p;
-        for (let e = 0; e < D; e++) out[(h * Tq + i) * D + e] += p * o.v[(g * Tk + j) * D + e]!;
-      }
-    }
-  }
-  return { out, weights };
-}
+import { assertClose, randomVector, refAttention } from './reference.js';
 
 /** Attention tolerances: 2e-5 absolute + 1e-4 relative unless given. */
 function close(got: ArrayLike<number>, want: ArrayLike<number>, what: string, atol = 2e-5, rtol = 1e-4): void {

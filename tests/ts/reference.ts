@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 
+import type { AttentionOptions } from 'posenc';
+
 /**
  * float64 references for the TypeScript tests, written from the formulas in
  * shared/reference/positional-encodings.md (independently of the C++ core).
@@ -107,4 +109,106 @@ export function randomVector(n: number, seed: number): Float32Array {
 export function assertClose(got: ArrayLike<number>, want: ArrayLike<number>, atol: number, rtol: number, what: string): void {
   const i = firstMismatch(got, want, atol, rtol);
   assert.equal(i, -1, `${what}: index ${i}: got ${got[i]}, want ${want[i]}`);
+}
+
+/**
+ * Naive float64 attention (materialises every logit) for `pe.attention`
+ * options: RoPE (default frequencies, any layout, rotary dim and base;
+ * positions explicit, from padding or the key slots), ALiBi (paper slopes),
+ * T5 (32 buckets unless given), Shaw, bias, masks, window, query offset,
+ * grouped-query heads. Queries past the keys continue from the last key's
+ * position. `tolOut` / `tolW` are per-element tolerances: `atol` and `rtol`
+ * plus the float32 logit error budget `logitRel` times the row's logit
+ * magnitude (scale * sum |q_e k_e| + |biases|), which softmax turns into at
+ * most twice that relative error per probability and times max |v| on the
+ * output.
+ */
+export function refAttention(
+  o: AttentionOptions, atol = 2e-5, rtol = 1e-4, logitRel = 0,
+): { out: Float64Array; weights: Float64Array; tolOut: Float64Array; tolW: Float64Array } {
+  const { heads: H, queryLength: Tq, keyLength: Tk, headDim: D } = o;
+  const Hkv = o.kvHeads ?? H;
+  const causal = o.causal ?? true;
+  const qoff = o.queryOffset ?? Tk - Tq;
+  const scale = o.scale ?? 1 / Math.sqrt(D);
+  let q: ArrayLike<number> = o.q;
+  let k: ArrayLike<number> = o.k;
+  if (o.rope) {
+    const r = o.rope.rotaryDim ?? D;
+    const freq = defaultInvFreq(r, o.rope.base ?? 10000).map((f) => Math.fround(f));
+    const kpos: number[] = [];
+    let real = 0;
+    for (let j = 0; j < Tk; j++) {
+      kpos.push(o.rope.keyPositions?.[j] ?? (o.rope.positionsFromPadding ? (o.keyPadding![j] ? real++ : 1) : j));
+    }
+    const slot = (i: number) => i + qoff;
+    const qpos = Array.from({ length: Tq }, (_, i) =>
+      o.rope!.queryPositions?.[i] ?? (slot(i) < Tk ? kpos[slot(i)]! : (Tk ? kpos[Tk - 1]! : -1) + slot(i) - Tk + 1));
+    q = refRope(o.q, H, Tq, D, r, o.rope.layout, qpos, freq);
+    k = refRope(o.k, Hkv, Tk, D, r, o.rope.layout, kpos, freq);
+  }
+  const slopes = o.alibi ? refAlibiSlopes(H) : undefined;
+  const clip = o.shaw?.clip ?? 0;
+  const bucket = (rel: number) => Math.max(-clip, Math.min(clip, rel)) + clip;
+  const out = new Float64Array(H * Tq * D);
+  const weights = new Float64Array(H * Tq * Tk);
+  const tolOut = new Float64Array(H * Tq * D);
+  const tolW = new Float64Array(H * Tq * Tk).fill(2e-6);
+  for (let h = 0; h < H; h++) {
+    const g = Math.floor(h / (H / Hkv));
+    for (let i = 0; i < Tq; i++) {
+      const qp = i + qoff;
+      const logits = new Float64Array(Tk).fill(-Infinity);
+      let magnitude = 0;
+      let vmax = 0;
+      const value = (j: number, e: number) =>
+        o.v[(g * Tk + j) * D + e]! + (o.shaw?.tableV ? o.shaw.tableV[bucket(j - qp) * D + e]! : 0);
+      for (let j = 0; j < Tk; j++) {
+        const rel = j - qp;
+        if (causal && rel > 0) continue;
+        if (o.window !== undefined && -rel >= o.window) continue;
+        if (o.keyPadding && !o.keyPadding[j]) continue;
+        let s = 0;
+        let mag = 0;
+        for (let e = 0; e < D; e++) {
+          const qe = q[(h * Tq + i) * D + e]!;
+          const t = qe * (k[(g * Tk + j) * D + e]! + (o.shaw ? o.shaw.tableK[bucket(rel) * D + e]! : 0));
+          s += t;
+          mag += Math.abs(t);
+        }
+        s *= scale;
+        mag *= scale;
+        const add = (b: number) => {
+          s += b;
+          mag += Math.abs(b);
+        };
+        if (slopes) add(slopes[h]! * (causal ? rel : -Math.abs(rel)));
+        if (o.t5) {
+          const [, hi] = refT5Bucket(rel, o.t5.numBuckets ?? 32, o.t5.maxDistance ?? 128, o.t5.bidirectional ?? !causal);
+          add(o.t5.table[hi * H + h]!);
+        }
+        if (o.bias) add(o.bias[(h * Tq + i) * Tk + j]!);
+        logits[j] = s;
+        magnitude = Math.max(magnitude, mag);
+        for (let e = 0; e < D; e++) vmax = Math.max(vmax, Math.abs(value(j, e)));
+      }
+      const mx = Math.max(...logits);
+      if (mx === -Infinity) continue;
+      const delta = logitRel * magnitude;
+      let sum = 0;
+      for (let j = 0; j < Tk; j++) sum += logits[j]! === -Infinity ? 0 : Math.exp(logits[j]! - mx);
+      for (let j = 0; j < Tk; j++) {
+        if (logits[j]! === -Infinity) continue;
+        const p = Math.exp(logits[j]! - mx) / sum;
+        weights[(h * Tq + i) * Tk + j] = p;
+        tolW[(h * Tq + i) * Tk + j] = 2e-6 + (rtol + 2 * delta) * p;
+        for (let e = 0; e < D; e++) out[(h * Tq + i) * D + e] += p * value(j, e);
+      }
+      for (let e = 0; e < D; e++) {
+        const at = (h * Tq + i) * D + e;
+        tolOut[at] = logitRel > 0 ? (atol + 2 * delta) * vmax + rtol * Math.abs(out[at]!) : atol + rtol * Math.abs(out[at]!);
+      }
+    }
+  }
+  return { out, weights, tolOut, tolW };
 }
