@@ -244,6 +244,8 @@ const cases: Case[] = [
     'RangeError', /bug 'rotate-v' needs a RoPE or xPos model, this model uses alibi/],
 ];
 
+console.log(`RELIABILITY badInputs=${cases.length}`);
+
 for (const [name, loading] of flavours) {
   describe(`bad input (${name})`, () => {
     for (const [what, fn, type, msg] of cases) {
