@@ -478,7 +478,11 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
   }
   for (size_t r = 0; r < R; ++r) {
     float* o_row = out + (c.h * o.Tq + i0 + r) * D;
-    const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+    if (l[r] == 0.0f) {  // no visible key: exactly 0, even where a masked
+      for (size_t e = 0; e < D; ++e) o_row[e] = 0.0f;  // v is inf or NaN
+      continue;
+    }
+    const float inv = 1.0f / l[r];
     for (size_t e = 0; e < D; ++e) o_row[e] = acc[r * D + e] * inv;
     for (size_t b = 0; b < nshaw; ++b) {
       const float w = shaw_mass[r * nshaw + b] * inv;

@@ -374,6 +374,54 @@ TEST_P(AttentionKernelTest, FullyMaskedRowsAreZeroAndHugeLogitsDoNotOverflow) {
   for (float x : out) EXPECT_TRUE(std::isfinite(x));
 }
 
+// 0 * inf = NaN leaked from the values of masked keys into rows that see
+// no key at all.
+TEST_P(AttentionKernelTest, FullyMaskedRowsAreZeroWhateverMaskedValuesHold) {
+  AttentionOptions o;
+  o.H = o.Hkv = 1;
+  o.Tq = o.Tk = 4;
+  o.D = 8;
+  std::vector<uint8_t> mask = {0, 1, 1, 1};  // row 0 sees nothing
+  o.key_mask = mask.data();
+  Rng rng(11);
+  std::vector<float> q = rng.Vector(32), k = rng.Vector(32), v = rng.Vector(32);
+  for (size_t e = 0; e < 8; ++e) {
+    v[e] = e % 2 ? std::numeric_limits<float>::infinity()
+                 : std::numeric_limits<float>::quiet_NaN();
+  }
+  std::vector<float> out(32, 7.0f);
+  ASSERT_TRUE(Attention(o, q.data(), k.data(), v.data(), out.data()).ok());
+  for (size_t e = 0; e < 8; ++e) EXPECT_EQ(out[e], 0.0f) << e;
+}
+
+// With positions from the mask, a query past the keys took its position from
+// the last key slot, which is 1 when that slot is padding; it must continue the
+// count of real tokens.
+TEST(AttentionPositions, QueriesPastTrailingPaddingContinueTheRealCount) {
+  AttentionOptions o;
+  o.H = o.Hkv = 1;
+  o.Tk = 4;
+  o.Tq = 2;
+  o.D = 4;
+  o.query_offset = 4;                        // both queries past the keys
+  std::vector<uint8_t> mask = {1, 1, 1, 0};  // right padding
+  o.key_mask = mask.data();
+  o.rope.enabled = true;
+  o.rope.positions_from_mask = true;
+  std::vector<int32_t> qpos, kpos;
+  AttentionPositions(o, &qpos, &kpos);
+  EXPECT_EQ(kpos, (std::vector<int32_t>{0, 1, 2, 1}));
+  EXPECT_EQ(qpos, (std::vector<int32_t>{3, 4}));
+  // Without the mask positions are the slots; explicit keys continue.
+  o.rope.positions_from_mask = false;
+  AttentionPositions(o, &qpos, &kpos);
+  EXPECT_EQ(qpos, (std::vector<int32_t>{4, 5}));
+  std::vector<int32_t> kexp = {10, 11, 12, 20};
+  o.rope.k_positions = kexp.data();
+  AttentionPositions(o, &qpos, &kpos);
+  EXPECT_EQ(qpos, (std::vector<int32_t>{21, 22}));
+}
+
 TEST(AttentionValidation, ErrorsNameTheParameter) {
   AttentionOptions o;
   o.H = 4;
