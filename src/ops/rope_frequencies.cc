@@ -314,8 +314,12 @@ Status RopeFrequencies(const RopeFrequencyConfig& c, int seq_len,
           (*inv_freq)[i] = f / s.factor;
           continue;
         }
-        const double smooth = (L / wl - s.low_freq_factor) /
-                              (s.high_freq_factor - s.low_freq_factor);
+        // In [0, 1] on the band; clamped because L / wl can round past a
+        // band edge that wl did not cross (factors an ulp apart: the
+        // multiplier below left [1/s, 1], or went negative).
+        double smooth = (L / wl - s.low_freq_factor) /
+                        (s.high_freq_factor - s.low_freq_factor);
+        smooth = smooth < 0.0 ? 0.0 : (smooth > 1.0 ? 1.0 : smooth);
         (*inv_freq)[i] = (1.0 - smooth) * f / s.factor + smooth * f;
       }
       break;

@@ -331,6 +331,37 @@ TEST(RopeFrequencies, OverflowingScalingsAreErrorsNotInfOrNaN) {
   ExpectInvalid(c, "attention factor");
 }
 
+// llama3's blend weight smooth = (L/wl - low) / (high - low) left [0, 1]
+// when the band is an ulp wide and L / wl rounded past its edge: a pair got
+// 1.875 times its default frequency, or a negative one. Every llama3
+// frequency is its default one times a multiplier in [1/s, 1].
+TEST(RopeFrequencies, Llama3MultiplierStaysInRangeForAnUlpWideBand) {
+  struct Case {
+    int L;
+    double low, base;
+    int r;
+  };
+  for (const Case& k :
+       {Case{4096, 3.0, 1.765081386402402e+50, 86},
+        Case{4096, 7.195859758680983, 6.944316399065127e+52, 108},
+        Case{8192, 7.142860279413093, 3.41545058363299e+56, 50}}) {
+    RopeFrequencyConfig c = Config(k.r, 0, k.base);
+    const std::vector<double> plain = Freqs(c, 10);
+    c.scaling.type = RopeScalingType::kLlama3;
+    c.scaling.factor = 8.0;
+    c.scaling.original_max_position_embeddings = k.L;
+    c.scaling.low_freq_factor = k.low;
+    c.scaling.high_freq_factor = std::nextafter(k.low, 100.0);
+    const std::vector<double> f = Freqs(c, 10);
+    ASSERT_EQ(f.size(), plain.size());
+    for (size_t i = 0; i < f.size(); ++i) {
+      EXPECT_LE(f[i], plain[i] * (1 + 1e-15)) << "L=" << k.L << " i=" << i;
+      EXPECT_GE(f[i], plain[i] / 8.0 * (1 - 1e-15))
+          << "L=" << k.L << " i=" << i;
+    }
+  }
+}
+
 // Dynamic NTK's bracket (s T / M) - (s - 1) cancels
 // to 0 for a large s at T = M (base' = 0, inv_freq = inf); at T <= M the
 // frequencies are the default ones, and past M the bracket is 1 + s(T/M - 1).
