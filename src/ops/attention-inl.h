@@ -469,7 +469,11 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
   if (o.weights) {
     for (size_t r = 0; r < R; ++r) {
       float* w = o.weights + (c.h * o.Tq + i0 + r) * Tk;
-      for (int64_t j = 0; j < j_begin; ++j) w[j] = 0.0f;
+      // j_begin passes Tk when a windowed query lies beyond the keys.
+      const int64_t before = j_begin < static_cast<int64_t>(Tk)
+                                 ? j_begin
+                                 : static_cast<int64_t>(Tk);
+      for (int64_t j = 0; j < before; ++j) w[j] = 0.0f;
       for (int64_t j = j_end > 0 ? j_end : 0; j < static_cast<int64_t>(Tk);
            ++j) {
         w[j] = 0.0f;
@@ -484,7 +488,7 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
     }
     const float inv = 1.0f / l[r];
     for (size_t e = 0; e < D; ++e) o_row[e] = acc[r * D + e] * inv;
-    for (size_t b = 0; b < nshaw; ++b) {
+    for (size_t b = 0; b < nshaw && o.shaw_v; ++b) {  // values optional
       const float w = shaw_mass[r * nshaw + b] * inv;
       for (size_t e = 0; e < D; ++e) o_row[e] += w * o.shaw_v[b * D + e];
     }
