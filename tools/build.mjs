@@ -2,10 +2,12 @@
 //   build/native       core + GoogleTest + benchmarks (Highway dynamic dispatch)
 //   build/wasm-simd    posenc-simd.{mjs,wasm} + GoogleTest in wasm (HWY_WASM)
 //   build/wasm-scalar  posenc-scalar.{mjs,wasm} + GoogleTest in wasm (HWY_SCALAR)
+//   build/asan         core + GoogleTest under ASan + UBSan (clang)
 //   build/fuzz         libFuzzer targets (clang, ASan + UBSan)
 //   dist/              the npm package: tsc output + the two modules
 //   dist/site/         the interactive page (static, relative URLs)
-// Usage: node tools/build.mjs [native] [fuzz] [wasm] [ts] [site]   (default: all)
+// Usage: node tools/build.mjs [native] [asan] [fuzz] [wasm] [ts] [site]
+//   (default: all)
 import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -23,6 +25,18 @@ function cmakeBuild(dir, configure, env = process.env) {
 if (all || want.has('native')) {
   console.log('== native build');
   cmakeBuild('native', ['cmake', '-S', '.', '-B', 'build/native', '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release']);
+}
+if (all || want.has('asan')) {
+  // clang, -fsanitize=address,undefined,float-cast-overflow,
+  // float-divide-by-zero, no recovery (CMakeLists.txt POSENC_SANITIZE): only
+  // the GoogleTest binary, run by tools/test.mjs.
+  console.log('== asan build (clang, ASan + UBSan)');
+  const b = join(root, 'build', 'asan');
+  if (!existsSync(join(b, 'build.ninja'))) {
+    run('cmake', ['-S', '.', '-B', 'build/asan', '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=RelWithDebInfo',
+      '-DCMAKE_CXX_COMPILER=clang++', '-DPOSENC_SANITIZE=ON']);
+  }
+  run('ninja', ['-C', b, 'posenc_tests']);
 }
 if (all || want.has('fuzz')) {
   // clang + libFuzzer + ASan/UBSan, only the fuzz targets.
