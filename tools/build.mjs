@@ -11,7 +11,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { emEnv, root, run } from './common.mjs';
+import { emEnv, fuzzTargets, root, run } from './common.mjs';
 
 const want = new Set(process.argv.slice(2));
 const all = want.size === 0;
@@ -46,7 +46,7 @@ if (all || want.has('fuzz')) {
     run('cmake', ['-S', '.', '-B', 'build/fuzz', '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=RelWithDebInfo',
       '-DCMAKE_CXX_COMPILER=clang++', '-DPOSENC_FUZZ=ON']);
   }
-  run('ninja', ['-C', b, 'posenc_fuzz_safetensors', 'posenc_fuzz_model_load']);
+  run('ninja', ['-C', b, ...fuzzTargets.map((t) => `posenc_fuzz_${t}`)]);
 }
 if (all || want.has('wasm')) {
   for (const [dir, simd] of [['wasm-simd', 'ON'], ['wasm-scalar', 'OFF']]) {

@@ -9,14 +9,14 @@ import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { root, sanitizerEnv } from './common.mjs';
+import { fuzzTargets, root, sanitizerEnv } from './common.mjs';
 
 const seconds = Number(process.argv[2] ?? 60);
 if (!Number.isFinite(seconds) || seconds <= 0) {
   console.error(`usage: node tools/fuzz.mjs [seconds per target > 0], got ${process.argv[2]}`);
   process.exit(2);
 }
-const targets = ['safetensors', 'model_load'];
+const targets = fuzzTargets;
 const rows = [];
 let failed = false;
 for (const t of targets) {
