@@ -2,14 +2,16 @@
 //   build/native       core + GoogleTest + benchmarks (Highway dynamic dispatch)
 //   build/wasm-simd    posenc-simd.{mjs,wasm} + GoogleTest in wasm (HWY_WASM)
 //   build/wasm-scalar  posenc-scalar.{mjs,wasm} + GoogleTest in wasm (HWY_SCALAR)
+//   build/asan         core + GoogleTest under ASan + UBSan (clang)
 //   build/fuzz         libFuzzer targets (clang, ASan + UBSan)
 //   dist/              the npm package: tsc output + the two modules
 //   dist/site/         the interactive page (static, relative URLs)
-// Usage: node tools/build.mjs [native] [fuzz] [wasm] [ts] [site]   (default: all)
+// Usage: node tools/build.mjs [native] [asan] [fuzz] [wasm] [ts] [site]
+//   (default: all)
 import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { emEnv, root, run } from './common.mjs';
+import { emEnv, fuzzTargets, root, run } from './common.mjs';
 
 const want = new Set(process.argv.slice(2));
 const all = want.size === 0;
@@ -24,6 +26,18 @@ if (all || want.has('native')) {
   console.log('== native build');
   cmakeBuild('native', ['cmake', '-S', '.', '-B', 'build/native', '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release']);
 }
+if (all || want.has('asan')) {
+  // clang, -fsanitize=address,undefined,float-cast-overflow,
+  // float-divide-by-zero, no recovery (CMakeLists.txt POSENC_SANITIZE): only
+  // the GoogleTest binary, run by tools/test.mjs.
+  console.log('== asan build (clang, ASan + UBSan)');
+  const b = join(root, 'build', 'asan');
+  if (!existsSync(join(b, 'build.ninja'))) {
+    run('cmake', ['-S', '.', '-B', 'build/asan', '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=RelWithDebInfo',
+      '-DCMAKE_CXX_COMPILER=clang++', '-DPOSENC_SANITIZE=ON']);
+  }
+  run('ninja', ['-C', b, 'posenc_tests']);
+}
 if (all || want.has('fuzz')) {
   // clang + libFuzzer + ASan/UBSan, only the fuzz targets.
   console.log('== fuzz build (clang, libFuzzer)');
@@ -32,7 +46,7 @@ if (all || want.has('fuzz')) {
     run('cmake', ['-S', '.', '-B', 'build/fuzz', '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=RelWithDebInfo',
       '-DCMAKE_CXX_COMPILER=clang++', '-DPOSENC_FUZZ=ON']);
   }
-  run('ninja', ['-C', b, 'posenc_fuzz_safetensors', 'posenc_fuzz_model_load']);
+  run('ninja', ['-C', b, ...fuzzTargets.map((t) => `posenc_fuzz_${t}`)]);
 }
 if (all || want.has('wasm')) {
   for (const [dir, simd] of [['wasm-simd', 'ON'], ['wasm-scalar', 'OFF']]) {

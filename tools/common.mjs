@@ -5,6 +5,15 @@ import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** libFuzzer targets: tests/fuzz/<name>_fuzz.cc -> build/fuzz/posenc_fuzz_<name>. */
+export const fuzzTargets = ['safetensors', 'model_load', 'config', 'scaling', 'attention'];
+
+/** Sanitizer runtime options: stop at the first error, with a stack trace. */
+export const sanitizerEnv = {
+  ASAN_OPTIONS: 'halt_on_error=1:abort_on_error=1:print_stacktrace=1:detect_leaks=1',
+  UBSAN_OPTIONS: 'halt_on_error=1:abort_on_error=1:print_stacktrace=1',
+};
+
 /** Environment for every Emscripten command (toolchain.md quirk 1). */
 export const emEnv = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
 

@@ -9,14 +9,14 @@ import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { root } from './common.mjs';
+import { fuzzTargets, root, sanitizerEnv } from './common.mjs';
 
 const seconds = Number(process.argv[2] ?? 60);
 if (!Number.isFinite(seconds) || seconds <= 0) {
   console.error(`usage: node tools/fuzz.mjs [seconds per target > 0], got ${process.argv[2]}`);
   process.exit(2);
 }
-const targets = ['safetensors', 'model_load'];
+const targets = fuzzTargets;
 const rows = [];
 let failed = false;
 for (const t of targets) {
@@ -27,7 +27,7 @@ for (const t of targets) {
   const r = spawnSync(join(root, 'build/fuzz', `posenc_fuzz_${t}`), [
     `-max_total_time=${seconds}`, '-print_final_stats=1', '-max_len=8192',
     '-rss_limit_mb=2048', `-artifact_prefix=${work}/`, corpus,
-  ], { cwd: work, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  ], { cwd: work, env: { ...process.env, ...sanitizerEnv }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const log = `${r.stdout}${r.stderr}`;
   const execs = /stat::number_of_executed_units:\s*(\d+)/.exec(log)?.[1] ?? '?';
   const ok = r.status === 0;

@@ -1,11 +1,12 @@
 // `npm test` after setup: every suite, in order, then one summary line.
 //   clang-format check, tsc --noEmit, native GoogleTest (every Highway
-//   target), wasm GoogleTest (SIMD and scalar) under Node, TypeScript tests
-//   against both wasm flavours, the npm-pack install test and the Chromium
-//   browser test (all under node --test).
+//   target), the same GoogleTest under ASan + UBSan, wasm GoogleTest (SIMD
+//   and scalar) under Node, TypeScript tests against both wasm flavours, the
+//   npm-pack install test and the Chromium browser test (all under node
+//   --test).
 import { join } from 'node:path';
 
-import { root, run } from './common.mjs';
+import { root, run, sanitizerEnv } from './common.mjs';
 
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
 const steps = [
@@ -14,6 +15,10 @@ const steps = [
   ['tsc --noEmit (page)', () => run(process.execPath, [tsc, '-p', 'tsconfig.web.json'])],
   ['tsc --noEmit (tests)', () => run(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.tests.json'])],
   ['native GoogleTest', () => run('ctest', ['--test-dir', 'build/native', '--output-on-failure'])],
+  ['native GoogleTest under ASan + UBSan', () => run(join(root, 'build/asan/posenc_tests'), ['--gtest_brief=1'], {
+    // The first error aborts with a stack trace and a nonzero exit.
+    env: { ...process.env, ...sanitizerEnv },
+  })],
   ['shipped word-order models retrain bit for bit', () => run(process.execPath, [join(root, 'tools/train_models.mjs'), '--check',
     ...['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw'].map((e) => `word-order-${e}`)])],
   ['libFuzzer (15 s per target)', () => run(process.execPath, [join(root, 'tools/fuzz.mjs'), '15'])],

@@ -474,7 +474,11 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
   if (o.weights) {
     for (size_t r = 0; r < R; ++r) {
       float* w = o.weights + (c.h * o.Tq + i0 + r) * Tk;
-      for (int64_t j = 0; j < j_begin; ++j) w[j] = 0.0f;
+      // j_begin passes Tk when a windowed query lies beyond the keys.
+      const int64_t before = j_begin < static_cast<int64_t>(Tk)
+                                 ? j_begin
+                                 : static_cast<int64_t>(Tk);
+      for (int64_t j = 0; j < before; ++j) w[j] = 0.0f;
       for (int64_t j = j_end > 0 ? j_end : 0; j < static_cast<int64_t>(Tk);
            ++j) {
         w[j] = 0.0f;
@@ -483,9 +487,13 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
   }
   for (size_t r = 0; r < R; ++r) {
     float* o_row = out + (c.h * o.Tq + i0 + r) * D;
-    const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+    if (l[r] == 0.0f) {  // no visible key: exactly 0, even where a masked
+      for (size_t e = 0; e < D; ++e) o_row[e] = 0.0f;  // v is inf or NaN
+      continue;
+    }
+    const float inv = 1.0f / l[r];
     for (size_t e = 0; e < D; ++e) o_row[e] = acc[r * D + e] * inv;
-    for (size_t b = 0; b < nshaw; ++b) {
+    for (size_t b = 0; b < nshaw && o.shaw_v; ++b) {  // values optional
       const float w = shaw_mass[r * nshaw + b] * inv;
       for (size_t e = 0; e < D; ++e) o_row[e] += w * o.shaw_v[b * D + e];
     }

@@ -127,10 +127,12 @@ void AttentionPositions(const AttentionOptions& o, std::vector<int32_t>* qpos,
       o.query_offset < 0 ? static_cast<int64_t>(o.Tk) - o.Tq : o.query_offset;
   kpos->resize(o.Tk);
   int32_t real = 0;
+  const bool from_mask =
+      !o.rope.k_positions && o.rope.positions_from_mask && o.key_mask;
   for (size_t j = 0; j < o.Tk; ++j) {
     if (o.rope.k_positions) {
       (*kpos)[j] = o.rope.k_positions[j];
-    } else if (o.rope.positions_from_mask && o.key_mask) {
+    } else if (from_mask) {
       // cumsum(mask) - 1 for real tokens; pad slots get 1 (masked anyway).
       (*kpos)[j] = o.key_mask[j] ? real++ : 1;
     } else {
@@ -144,6 +146,11 @@ void AttentionPositions(const AttentionOptions& o, std::vector<int32_t>* qpos,
       (*qpos)[i] = o.rope.q_positions[i];
     } else if (slot >= 0 && slot < static_cast<int64_t>(o.Tk)) {
       (*qpos)[i] = (*kpos)[slot];
+    } else if (from_mask) {
+      // Queries past the keys are real tokens: the count goes on (a pad
+      // in the last key slot must not set it back to 1).
+      (*qpos)[i] =
+          static_cast<int32_t>(real + slot - static_cast<int64_t>(o.Tk));
     } else {
       const int32_t last = o.Tk ? (*kpos)[o.Tk - 1] : -1;
       (*qpos)[i] = static_cast<int32_t>(

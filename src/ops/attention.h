@@ -37,7 +37,8 @@ struct AttentionRope {
   RopeLayout layout = RopeLayout::kHalf;
   // Positions: explicit [Tq] / [Tk], or derived: keys j -> j (or, with a key
   // mask and positions_from_mask, cumsum(mask) - 1), queries -> the position
-  // of key slot qpos(i), or qpos(i) itself past the keys.
+  // of key slot qpos(i); past the keys, positions go on from the last key's
+  // (from the number of real keys with positions_from_mask).
   const int32_t* q_positions = nullptr;
   const int32_t* k_positions = nullptr;
   bool positions_from_mask = false;

@@ -48,7 +48,9 @@ void KvCache::Reserve(size_t tokens) {
   size_t cap = std::max<size_t>(16, capacity_);
   while (cap < tokens) cap *= 2;
   std::vector<float> k(Hkv_ * cap * D_), v(Hkv_ * cap * D_);
-  for (size_t g = 0; g < Hkv_; ++g) {
+  // Nothing to copy into the first buffers (and memcpy from the empty
+  // vectors' null data() is undefined even for 0 bytes).
+  for (size_t g = 0; g < Hkv_ && length_ > 0; ++g) {
     std::memcpy(k.data() + g * cap * D_, k_.data() + g * capacity_ * D_,
                 length_ * D_ * sizeof(float));
     std::memcpy(v.data() + g * cap * D_, v_.data() + g * capacity_ * D_,
@@ -88,7 +90,7 @@ Status KvCache::Append(const float* k, const float* v, size_t Tn,
     k_use = k_rot.data();
   }
   Reserve(length_ + Tn);
-  for (size_t g = 0; g < Hkv_; ++g) {
+  for (size_t g = 0; g < Hkv_ && Tn > 0; ++g) {
     std::memcpy(k_.data() + (g * capacity_ + length_) * D_, k_use + g * Tn * D_,
                 Tn * D_ * sizeof(float));
     std::memcpy(v_.data() + (g * capacity_ + length_) * D_, v + g * Tn * D_,

@@ -26,6 +26,20 @@ double YarnCorrectionDim(double rotations, int r, double base, int L) {
   return r * std::log(L / (2.0 * kPi * rotations)) / (2.0 * std::log(base));
 }
 
+// Static NTK-aware base: base * s^(r/(r-2)).
+double NtkBase(double base, double s, int r) {
+  return base * std::pow(s, r / (r - 2.0));
+}
+
+// Dynamic NTK base at context length T >= M:
+// base * ((s T / M) - (s - 1))^(r/(r-2)), with the bracket written as
+// 1 + s (T/M - 1) (the same number; no cancellation for large s), and
+// exactly base at T = M.
+double DynamicBase(double base, double s, double T, double M, int r) {
+  if (T <= M) return base;
+  return base * std::pow(1.0 + s * (T / M - 1.0), r / (r - 2.0));
+}
+
 Status CheckPositiveFinite(const char* name, double v) {
   if (!Finite(v) || v <= 0.0) {
     return Status::Invalid(
@@ -117,12 +131,20 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
     case RopeScalingType::kDefault:
     case RopeScalingType::kLinear:
       break;
-    case RopeScalingType::kNtk:
+    case RopeScalingType::kNtk: {
       if (r < 4) {
         return Status::Invalid(StrCat(
             "ntk scaling needs rotaryDim >= 4 (exponent r/(r-2)), got ", r));
       }
+      const double ntk_base = NtkBase(c.base, s.factor, r);
+      if (!Finite(ntk_base) || ntk_base <= 1.0) {
+        return Status::Invalid(
+            StrCat("ntk scaling: base * factor^(r/(r-2)) = ", c.base, " * ",
+                   s.factor, "^(", r, "/", r - 2, ") = ", ntk_base,
+                   " must be a finite number > 1"));
+      }
       break;
+    }
     case RopeScalingType::kDynamic:
       if (r < 4) {
         return Status::Invalid(StrCat(
@@ -170,6 +192,13 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
       if (s.has_attention_factor) {
         POSENC_RETURN_IF_ERROR(
             CheckPositiveFinite("attentionFactor", s.attention_factor));
+      } else if (s.factor > 1.0 && s.original_max_position_embeddings < 2) {
+        // The derived factor sqrt(1 + ln(s) / ln(L)) divides by ln(1) = 0.
+        return Status::Invalid(StrCat(
+            "longrope scaling with factor > 1 and no attentionFactor needs "
+            "scaling.originalMaxPositionEmbeddings >= 2 (attention factor "
+            "sqrt(1 + ln(factor) / ln(L))), got ",
+            s.original_max_position_embeddings));
       }
       break;
     case RopeScalingType::kLlama3:
@@ -204,12 +233,18 @@ Status RopeFrequencies(const RopeFrequencyConfig& c, int seq_len,
   double base = c.base;
   double factor = 1.0;
   if (s.type == RopeScalingType::kNtk) {
-    base = c.base * std::pow(s.factor, r / (r - 2.0));
+    base = NtkBase(c.base, s.factor, r);
   } else if (s.type == RopeScalingType::kDynamic) {
     const double M = s.max_position_embeddings;
-    const double T = seq_len > M ? seq_len : M;
-    base =
-        c.base * std::pow(s.factor * T / M - (s.factor - 1.0), r / (r - 2.0));
+    base = DynamicBase(c.base, s.factor, seq_len, M, r);
+    if (!Finite(base)) {
+      return Status::Invalid(
+          StrCat("dynamic scaling at seqLen = ", seq_len,
+                 ": base * (1 + factor * (seqLen / maxPositionEmbeddings - "
+                 "1))^(r/(r-2)) overflows (base = ",
+                 c.base, ", factor = ", s.factor,
+                 ", maxPositionEmbeddings = ", s.max_position_embeddings, ")"));
+    }
   }
 
   inv_freq->assign(half, 0.0);
@@ -229,6 +264,15 @@ Status RopeFrequencies(const RopeFrequencyConfig& c, int seq_len,
       const int L = s.original_max_position_embeddings;
       double low = YarnCorrectionDim(s.beta_fast, r, c.base, L);
       double high = YarnCorrectionDim(s.beta_slow, r, c.base, L);
+      if (!Finite(low) || !Finite(high)) {
+        // ln(L / (2 pi beta)) of a beta so small or large that the ratio
+        // overflows or underflows: the ramp would be NaN.
+        return Status::Invalid(
+            StrCat("yarn scaling: the correction dims for scaling.betaFast = ",
+                   s.beta_fast, " and scaling.betaSlow = ", s.beta_slow,
+                   " (originalMaxPositionEmbeddings = ", L, ") are ", low,
+                   " and ", high, "; both must be finite"));
+      }
       if (s.truncate) {
         low = std::floor(low);
         high = std::ceil(high);
@@ -279,12 +323,36 @@ Status RopeFrequencies(const RopeFrequencyConfig& c, int seq_len,
           (*inv_freq)[i] = f / s.factor;
           continue;
         }
-        const double smooth = (L / wl - s.low_freq_factor) /
-                              (s.high_freq_factor - s.low_freq_factor);
+        // In [0, 1] on the band; clamped because L / wl can round past a
+        // band edge that wl did not cross (factors an ulp apart: the
+        // multiplier below left [1/s, 1], or went negative).
+        double smooth = (L / wl - s.low_freq_factor) /
+                        (s.high_freq_factor - s.low_freq_factor);
+        smooth = smooth < 0.0 ? 0.0 : (smooth > 1.0 ? 1.0 : smooth);
         (*inv_freq)[i] = (1.0 - smooth) * f / s.factor + smooth * f;
       }
       break;
     }
+  }
+  // Extreme but individually valid parameters (a factor of 1e-320, a base
+  // of 1e300 with a tiny r, a huge mscale) can still overflow or underflow:
+  // a frequency must be a normal positive double, the factor finite > 0.
+  for (int i = 0; i < half; ++i) {
+    const double f = (*inv_freq)[i];
+    if (!std::isnormal(f) || f < 0.0) {
+      return Status::Invalid(StrCat(
+          RopeScalingTypeName(s.type), " scaling gives inv_freq[", i, "] = ", f,
+          ", not a finite number > 0 (base = ", c.base, ", rotaryDim = ", r,
+          ", scaling.factor = ", s.factor, ", seqLen = ", seq_len, ")"));
+    }
+  }
+  if (!Finite(factor) || factor <= 0.0) {
+    return Status::Invalid(StrCat(RopeScalingTypeName(s.type),
+                                  " scaling gives the attention factor ",
+                                  factor,
+                                  ", not a finite number > 0 "
+                                  "(scaling.factor = ",
+                                  s.factor, ")"));
   }
   *attention_factor = factor;
   return Status::Ok();

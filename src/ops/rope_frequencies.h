@@ -70,7 +70,10 @@ inline int EffectiveRotaryDim(const RopeFrequencyConfig& c) {
 Status ValidateRopeConfig(const RopeFrequencyConfig& config);
 
 // inv_freq: [r/2], computed in double. seq_len is the longest position + 1
-// the caller will use (only `dynamic` and `longrope` read it).
+// the caller will use (only `dynamic` and `longrope` read it). Parameters
+// that pass validation but overflow or underflow (a frequency that is not a
+// normal double > 0, an attention factor that is not finite > 0, a dynamic
+// base that overflows at this seq_len) are an error naming them.
 Status RopeFrequencies(const RopeFrequencyConfig& config, int seq_len,
                        std::vector<double>* inv_freq, double* attention_factor);
 

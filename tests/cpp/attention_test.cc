@@ -374,6 +374,97 @@ TEST_P(AttentionKernelTest, FullyMaskedRowsAreZeroAndHugeLogitsDoNotOverflow) {
   for (float x : out) EXPECT_TRUE(std::isfinite(x));
 }
 
+// 0 * inf = NaN leaked from the values of masked keys into rows that see
+// no key at all.
+TEST_P(AttentionKernelTest, FullyMaskedRowsAreZeroWhateverMaskedValuesHold) {
+  AttentionOptions o;
+  o.H = o.Hkv = 1;
+  o.Tq = o.Tk = 4;
+  o.D = 8;
+  std::vector<uint8_t> mask = {0, 1, 1, 1};  // row 0 sees nothing
+  o.key_mask = mask.data();
+  Rng rng(11);
+  std::vector<float> q = rng.Vector(32), k = rng.Vector(32), v = rng.Vector(32);
+  for (size_t e = 0; e < 8; ++e) {
+    v[e] = e % 2 ? std::numeric_limits<float>::infinity()
+                 : std::numeric_limits<float>::quiet_NaN();
+  }
+  std::vector<float> out(32, 7.0f);
+  ASSERT_TRUE(Attention(o, q.data(), k.data(), v.data(), out.data()).ok());
+  for (size_t e = 0; e < 8; ++e) EXPECT_EQ(out[e], 0.0f) << e;
+}
+
+// Found by attention_fuzz: Shaw with a key table and no value table read the
+// null value table (values are optional, attention.h).
+TEST_P(AttentionKernelTest, ShawKeysWithoutValuesEqualsAZeroValueTable) {
+  Rng rng(12);
+  AttentionOptions o;
+  o.H = o.Hkv = 2;
+  o.Tq = o.Tk = 5;
+  o.D = 8;
+  o.shaw_clip = 2;
+  const std::vector<float> ak = rng.Vector(5 * 8), zero(5 * 8, 0.0f);
+  o.shaw_k = ak.data();
+  std::vector<float> q = rng.Vector(80), k = rng.Vector(80), v = rng.Vector(80);
+  std::vector<float> keys_only(80), with_zero(80);
+  ASSERT_TRUE(
+      Attention(o, q.data(), k.data(), v.data(), keys_only.data()).ok());
+  o.shaw_v = zero.data();
+  ASSERT_TRUE(
+      Attention(o, q.data(), k.data(), v.data(), with_zero.data()).ok());
+  EXPECT_EQ(keys_only, with_zero);
+}
+
+// Found by attention_fuzz: a sliding window whose queries lie past the keys
+// (query offset >= keyLength + window) zeroed the weights up to the window's
+// start, past the end of the row and of the weights buffer.
+TEST_P(AttentionKernelTest, WindowBeyondTheKeysWritesOnlyItsWeightsRows) {
+  Rng rng(13);
+  AttentionOptions o;
+  o.H = o.Hkv = 1;
+  o.Tk = 4;
+  o.Tq = 2;
+  o.D = 4;
+  o.query_offset = 10;  // queries at slots 10, 11; keys 0..3
+  o.window = 2;         // each sees slots 9..11 at most: no key at all
+  std::vector<float> w(o.Tq * o.Tk + 16, 7.0f);  // 16 guard entries
+  o.weights = w.data();
+  std::vector<float> q = rng.Vector(8), k = rng.Vector(16), v = rng.Vector(16);
+  std::vector<float> out(8, 7.0f);
+  ASSERT_TRUE(Attention(o, q.data(), k.data(), v.data(), out.data()).ok());
+  for (size_t e = 0; e < 8; ++e) EXPECT_EQ(w[e], 0.0f) << e;
+  for (size_t e = 8; e < w.size(); ++e) EXPECT_EQ(w[e], 7.0f) << "guard " << e;
+  for (float x : out) EXPECT_EQ(x, 0.0f);
+}
+
+// With positions from the mask, a query past the keys took its position from
+// the last key slot, which is 1 when that slot is padding; it must continue the
+// count of real tokens.
+TEST(AttentionPositions, QueriesPastTrailingPaddingContinueTheRealCount) {
+  AttentionOptions o;
+  o.H = o.Hkv = 1;
+  o.Tk = 4;
+  o.Tq = 2;
+  o.D = 4;
+  o.query_offset = 4;                        // both queries past the keys
+  std::vector<uint8_t> mask = {1, 1, 1, 0};  // right padding
+  o.key_mask = mask.data();
+  o.rope.enabled = true;
+  o.rope.positions_from_mask = true;
+  std::vector<int32_t> qpos, kpos;
+  AttentionPositions(o, &qpos, &kpos);
+  EXPECT_EQ(kpos, (std::vector<int32_t>{0, 1, 2, 1}));
+  EXPECT_EQ(qpos, (std::vector<int32_t>{3, 4}));
+  // Without the mask positions are the slots; explicit keys continue.
+  o.rope.positions_from_mask = false;
+  AttentionPositions(o, &qpos, &kpos);
+  EXPECT_EQ(qpos, (std::vector<int32_t>{4, 5}));
+  std::vector<int32_t> kexp = {10, 11, 12, 20};
+  o.rope.k_positions = kexp.data();
+  AttentionPositions(o, &qpos, &kpos);
+  EXPECT_EQ(qpos, (std::vector<int32_t>{21, 22}));
+}
+
 TEST(AttentionValidation, ErrorsNameTheParameter) {
   AttentionOptions o;
   o.H = 4;

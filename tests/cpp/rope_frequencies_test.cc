@@ -292,5 +292,100 @@ TEST(RopeFrequencies, InvalidConfigsNameTheParameterAndValue) {
   EXPECT_EQ(t, RopeScalingType::kLlama3);
 }
 
+// Parameters that each pass validation but whose combination overflows,
+// underflows or divides by zero gave inf or NaN frequencies or attention
+// factors (or, for ntk, a base' < 1); each is now an error naming them.
+TEST(RopeFrequencies, OverflowingScalingsAreErrorsNotInfOrNaN) {
+  RopeFrequencyConfig c = Config(8, 0, 10000.0);
+  c.scaling.type = RopeScalingType::kLinear;
+  c.scaling.factor = 5e-324;  // 1 / factor = inf
+  ExpectInvalid(c, "linear scaling gives inv_freq[0] = inf");
+  c.scaling.type = RopeScalingType::kNtk;
+  c.scaling.factor = 1e300;  // base' = inf
+  ExpectInvalid(c, "ntk scaling: base * factor^(r/(r-2))");
+  c.base = 10.0;
+  c.scaling.factor = 1e-3;  // base' = 10 * 1e-4 < 1: rising frequencies
+  ExpectInvalid(c, "must be a finite number > 1");
+  c.base = 10000.0;
+  c.scaling.type = RopeScalingType::kYarn;
+  c.scaling.original_max_position_embeddings = 4096;
+  c.scaling.factor = 4.0;
+  c.scaling.beta_fast = c.scaling.beta_slow = 1e-310;  // ln(L / tiny) = inf
+  ExpectInvalid(c, "correction dims for scaling.betaFast");
+  c.scaling = RopeScaling();
+  c.scaling.type = RopeScalingType::kLongrope;
+  c.scaling.factor = 4.0;
+  c.scaling.original_max_position_embeddings = 1;  // ln(L) = 0
+  c.scaling.short_factor = c.scaling.long_factor = {1, 1, 1, 1};
+  ExpectInvalid(c, "originalMaxPositionEmbeddings >= 2");
+  c.scaling.has_attention_factor = true;  // an explicit factor needs no ln L
+  c.scaling.attention_factor = 1.5;
+  double af = 0.0;
+  EXPECT_EQ(Freqs(c, 10, &af).size(), 4u);
+  EXPECT_EQ(af, 1.5);
+  c.scaling = RopeScaling();
+  c.scaling.type = RopeScalingType::kYarn;
+  c.scaling.original_max_position_embeddings = 4096;
+  c.scaling.factor = 1e5;  // m(s, 1.7e308) = 0.1 * 1.7e308 * ln(1e5) = inf
+  c.scaling.mscale = c.scaling.mscale_all_dim = 1.7e308;  // inf / inf = NaN
+  ExpectInvalid(c, "attention factor");
+}
+
+// llama3's blend weight smooth = (L/wl - low) / (high - low) left [0, 1]
+// when the band is an ulp wide and L / wl rounded past its edge: a pair got
+// 1.875 times its default frequency, or a negative one. Every llama3
+// frequency is its default one times a multiplier in [1/s, 1].
+TEST(RopeFrequencies, Llama3MultiplierStaysInRangeForAnUlpWideBand) {
+  struct Case {
+    int L;
+    double low, base;
+    int r;
+  };
+  for (const Case& k :
+       {Case{4096, 3.0, 1.765081386402402e+50, 86},
+        Case{4096, 7.195859758680983, 6.944316399065127e+52, 108},
+        Case{8192, 7.142860279413093, 3.41545058363299e+56, 50}}) {
+    RopeFrequencyConfig c = Config(k.r, 0, k.base);
+    const std::vector<double> plain = Freqs(c, 10);
+    c.scaling.type = RopeScalingType::kLlama3;
+    c.scaling.factor = 8.0;
+    c.scaling.original_max_position_embeddings = k.L;
+    c.scaling.low_freq_factor = k.low;
+    c.scaling.high_freq_factor = std::nextafter(k.low, 100.0);
+    const std::vector<double> f = Freqs(c, 10);
+    ASSERT_EQ(f.size(), plain.size());
+    for (size_t i = 0; i < f.size(); ++i) {
+      EXPECT_LE(f[i], plain[i] * (1 + 1e-15)) << "L=" << k.L << " i=" << i;
+      EXPECT_GE(f[i], plain[i] / 8.0 * (1 - 1e-15))
+          << "L=" << k.L << " i=" << i;
+    }
+  }
+}
+
+// Dynamic NTK's bracket (s T / M) - (s - 1) cancels
+// to 0 for a large s at T = M (base' = 0, inv_freq = inf); at T <= M the
+// frequencies are the default ones, and past M the bracket is 1 + s(T/M - 1).
+TEST(RopeFrequencies, DynamicWithHugeFactorIsDefaultUpToMAndFinitePast) {
+  RopeFrequencyConfig c = Config(8, 0, 10000.0);
+  const std::vector<double> plain = Freqs(c, 100);
+  c.scaling.type = RopeScalingType::kDynamic;
+  c.scaling.factor = 1e20;
+  c.scaling.max_position_embeddings = 1 << 20;
+  EXPECT_EQ(Freqs(c, 1 << 20), plain);
+  EXPECT_EQ(Freqs(c, 5), plain);
+  // T = 2M: base' = base * (1 + s)^(4/3); the last pair i = 3 has
+  // inv_freq = base'^(-3/4) = base^(-3/4) / (1 + s).
+  const std::vector<double> f = Freqs(c, 1 << 21);
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_NEAR(f[3] / (std::pow(10000.0, -0.75) / (1.0 + 1e20)), 1.0, 1e-12);
+  c.scaling.factor = 1e300;  // base' overflows at T = 2M
+  std::vector<double> g;
+  double af = 0.0;
+  const Status s = RopeFrequencies(c, 1 << 21, &g, &af);
+  EXPECT_NE(s.message().find("dynamic scaling at seqLen = 2097152"),
+            std::string::npos)
+      << s.message();
+}
+
 }  // namespace
 }  // namespace posenc
