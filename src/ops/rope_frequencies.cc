@@ -192,13 +192,6 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
       if (s.has_attention_factor) {
         POSENC_RETURN_IF_ERROR(
             CheckPositiveFinite("attentionFactor", s.attention_factor));
-      } else if (s.factor > 1.0 && s.original_max_position_embeddings < 2) {
-        // The derived factor sqrt(1 + ln(s) / ln(L)) divides by ln(1) = 0.
-        return Status::Invalid(StrCat(
-            "longrope scaling with factor > 1 and no attentionFactor needs "
-            "scaling.originalMaxPositionEmbeddings >= 2 (attention factor "
-            "sqrt(1 + ln(factor) / ln(L))), got ",
-            s.original_max_position_embeddings));
       }
       break;
     case RopeScalingType::kLlama3:

@@ -726,7 +726,9 @@ void Announce(const std::ostream& desc) {
   const std::vector<float> k = dr.Vector(o.Hkv * o.Tk * o.D);
   const std::vector<float> v = dr.Vector(o.Hkv * o.Tk * o.D, 2.0f);
   // Positions from the definition (attention.h): keys j (or cumsum(mask) - 1,
-  // pads 1), queries the position of their key slot, continuing past the end.
+  // pads 1), queries the position of their key slot; past the end they
+  // continue from the last key (from the real-token count with positions
+  // from the mask: a trailing pad's 1 must not set the count back).
   const int64_t qoff =
       o.query_offset < 0 ? int64_t(o.Tk) - int64_t(o.Tq) : o.query_offset;
   std::vector<int64_t> kpos(o.Tk), qpos(o.Tq);
@@ -738,9 +740,12 @@ void Announce(const std::ostream& desc) {
   }
   for (size_t i = 0; i < o.Tq; ++i) {
     const int64_t slot = int64_t(i) + qoff;
-    qpos[i] = o.rope.q_positions ? o.rope.q_positions[i]
-              : slot < int64_t(o.Tk)
-                  ? kpos[slot]
+    const bool from_mask =
+        !o.rope.k_positions && o.rope.positions_from_mask && o.key_mask;
+    qpos[i] = o.rope.q_positions     ? o.rope.q_positions[i]
+              : slot < int64_t(o.Tk) ? kpos[slot]
+              : from_mask
+                  ? real + slot - int64_t(o.Tk)
                   : (o.Tk ? kpos[o.Tk - 1] : -1) + slot - int64_t(o.Tk) + 1;
   }
   // Large logits (~1e4): q scaled up; the max-subtraction must keep exp

@@ -317,7 +317,7 @@ TEST(RopeFrequencies, OverflowingScalingsAreErrorsNotInfOrNaN) {
   c.scaling.factor = 4.0;
   c.scaling.original_max_position_embeddings = 1;  // ln(L) = 0
   c.scaling.short_factor = c.scaling.long_factor = {1, 1, 1, 1};
-  ExpectInvalid(c, "originalMaxPositionEmbeddings >= 2");
+  ExpectInvalid(c, "originalMaxPositionEmbeddings must be >= 2");
   c.scaling.has_attention_factor = true;  // an explicit factor needs no ln L
   c.scaling.attention_factor = 1.5;
   double af = 0.0;
