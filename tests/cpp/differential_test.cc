@@ -175,7 +175,9 @@ std::vector<double> RefInvFreq(const RopeFrequencyConfig& c, int64_t ctx,
                                double* factor) {
   const int r = c.rotary_dim ? c.rotary_dim : c.head_dim;
   const RopeScaling& s = c.scaling;
-  const double ex = r / (r - 2.0);
+  // d / (d - 2) of NTK; r = 2 has no finite exponent (no UB dividing by 0).
+  const double ex =
+      r > 2 ? r / (r - 2.0) : std::numeric_limits<double>::infinity();
   double base = c.base;
   if (s.type == RopeScalingType::kNtk) base = c.base * std::pow(s.factor, ex);
   if (s.type == RopeScalingType::kDynamic) {
