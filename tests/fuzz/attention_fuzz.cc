@@ -24,6 +24,7 @@
 #include <limits>
 #include <vector>
 
+#include "fuzz_check.h"
 #include "ops/attention.h"
 #include "ops/kv_cache.h"
 
@@ -34,16 +35,6 @@ using posenc::RopeScalingType;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kEps32 = 5.96e-8;
-
-// Prints the failed condition (libFuzzer keeps the log) and traps.
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
-                   #cond);                                                  \
-      __builtin_trap();                                                     \
-    }                                                                       \
-  } while (0)
 
 // xorshift64*: bulk values from a fuzzer-chosen seed.
 struct Rng {

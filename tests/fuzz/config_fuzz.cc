@@ -12,19 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "fuzz_check.h"
 #include "model/config.h"
 
 namespace {
-
-// Prints the failed condition (libFuzzer keeps the log) and traps.
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
-                   #cond);                                                  \
-      __builtin_trap();                                                     \
-    }                                                                       \
-  } while (0)
 
 std::map<std::string, std::string> ParseLines(const uint8_t* data,
                                               size_t size) {

@@ -17,6 +17,7 @@
 #include <limits>
 #include <vector>
 
+#include "fuzz_check.h"
 #include "ops/rope_frequencies.h"
 
 namespace {
@@ -76,16 +77,6 @@ int PickInt(FuzzedDataProvider& p) {
   }
   return p.ConsumeIntegralInRange<int>(-4, 300);
 }
-
-// Prints the failed condition (libFuzzer keeps the log) and traps.
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
-                   #cond);                                                  \
-      __builtin_trap();                                                     \
-    }                                                                       \
-  } while (0)
 
 // |a - b| <= rtol * |b| on values known to be finite.
 bool Close(double a, double b, double rtol) {

@@ -12,7 +12,9 @@ import { extname, join, normalize } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+
+import { launchChromium } from './chromium.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
@@ -45,11 +47,7 @@ before(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {

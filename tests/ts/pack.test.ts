@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'posenc-pack-'));
@@ -85,11 +85,7 @@ describe('npm pack', () => {
       serve: (dir: string, port: number) => Promise<{ server: Server; url: string }>;
     };
     const { server, url } = await serve(join(site, 'dist'), 0);
-    const browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const problems: string[] = [];

@@ -14,7 +14,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+
+import { launchChromium } from './chromium.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const shots = join(root, 'build/screenshots');
@@ -30,11 +32,7 @@ before(async () => {
     serve: (dir: string, port: number) => Promise<{ server: Server; url: string }>;
   };
   ({ server, url: base } = await serve(join(root, 'dist/site'), 0));
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {
