@@ -500,21 +500,23 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
   }
 }
 
-// AttendRows for the R (1..kRows) rows of a tile.
+// AttendRows for the R (1..kRows) rows of a tile, called through a table of
+// function pointers on purpose: each AttendRows instance has one call site,
+// and Binaryen (the optimiser behind emcc) inlines every single-caller
+// function whatever its size or noinline attribute. All twelve instances
+// then formed one function so large that V8 compiles it with its mid-tier
+// register allocator, which spills the tile's accumulators to the stack on
+// every loop iteration (17% of the wasm kernel's speed). An indirect call is
+// never inlined, and costs one call per tile of rows.
 template <size_t kD>
 HWY_INLINE void AttendTile(size_t R, const HeadContext& c, const float* q,
                            size_t i0, float* S, float* acc, float* mass,
                            float* out) {
-  switch (R) {
-    case 4:
-      return AttendRows<4, kD>(c, q, i0, S, acc, mass, out);
-    case 3:
-      return AttendRows<3, kD>(c, q, i0, S, acc, mass, out);
-    case 2:
-      return AttendRows<2, kD>(c, q, i0, S, acc, mass, out);
-    default:
-      return AttendRows<1, kD>(c, q, i0, S, acc, mass, out);
-  }
+  using Fn = void (*)(const HeadContext&, const float*, size_t, float*, float*,
+                      float*, float*);
+  static constexpr Fn kAttend[kRows] = {&AttendRows<1, kD>, &AttendRows<2, kD>,
+                                        &AttendRows<3, kD>, &AttendRows<4, kD>};
+  kAttend[R - 1](c, q, i0, S, acc, mass, out);
 }
 
 // See AttentionKernel in attention.h.

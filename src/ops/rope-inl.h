@@ -127,10 +127,10 @@ HWY_INLINE void RotateInterleavedRow(const float* x, size_t h_runtime,
 // All rows of x: heads outer, tokens inner, so x and out stream
 // sequentially and the [T, h] table, reused by every head, stays in cache.
 template <size_t kH>
-HWY_INLINE void RotateAllRows(RopeLayout layout, const float* x, size_t H,
-                              size_t T, size_t dim, size_t r,
-                              const float* HWY_RESTRICT cos,
-                              const float* HWY_RESTRICT sin, float* out) {
+HWY_NOINLINE void RotateAllRows(RopeLayout layout, const float* x, size_t H,
+                                size_t T, size_t dim, size_t r,
+                                const float* HWY_RESTRICT cos,
+                                const float* HWY_RESTRICT sin, float* out) {
   const size_t h = r / 2;
   for (size_t head = 0; head < H; ++head) {
     for (size_t t = 0; t < T; ++t) {
@@ -149,20 +149,22 @@ HWY_INLINE void RotateAllRows(RopeLayout layout, const float* x, size_t H,
 }
 
 // See ApplyRope in rope.h. No allocation; out may equal x.
+// The row length is picked through a table of function pointers: Binaryen
+// (behind emcc) inlines every function with one call site, whatever its size,
+// and the four RotateAllRows in one function made it large enough for V8 to
+// compile it with its mid-tier register allocator (spills in the row loop,
+// about 20% slower in wasm). An indirect call is never inlined.
 HWY_NOINLINE void ApplyRopeKernel(RopeLayout layout, const float* x, size_t H,
                                   size_t T, size_t dim, size_t r,
                                   const float* HWY_RESTRICT cos,
                                   const float* HWY_RESTRICT sin, float* out) {
-  switch (r / 2) {  // rotary dims 32, 64, 128 get unrolled rows
-    case 16:
-      return RotateAllRows<16>(layout, x, H, T, dim, r, cos, sin, out);
-    case 32:
-      return RotateAllRows<32>(layout, x, H, T, dim, r, cos, sin, out);
-    case 64:
-      return RotateAllRows<64>(layout, x, H, T, dim, r, cos, sin, out);
-    default:
-      return RotateAllRows<0>(layout, x, H, T, dim, r, cos, sin, out);
-  }
+  using Fn = void (*)(RopeLayout, const float*, size_t, size_t, size_t, size_t,
+                      const float*, const float*, float*);
+  static constexpr Fn kRotate[4] = {&RotateAllRows<0>, &RotateAllRows<16>,
+                                    &RotateAllRows<32>, &RotateAllRows<64>};
+  const size_t h = r / 2;  // rotary dims 32, 64, 128 get unrolled rows
+  const size_t which = h == 16 ? 1 : h == 32 ? 2 : h == 64 ? 3 : 0;
+  kRotate[which](layout, x, H, T, dim, r, cos, sin, out);
 }
 
 }  // namespace HWY_NAMESPACE
