@@ -219,9 +219,10 @@ HWY_INLINE V SoftmaxExp(D d, V x) {
 }
 
 // row[t] = exp(row[t] - m) for t < n (a multiple of the lane count, every
-// row[t] <= m + kMaxLag); returns their sum. Out of line on purpose: V8 keeps
-// the polynomial's constants in registers here, and spills them when this loop
-// sits inside the large tile function.
+// row[t] <= m + kMaxLag); returns their sum. Out of line: when the tile
+// function was compiled by V8's mid-tier register allocator (see AttendTile)
+// this kept the polynomial's constants in registers; with the full allocator
+// inline and out of line measure the same.
 HWY_NOINLINE float ExpRow(float* HWY_RESTRICT row, size_t n, float m) {
   const hn::ScalableTag<float> d;
   const size_t N = hn::Lanes(d);
