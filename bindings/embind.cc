@@ -119,15 +119,24 @@ std::string RopeFrequenciesJs(const RopeSpec& spec, int seq_len,
   return "";
 }
 
-// x, out: float32 [heads, seqLen, headDim]; positions: int32 [seqLen] or 0.
+// x, out: float32 [heads, seqLen, headDim]; positions: int32 [seqLen] or 0;
+// context_length: the context length dynamic / longrope see (-1: derived
+// from the positions).
 std::string RopeApplyJs(const RopeSpec& spec, int layout, uintptr_t x,
                         double x_len, uintptr_t out, double heads,
                         double seq_len, uintptr_t positions, double offset,
                         bool pure_rotation, bool xpos, double xpos_scale_base,
-                        double xpos_center, bool xpos_key) {
+                        double xpos_center, bool xpos_key,
+                        double context_length) {
   RopeApplyOptions o;
   Status s = ToConfig(spec, &o.freq);
   if (!s.ok()) return s.message();
+  // An integer that fits int64 exactly (2^53); the range is checked below.
+  if (!(std::fabs(context_length) <= 9007199254740992.0) ||
+      context_length != std::floor(context_length)) {
+    return StrCat("contextLength must be an integer, got ", context_length);
+  }
+  o.context_length = static_cast<int64_t>(context_length);
   if (layout != 0 && layout != 1) {
     return StrCat("layout is not a valid enum value: ", layout);
   }
@@ -504,54 +513,32 @@ class TinyModelJs {
   }
 
   // Decodes greedily (temperature 0) or by sampling from `seed` after the
-  // prompt [n], through the KV cache with the scaling and bug given; writes
-  // max_new ids to out.
+  // prompt [n], through the KV cache (cache) or full passes (!cache), with
+  // the scaling and bug given; writes max_new ids to out.
   std::string generate(uintptr_t prompt, double n, double max_new,
                        double temperature, double seed,
                        uintptr_t scaling_spec_present, const RopeSpec& scaling,
-                       const std::string& bug, uintptr_t out) {
+                       const std::string& bug, bool cache, uintptr_t out) {
     if (!error_.empty()) return error_;
-    if (!model_.config.causal) {
-      return "generate needs a causal language model; this one is an encoder "
-             "(use forward)";
-    }
     if (!(max_new >= 0.0 && max_new <= 1048576.0)) {
       return StrCat("maxNewTokens must be in [0, 2^20], got ", max_new);
     }
-    if (!(temperature >= 0.0 && temperature <= 100.0)) {
-      return StrCat("temperature must be in [0, 100], got ", temperature);
-    }
-    InferenceOptions opt;
-    Status s = ToInference(scaling_spec_present, scaling, bug, &opt);
+    InferenceOptions inf;
+    Status s = ToInference(scaling_spec_present, scaling, bug, &inf);
     if (!s.ok()) return s.message();
-    std::unique_ptr<Decoder> dec;
-    s = Decoder::Create(model_, opt.scaling, opt.bug, &dec);
+    GenerateOptions opt;
+    opt.scaling = inf.scaling;
+    opt.bug = inf.bug;
+    opt.max_new_tokens = static_cast<size_t>(max_new);
+    opt.temperature = temperature;
+    opt.seed = static_cast<uint64_t>(seed);
+    opt.cache = cache;
+    std::vector<int32_t> ids;
+    s = Generate(model_, Ptr<int32_t>(prompt), static_cast<size_t>(n), opt,
+                 &ids);
     if (!s.ok()) return s.message();
-    std::vector<float> logits;
-    s = dec->Feed(Ptr<int32_t>(prompt), static_cast<size_t>(n), &logits);
-    SplitMix64 rng(static_cast<uint64_t>(seed));
-    const size_t V = static_cast<size_t>(model_.config.vocab);
-    int32_t* o = Ptr<int32_t>(out);
-    for (size_t i = 0; s.ok() && i < static_cast<size_t>(max_new); ++i) {
-      const float* last = logits.data() + logits.size() - V;
-      size_t pick = 0;
-      for (size_t v = 1; v < V; ++v) pick = last[v] > last[pick] ? v : pick;
-      if (temperature > 0.0) {
-        std::vector<double> p(V);
-        double sum = 0.0;
-        for (size_t v = 0; v < V; ++v) {
-          p[v] = std::exp((last[v] - last[pick]) / temperature);
-          sum += p[v];
-        }
-        double u = rng.Uniform() * sum;
-        for (pick = 0; pick + 1 < V && u >= p[pick]; ++pick) u -= p[pick];
-      }
-      o[i] = static_cast<int32_t>(pick);
-      if (i + 1 < static_cast<size_t>(max_new)) {
-        s = dec->Feed(&o[i], 1, &logits);
-      }
-    }
-    return s.ok() ? "" : s.message();
+    std::memcpy(Ptr<int32_t>(out), ids.data(), ids.size() * sizeof(int32_t));
+    return "";
   }
 
   // Evaluates `count` task examples of `length` tokens (seeded) with the

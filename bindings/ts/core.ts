@@ -120,7 +120,7 @@ export interface RawModule {
   ropeApply(
     spec: RopeSpec, layout: number, x: number, xLen: number, out: number, heads: number, seqLen: number,
     positions: number, offset: number, pureRotation: boolean, xpos: boolean, xposScaleBase: number,
-    xposCenter: number, xposKey: boolean,
+    xposCenter: number, xposKey: boolean, contextLength: number,
   ): string;
   sinusoidal(length: number, dim: number, base: number, layout: number, out: number): string;
   alibiSlopes(heads: number, variant: number, out: number): string;
@@ -181,6 +181,14 @@ export class Frame {
     for (const p of this.ptrs) this.m._free(p);
     this.ptrs.length = 0;
   }
+}
+
+/** `contextLength`: an integer (its range is checked in C++); omitted = -1, derived. */
+function optContextLength(v: unknown): number {
+  if (v === undefined) return -1;
+  const n = num('contextLength', v);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`contextLength must be an integer, got ${n}`);
+  return n;
 }
 
 /** The error a failed allocation inside the core becomes (see guardModule). */
@@ -348,6 +356,7 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
     const heads = int('heads', o.heads, 1);
     const seqLen = int('seqLen', o.seqLen, 0);
     const layout = oneOf('layout', o.layout, LAYOUTS);
+    const contextLength = optContextLength(o.contextLength);
     return call((f) => {
       const { spec } = ropeSpec(f, o);
       const x = tensor('x', xIn, [['heads', heads], ['seqLen', seqLen], ['headDim', spec.headDim]]);
@@ -382,7 +391,7 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
       const px = f.f32(x);
       const out = f.alloc(n * 4);
       check(m.ropeApply(spec, LAYOUTS.indexOf(layout), px, n, out, heads, seqLen, positions, offset, pure,
-        xpos, xposScaleBase, xposCenter, xposKey));
+        xpos, xposScaleBase, xposCenter, xposKey, contextLength));
       return readF32(out, n);
     });
   }

@@ -1,7 +1,7 @@
 /**
  * Tiny models over the Embind `TinyModel` and `Trainer` handles: loading
  * (validated in C++), forward with attention maps, generation through the
- * KV cache, evaluation, saving, and training in chunks that yield to the
+ * KV cache (or by full passes), evaluation, saving, and training in chunks that yield to the
  * event loop. Like core.ts, every call copies in and out of wasm memory.
  */
 import type {
@@ -34,7 +34,7 @@ export interface RawTinyModel {
   forward(tokens: number, T: number, logits: number, maps: number, hasScaling: number, scaling: unknown, bug: string): string;
   generate(
     prompt: number, n: number, maxNew: number, temperature: number, seed: number,
-    hasScaling: number, scaling: unknown, bug: string, out: number,
+    hasScaling: number, scaling: unknown, bug: string, cache: boolean, out: number,
   ): string;
   evaluate(length: number, count: number, seed: number, hasScaling: number, scaling: unknown, bug: string, out: number): string;
   saveSize(): number;
@@ -74,7 +74,8 @@ const TASKS: readonly TaskName[] = ['word-order', 'language', 'retrieval'];
 const ENCODINGS: readonly EncodingName[] = ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'xpos'];
 const BUGS: readonly PositionBug[] = [
   'none', 'restart-positions', 'rotate-v', 'only-q', 'layout-mismatch', 'left-padding-in-positions', 'wrong-base',
-  'partial-rotary-freq-over-head-dim', 'yarn-magnitude-twice',
+  'partial-rotary-freq-over-head-dim', 'yarn-magnitude-twice', 'rope-on-embeddings', 'qk-position-mismatch',
+  'rotate-half-mismatch', 'short-cos-sin-cache', 'wrong-scaling',
 ];
 /** The `bug` option (whether it applies to the model is checked in C++). */
 const bugOption = (v: unknown): PositionBug => (v === undefined ? 'none' : oneOf('bug', v, BUGS));
@@ -228,12 +229,13 @@ export function modelApi(d: ModelDeps) {
       const temperature = optNum('temperature', o.temperature, 0, { ge: 0 });
       const seed = optInt('seed', o.seed, 1, 0);
       const bug = bugOption(o.bug);
+      const cache = optBool('cache', o.cache, true);
       return d.call((f) => {
         const [has, spec] = this.#scaling(f, o.scaling);
         const pt = f.alloc(t.length * 4);
         d.HEAP32().set(t, pt >> 2);
         const out = f.alloc(Math.max(maxNew, 1) * 4);
-        check(h.generate(pt, t.length, maxNew, temperature, seed, has, spec, bug, out));
+        check(h.generate(pt, t.length, maxNew, temperature, seed, has, spec, bug, cache, out));
         return d.HEAP32().slice(out >> 2, (out >> 2) + maxNew);
       });
     }

@@ -128,6 +128,15 @@ export interface RopeConfig {
   /** `rope_theta`. Default 10000. */
   base?: number;
   scaling?: RopeScaling;
+  /**
+   * The context length the frequencies are computed for (an integer >= 0;
+   * -1 or omitted: derived from this call, the longest position + 1, as
+   * Hugging Face does). Only `dynamic` and `longrope` read it. Rotate q and
+   * k with the same value (e.g. the total sequence length): derived
+   * separately, a q call and a k call at different positions get different
+   * frequencies and q.k is no longer a function of the distance alone.
+   */
+  contextLength?: number;
 }
 
 export interface ApplyRopeOptions extends RopeConfig {
@@ -448,7 +457,35 @@ export type PositionBug =
    * RoPE / xPos with a `yarn` scaling (required): the attention factor is
    * applied twice, so logits are scaled by `mscale^4` instead of `mscale^2`.
    */
-  | 'yarn-magnitude-twice';
+  | 'yarn-magnitude-twice'
+  /**
+   * RoPE / xPos: the rotation is applied to the token embeddings (the input
+   * of layer 0) instead of to Q and K, and attention rotates nothing. Each
+   * embedding `[dModel]` is cut into head-sized blocks `[heads, headDim]`;
+   * every block gets the model's own rotation at the token's position (the
+   * cos/sin Q would have used; xPos: the query-side scale).
+   */
+  | 'rope-on-embeddings'
+  /** RoPE / xPos: queries are rotated at position + 1, keys at their position (an off-by-one in the position ids). */
+  | 'qk-position-mismatch'
+  /**
+   * RoPE / xPos: `rotate_half` pairs the halves (`x[i]` with `x[i + r/2]`)
+   * but cos/sin were built with `repeat_interleave` (element `j` uses the
+   * angle of pair `floor(j/2)`). Not a rotation: norms change. Q and K.
+   */
+  | 'rotate-half-mismatch'
+  /**
+   * RoPE / xPos: the cos/sin cache holds only `trainLen / 2` rows (32 for
+   * the shipped models); positions past it read the last row (a clamping
+   * gather). The loss rises past position 32.
+   */
+  | 'short-cos-sin-cache'
+  /**
+   * RoPE / xPos: another model's scaling: the model runs with
+   * `{ type: 'linear', factor: 4 }` although it was trained without one.
+   * Passing `scaling` as well throws a `RangeError` naming both.
+   */
+  | 'wrong-scaling';
 
 export interface ModelForwardOptions {
   /** Also return every attention map `[layers, heads, T, T]`. Default false. */
@@ -475,8 +512,19 @@ export interface GenerateOptions {
   seed?: number;
   /** RoPE / xPos context extension applied at inference (RoPE and xPos models). */
   scaling?: RopeScaling;
-  /** A position bug to apply to the cached decoding. Default `'none'`. */
+  /**
+   * A position bug to apply. Default `'none'`. With `cache: false`,
+   * `'restart-positions'` has no cache to restart (the correct model runs);
+   * every other bug applies as in `forward`.
+   */
   bug?: PositionBug;
+  /**
+   * `true` (default): incremental decoding through the KV cache. `false`:
+   * every new token runs a full forward pass over prompt + generated tokens
+   * and takes the last position's logits (slower; the reference a cached
+   * run must match: bugs that show only as cached != uncached differ here).
+   */
+  cache?: boolean;
 }
 
 export interface EvaluateOptions {
@@ -514,7 +562,7 @@ export interface TinyModel {
   tokenize(text: string, options?: { bos?: boolean }): Int32Array;
   detokenize(ids: ArrayLike<number>): string;
   forward(tokens: Int32Array, options?: ModelForwardOptions): ModelForwardResult;
-  /** Incremental decoding through the KV cache (causal models). Returns the new ids. */
+  /** Decoding (causal models): through the KV cache, or by full passes with `cache: false`. Returns the new ids. */
   generate(prompt: Int32Array, options: GenerateOptions): Int32Array;
   /** Loss and accuracy on fresh task data at each length. */
   evaluate(options: EvaluateOptions): EvaluateResult[];

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "model/layers.h"
+#include "model/rng.h"
 #include "ops/attention.h"
 #include "ops/rope_apply.h"
 
@@ -55,6 +56,11 @@ Status ModelRope(const Model& m, const RopeScaling& scaling, PositionBug bug,
     case PositionBug::kWrongBase:
       r.freq.base = kBugWrongBase;
       break;
+    case PositionBug::kWrongScaling:
+      r.freq.scaling = RopeScaling();
+      r.freq.scaling.type = RopeScalingType::kLinear;
+      r.freq.scaling.factor = kBugWrongScalingFactor;
+      break;
     case PositionBug::kPartialRotaryFreqOverHeadDim:
       // (base^(r/d))^(-2i/r) = base^(-2i/d).
       r.freq.base = std::pow(c.rope_base,
@@ -78,37 +84,123 @@ Status ModelRope(const Model& m, const RopeScaling& scaling, PositionBug bug,
   return Status::Ok();
 }
 
-// out: [heads, n, D] = x [heads, n, D] rotated by `rope` at positions [n]
-// (keys take xPos's inverse scale).
-Status RotateAt(const AttentionRope& rope, const float* x, size_t heads,
-                size_t n, const int32_t* positions, bool key,
-                std::vector<float>* out) {
+// The op's options for rotating x [heads, n, D] by `rope` at positions [n]
+// (keys take xPos's inverse scale; context_length -1 = derived).
+RopeApplyOptions RotationOptions(const AttentionRope& rope, size_t heads,
+                                 size_t n, const int32_t* positions, bool key,
+                                 int64_t context_length) {
   RopeApplyOptions r;
   r.freq = rope.freq;
   r.layout = rope.layout;
   r.heads = static_cast<int64_t>(heads);
   r.seq_len = static_cast<int64_t>(n);
   r.positions = positions;
+  r.context_length = context_length;
   r.xpos = rope.xpos;
   r.xpos_scale_base = rope.xpos_scale_base;
   r.xpos_key = key;
-  out->resize(heads * n * static_cast<size_t>(rope.freq.head_dim));
-  return RopeApplyChecked(r, x, out->size(), out->data());
+  return r;
 }
 
-// Attention of a full pass (q, k, v: [H, n, D]) with kOnlyQ (keys not
-// rotated) and kRotateV (values rotated at the keys' positions) applied.
-Status AttendFull(AttentionOptions ao, PositionBug bug, const float* q,
-                  const float* k, const float* v, float* o) {
+// out: [heads, n, D] = x [heads, n, D] rotated by `rope` at positions [n]
+// (keys take xPos's inverse scale), or, with `mismatch`, transformed by
+// kRotateHalfMismatch's non-rotation.
+Status RotateAt(const AttentionRope& rope, const float* x, size_t heads,
+                size_t n, const int32_t* positions, bool key,
+                std::vector<float>* out, bool mismatch = false,
+                int64_t context_length = -1) {
+  const RopeApplyOptions r =
+      RotationOptions(rope, heads, n, positions, key, context_length);
+  out->resize(heads * n * static_cast<size_t>(rope.freq.head_dim));
+  return mismatch ? RotateHalfMismatch(r, x, out->size(), out->data())
+                  : RopeApplyChecked(r, x, out->size(), out->data());
+}
+
+// The positions a bug rotates queries [Tq] and keys [Tk] at, from the
+// correct ones: kQkPositionMismatch moves queries one ahead,
+// kShortCosSinCache clamps both to the last row of its short cache.
+void BugPositions(const Model& m, PositionBug bug, std::vector<int32_t>* qpos,
+                  std::vector<int32_t>* kpos) {
+  if (bug == PositionBug::kQkPositionMismatch) {
+    for (int32_t& p : *qpos) ++p;
+  } else if (bug == PositionBug::kShortCosSinCache) {
+    const int32_t last = static_cast<int32_t>(ShortCacheRows(m.config)) - 1;
+    for (int32_t& p : *qpos) p = std::min(p, last);
+    for (int32_t& p : *kpos) p = std::min(p, last);
+  }
+}
+
+// max(a, b) + 1: the one context length q and k are rotated for.
+int64_t ContextLength(const std::vector<int32_t>& a,
+                      const std::vector<int32_t>& b) {
+  int64_t mx = -1;
+  for (int32_t p : a) mx = std::max<int64_t>(mx, p);
+  for (int32_t p : b) mx = std::max<int64_t>(mx, p);
+  return mx + 1;
+}
+
+// Attention of a full pass (q, k, v: [H, n, D]) with the bugs that act
+// inside attention applied: kOnlyQ (keys not rotated), kRotateV (values
+// rotated at the keys' positions), kRopeOnEmbeddings (nothing rotated here),
+// kQkPositionMismatch / kShortCosSinCache (other positions) and
+// kRotateHalfMismatch (q and k transformed by it, then no rotation).
+Status AttendFull(const Model& m, AttentionOptions ao, PositionBug bug,
+                  const float* q, const float* k, const float* v, float* o) {
   if (!ao.rope.enabled) return Attention(ao, q, k, v, o);
-  if (bug == PositionBug::kOnlyQ) ao.rope.rotate_k = false;
-  if (bug != PositionBug::kRotateV) return Attention(ao, q, k, v, o);
+  switch (bug) {
+    case PositionBug::kOnlyQ:
+      ao.rope.rotate_k = false;
+      return Attention(ao, q, k, v, o);
+    case PositionBug::kRopeOnEmbeddings:
+      ao.rope.enabled = false;
+      return Attention(ao, q, k, v, o);
+    case PositionBug::kRotateV:
+    case PositionBug::kQkPositionMismatch:
+    case PositionBug::kShortCosSinCache:
+    case PositionBug::kRotateHalfMismatch:
+      break;
+    default:
+      return Attention(ao, q, k, v, o);
+  }
   std::vector<int32_t> qpos, kpos;
   AttentionPositions(ao, &qpos, &kpos);
-  std::vector<float> vr;
+  if (bug == PositionBug::kRotateV) {
+    std::vector<float> vr;
+    POSENC_RETURN_IF_ERROR(
+        RotateAt(ao.rope, v, ao.Hkv, ao.Tk, kpos.data(), true, &vr));
+    return Attention(ao, q, k, vr.data(), o);
+  }
+  BugPositions(m, bug, &qpos, &kpos);
+  if (bug == PositionBug::kRotateHalfMismatch) {
+    const int64_t ctx = ContextLength(qpos, kpos);
+    std::vector<float> qm, km;
+    POSENC_RETURN_IF_ERROR(
+        RotateAt(ao.rope, q, ao.H, ao.Tq, qpos.data(), false, &qm, true, ctx));
+    POSENC_RETURN_IF_ERROR(
+        RotateAt(ao.rope, k, ao.Hkv, ao.Tk, kpos.data(), true, &km, true, ctx));
+    ao.rope.enabled = false;
+    return Attention(ao, qm.data(), km.data(), v, o);
+  }
+  ao.rope.q_positions = qpos.data();
+  ao.rope.k_positions = kpos.data();
+  return Attention(ao, q, k, v, o);
+}
+
+// kRopeOnEmbeddings: x [n, C], viewed as [n, H, Dh], has every head-sized
+// block rotated by `rope` at positions first .. first + n - 1 (the queries'
+// rotation: xPos's query-side scale).
+Status RotateEmbeddings(const Model& m, const AttentionRope& rope, size_t n,
+                        size_t first, float* x) {
+  const size_t H = static_cast<size_t>(m.config.heads),
+               Dh = static_cast<size_t>(m.config.head_dim());
+  std::vector<float> xh(n * H * Dh), rotated;  // [H, n, Dh]
+  SplitHeads(x, n, H, Dh, xh.data());
+  std::vector<int32_t> pos(n);
+  for (size_t t = 0; t < n; ++t) pos[t] = static_cast<int32_t>(first + t);
   POSENC_RETURN_IF_ERROR(
-      RotateAt(ao.rope, v, ao.Hkv, ao.Tk, kpos.data(), true, &vr));
-  return Attention(ao, q, k, vr.data(), o);
+      RotateAt(rope, xh.data(), H, n, pos.data(), false, &rotated));
+  MergeHeads(rotated.data(), n, H, Dh, x);
+  return Status::Ok();
 }
 
 // x [P, C] = the <pad> token's embedding (no position: pads are masked).
@@ -272,6 +364,9 @@ Status Infer(const Model& m, const int32_t* tokens, size_t T,
   std::vector<float> x(n * C);
   EmbedPads(m, P, x.data());
   EmbedTokens(m, tokens, T, pad_bug ? P : 0, x.data() + P * C);
+  if (rope.enabled && opt.bug == PositionBug::kRopeOnEmbeddings) {
+    POSENC_RETURN_IF_ERROR(RotateEmbeddings(m, rope, T, 0, x.data() + P * C));
+  }
   std::vector<uint8_t> mask(n, 1);
   std::fill(mask.begin(), mask.begin() + P, 0);
   out->maps.clear();
@@ -285,7 +380,7 @@ Status Infer(const Model& m, const int32_t* tokens, size_t T,
                 ao.rope = rope;
                 if (P > 0) ao.key_mask = mask.data();
                 if (opt.attention_maps) ao.weights = maps.data();
-                return AttendFull(ao, opt.bug, q, k, v, o);
+                return AttendFull(m, ao, opt.bug, q, k, v, o);
               }));
     if (opt.attention_maps) {
       out->maps.push_back(P > 0 ? CropMaps(maps, H, n, T) : std::move(maps));
@@ -308,8 +403,13 @@ Status Decoder::Create(const Model& m, const RopeScaling& scaling,
   const size_t H = static_cast<size_t>(m.config.heads),
                Dh = static_cast<size_t>(m.config.head_dim());
   // kOnlyQ: the cache stores keys unrotated; Attend rotates the queries.
+  // kRopeOnEmbeddings: nothing is rotated in attention. kRotateHalfMismatch:
+  // Attend transforms keys and queries itself.
   AttentionRope cache_rope = d->rope_;
-  if (bug == PositionBug::kOnlyQ) cache_rope.enabled = false;
+  if (bug == PositionBug::kOnlyQ || bug == PositionBug::kRopeOnEmbeddings ||
+      bug == PositionBug::kRotateHalfMismatch) {
+    cache_rope.enabled = false;
+  }
   POSENC_RETURN_IF_ERROR(KvCache::Validate(H, Dh, cache_rope));
   for (size_t l = 0; l < m.layer.size(); ++l) {
     d->caches_.emplace_back(H, Dh, cache_rope);
@@ -329,19 +429,31 @@ Status Decoder::Attend(size_t l, size_t n, size_t slots,
   for (size_t t = 0; t < n; ++t) {
     pos[t] = positions ? positions[t] : static_cast<int32_t>(slots + t);
   }
-  std::vector<float> vr, qr;
+  // The positions the keys are cached at and the queries rotated at.
+  std::vector<int32_t> qpos = pos, kpos = pos;
+  if (rope_.enabled) BugPositions(m_, bug_, &qpos, &kpos);
+  std::vector<float> vr, qr, kr;
   if (rope_.enabled && bug_ == PositionBug::kRotateV) {
     POSENC_RETURN_IF_ERROR(RotateAt(rope_, v, H, n, pos.data(), true, &vr));
     v = vr.data();
   }
-  POSENC_RETURN_IF_ERROR(cache.Append(k, v, n, positions));
+  if (rope_.enabled && bug_ == PositionBug::kRotateHalfMismatch) {
+    const int64_t ctx = ContextLength(qpos, kpos);
+    POSENC_RETURN_IF_ERROR(
+        RotateAt(rope_, k, H, n, kpos.data(), true, &kr, true, ctx));
+    POSENC_RETURN_IF_ERROR(
+        RotateAt(rope_, q, H, n, qpos.data(), false, &qr, true, ctx));
+    k = kr.data();
+    q = qr.data();
+  }
+  POSENC_RETURN_IF_ERROR(cache.Append(k, v, n, kpos.data()));
   AttentionOptions ao = LayerAttention(m_, l, n, cache.length());
   if (pad_ > 0) ao.key_mask = mask_.data();
   if (rope_.enabled && bug_ == PositionBug::kOnlyQ) {
     POSENC_RETURN_IF_ERROR(RotateAt(rope_, q, H, n, pos.data(), false, &qr));
     q = qr.data();
   }
-  return cache.Attend(ao, q, nullptr, o);
+  return cache.Attend(ao, q, qpos.data(), o);
 }
 
 Status Decoder::Feed(const int32_t* tokens, size_t n,
@@ -357,6 +469,10 @@ Status Decoder::Feed(const int32_t* tokens, size_t n,
   std::vector<float> x(rows * C);
   EmbedPads(m_, pads, x.data());
   EmbedTokens(m_, tokens, n, first_pos, x.data() + pads * C);
+  if (rope_.enabled && bug_ == PositionBug::kRopeOnEmbeddings) {
+    POSENC_RETURN_IF_ERROR(
+        RotateEmbeddings(m_, rope_, n, first_pos, x.data() + pads * C));
+  }
   std::vector<int32_t> restarted;
   if (restart) {
     for (size_t t = 0; t < n; ++t) restarted.push_back(static_cast<int32_t>(t));
@@ -375,6 +491,78 @@ Status Decoder::Feed(const int32_t* tokens, size_t n,
   }
   length_ += n;
   Head(m_, x.data() + pads * C, n, logits);
+  return Status::Ok();
+}
+
+namespace {
+
+// The next token from logits [V]: the argmax, or a softmax sample at
+// `temperature` (> 0) drawn from rng.
+int32_t PickToken(const float* logits, size_t V, double temperature,
+                  SplitMix64* rng) {
+  size_t pick = 0;
+  for (size_t v = 1; v < V; ++v) pick = logits[v] > logits[pick] ? v : pick;
+  if (temperature > 0.0) {
+    std::vector<double> p(V);
+    double sum = 0.0;
+    for (size_t v = 0; v < V; ++v) {
+      p[v] = std::exp((logits[v] - logits[pick]) / temperature);
+      sum += p[v];
+    }
+    double u = rng->Uniform() * sum;
+    for (pick = 0; pick + 1 < V && u >= p[pick]; ++pick) u -= p[pick];
+  }
+  return static_cast<int32_t>(pick);
+}
+
+}  // namespace
+
+Status Generate(const Model& m, const int32_t* prompt, size_t n,
+                const GenerateOptions& opt, std::vector<int32_t>* out) {
+  if (!m.config.causal) {
+    return Status::Invalid(
+        "generate needs a causal language model; this one is an encoder "
+        "(use forward)");
+  }
+  if (opt.max_new_tokens > (size_t{1} << 20)) {
+    return Status::Invalid(
+        StrCat("maxNewTokens must be in [0, 2^20], got ", opt.max_new_tokens));
+  }
+  if (!(opt.temperature >= 0.0 && opt.temperature <= 100.0)) {
+    return Status::Invalid(
+        StrCat("temperature must be in [0, 100], got ", opt.temperature));
+  }
+  POSENC_RETURN_IF_ERROR(CheckPositionBug(m.config, opt.scaling, opt.bug));
+  const size_t V = static_cast<size_t>(m.config.vocab);
+  std::unique_ptr<Decoder> dec;
+  InferenceOptions full;  // the uncached run
+  full.scaling = opt.scaling;
+  full.bug =
+      opt.bug == PositionBug::kRestartPositions ? PositionBug::kNone : opt.bug;
+  std::vector<int32_t> seq;  // [prompt + generated] when uncached
+  InferenceResult r;
+  std::vector<float>& logits = r.logits;  // [rows, V]; the last row is next
+  if (opt.cache) {
+    POSENC_RETURN_IF_ERROR(Decoder::Create(m, opt.scaling, opt.bug, &dec));
+    POSENC_RETURN_IF_ERROR(dec->Feed(prompt, n, &logits));
+  } else {
+    seq.assign(prompt, prompt + n);
+    POSENC_RETURN_IF_ERROR(Infer(m, seq.data(), seq.size(), full, &r));
+  }
+  SplitMix64 rng(opt.seed);
+  out->assign(opt.max_new_tokens, 0);
+  for (size_t i = 0; i < opt.max_new_tokens; ++i) {
+    const int32_t t =
+        PickToken(logits.data() + logits.size() - V, V, opt.temperature, &rng);
+    (*out)[i] = t;
+    if (i + 1 == opt.max_new_tokens) break;
+    if (opt.cache) {
+      POSENC_RETURN_IF_ERROR(dec->Feed(&t, 1, &logits));
+    } else {
+      seq.push_back(t);
+      POSENC_RETURN_IF_ERROR(Infer(m, seq.data(), seq.size(), full, &r));
+    }
+  }
   return Status::Ok();
 }
 

@@ -67,6 +67,27 @@ class Decoder {
   size_t length_ = 0;
 };
 
+struct GenerateOptions {
+  RopeScaling scaling;                   // applied to RoPE / xPos models
+  PositionBug bug = PositionBug::kNone;  // validated by CheckPositionBug
+  size_t max_new_tokens = 0;             // at most 2^20
+  double temperature = 0.0;              // 0: greedy; else in (0, 100]
+  uint64_t seed = 1;                     // sampling (SplitMix64)
+  // true: a Decoder (KV cache) fed the prompt, then one token per step.
+  // false: every step runs Infer on prompt + tokens so far and takes the
+  // last position's logits. Without a cache kRestartPositions has nothing
+  // to restart (positions are 0 .. T-1: the correct model); every other bug
+  // applies as in Infer.
+  bool cache = true;
+};
+
+// Generates opt.max_new_tokens ids after prompt [n] (a causal model) into
+// out [max_new_tokens]: greedy, or sampled from softmax(logits /
+// temperature). Without a bug, cached and uncached runs pick the same
+// tokens (tested), except `dynamic` RoPE past its threshold (see Decoder).
+Status Generate(const Model& m, const int32_t* prompt, size_t n,
+                const GenerateOptions& opt, std::vector<int32_t>* out);
+
 }  // namespace posenc
 
 #endif  // POSENC_MODEL_INFERENCE_H_

@@ -18,6 +18,7 @@
 #include "model/rng.h"
 #include "model/tasks.h"
 #include "model/train.h"
+#include "ops/rope_apply.h"
 
 namespace posenc {
 namespace {
@@ -112,9 +113,13 @@ TEST(PositionBugNames, RoundTripAndBadValues) {
   ExpectError(ParsePositionBug("rotate-k", &b),
               "bug must be one of 'none', 'restart-positions', 'rotate-v'");
   ExpectError(ParsePositionBug("rotate-k", &b), "got 'rotate-k'");
-  EXPECT_STREQ(PositionBugName(static_cast<PositionBug>(9)), "invalid");
+  ExpectError(ParsePositionBug("rotate-k", &b),
+              "'short-cos-sin-cache', 'wrong-scaling'; got");
+  EXPECT_STREQ(PositionBugName(static_cast<PositionBug>(kNumPositionBugs)),
+               "invalid");
+  EXPECT_EQ(kNumPositionBugs, 14);
   const Model m = Shipped("language-rope");
-  for (int bad : {9, -1, 1000}) {
+  for (int bad : {kNumPositionBugs, -1, 1000}) {
     const std::string want =
         "bug is not a valid PositionBug value: " + std::to_string(bad);
     const PositionBug bug = static_cast<PositionBug>(bad);
@@ -133,10 +138,13 @@ TEST(PositionBugErrors, EachBugNamesWhatItNeeds) {
   const Model alibi = Shipped("language-alibi");
   const std::vector<int32_t> tokens = Sequence(8);
   InferenceResult r;
-  for (PositionBug bug : {PositionBug::kRotateV, PositionBug::kOnlyQ,
-                          PositionBug::kLayoutMismatch, PositionBug::kWrongBase,
-                          PositionBug::kPartialRotaryFreqOverHeadDim,
-                          PositionBug::kYarnMagnitudeTwice}) {
+  for (PositionBug bug :
+       {PositionBug::kRotateV, PositionBug::kOnlyQ,
+        PositionBug::kLayoutMismatch, PositionBug::kWrongBase,
+        PositionBug::kPartialRotaryFreqOverHeadDim,
+        PositionBug::kYarnMagnitudeTwice, PositionBug::kRopeOnEmbeddings,
+        PositionBug::kQkPositionMismatch, PositionBug::kRotateHalfMismatch,
+        PositionBug::kShortCosSinCache, PositionBug::kWrongScaling}) {
     ExpectError(Infer(alibi, tokens.data(), 8, WithBug(bug), &r),
                 std::string("bug '") + PositionBugName(bug) +
                     "' needs a RoPE or xPos model, this model uses alibi");
@@ -158,6 +166,17 @@ TEST(PositionBugErrors, EachBugNamesWhatItNeeds) {
                     WithBug(PositionBug::kYarnMagnitudeTwice), &r),
               "bug 'yarn-magnitude-twice' needs a yarn scaling; the scaling "
               "is 'default'");
+  InferenceOptions wrong = WithBug(PositionBug::kWrongScaling);
+  wrong.scaling.type = RopeScalingType::kYarn;
+  wrong.scaling.factor = 4.0;
+  wrong.scaling.original_max_position_embeddings = 64;
+  ExpectError(Infer(rope, tokens.data(), 8, wrong, &r),
+              "bug 'wrong-scaling' runs the model with another model's "
+              "scaling (linear x4) and cannot be combined with the scaling "
+              "'yarn' passed as well");
+  std::unique_ptr<Decoder> dec;
+  ExpectError(Decoder::Create(rope, wrong.scaling, wrong.bug, &dec),
+              "cannot be combined with the scaling 'yarn'");
   InferenceOptions maps = WithBug(PositionBug::kRestartPositions);
   maps.attention_maps = true;
   ExpectError(Infer(rope, tokens.data(), 8, maps, &r),
@@ -196,9 +215,12 @@ TEST(PositionBugLoss, RopeBugsRaiseTheLossOfLanguageRope) {
   const double plain = Loss(m, InferenceOptions());
   std::printf("language-rope T=64 loss: none %.4f\n", plain);
   EXPECT_LT(plain, 1.6);  // README: 1.451 (entropy rate 1.367)
-  for (PositionBug bug : {PositionBug::kRotateV, PositionBug::kOnlyQ,
-                          PositionBug::kLayoutMismatch, PositionBug::kWrongBase,
-                          PositionBug::kRestartPositions}) {
+  for (PositionBug bug :
+       {PositionBug::kRotateV, PositionBug::kOnlyQ,
+        PositionBug::kLayoutMismatch, PositionBug::kWrongBase,
+        PositionBug::kRestartPositions, PositionBug::kRopeOnEmbeddings,
+        PositionBug::kQkPositionMismatch, PositionBug::kRotateHalfMismatch,
+        PositionBug::kShortCosSinCache, PositionBug::kWrongScaling}) {
     const double l = Loss(m, WithBug(bug));
     std::printf("language-rope T=64 loss: %s %.4f\n", PositionBugName(bug), l);
     EXPECT_GT(l, plain + 0.1) << PositionBugName(bug);
@@ -330,7 +352,7 @@ TEST(PositionBugRestart, CachedDiffersFromUncached) {
 // The decoder applies the other bugs like the full pass does (cached logits
 // under a bug equal the uncached ones under the same bug).
 TEST(PositionBugDecoder, CachedEqualsUncachedUnderEachBug) {
-  const std::vector<int32_t> tokens = Sequence(30);
+  const std::vector<int32_t> tokens = Sequence(40);  // past the short cache
   const Model rope = Shipped("language-rope");
   const Model xpos = Shipped("language-xpos");
   const Model sin = Shipped("language-sinusoidal");
@@ -343,6 +365,16 @@ TEST(PositionBugDecoder, CachedEqualsUncachedUnderEachBug) {
        {Case{&rope, PositionBug::kRotateV}, Case{&rope, PositionBug::kOnlyQ},
         Case{&rope, PositionBug::kLayoutMismatch},
         Case{&rope, PositionBug::kWrongBase},
+        Case{&rope, PositionBug::kRopeOnEmbeddings},
+        Case{&rope, PositionBug::kQkPositionMismatch},
+        Case{&rope, PositionBug::kRotateHalfMismatch},
+        Case{&rope, PositionBug::kShortCosSinCache},
+        Case{&rope, PositionBug::kWrongScaling},
+        Case{&xpos, PositionBug::kRopeOnEmbeddings},
+        Case{&xpos, PositionBug::kQkPositionMismatch},
+        Case{&xpos, PositionBug::kRotateHalfMismatch},
+        Case{&xpos, PositionBug::kShortCosSinCache},
+        Case{&partial, PositionBug::kRotateHalfMismatch},
         Case{&xpos, PositionBug::kRotateV}, Case{&xpos, PositionBug::kOnlyQ},
         Case{&partial, PositionBug::kPartialRotaryFreqOverHeadDim},
         Case{&sin, PositionBug::kLeftPaddingInPositions},
@@ -357,6 +389,255 @@ TEST(PositionBugDecoder, CachedEqualsUncachedUnderEachBug) {
       EXPECT_GT(MaxDiff(full, plain), 0.05) << PositionBugName(c.bug);
     }
   }
+}
+
+// rope-on-embeddings is a NoPE model whose input rows are the embeddings
+// rotated block by block at their positions: with every token id used once,
+// those rows can be baked into the embedding table (rotated here in double).
+TEST(PositionBugEmbeddings, EqualsNoPEWithRotatedEmbeddings) {
+  const Model m = Shipped("language-rope");
+  const ModelConfig& c = m.config;
+  const size_t C = static_cast<size_t>(c.d_model),
+               H = static_cast<size_t>(c.heads),
+               Dh = static_cast<size_t>(c.head_dim()),
+               r = c.rotary_dim ? static_cast<size_t>(c.rotary_dim) : Dh,
+               h = r / 2;
+  std::vector<int32_t> tokens;  // [vocab] distinct ids in a scrambled order
+  for (int32_t t = 0; t < c.vocab; ++t) {
+    tokens.push_back((11 * t + 3) % c.vocab);
+  }
+  ASSERT_EQ(c.vocab, 35);
+  Model nope = m;
+  nope.config.encoding = Encoding::kNope;
+  for (size_t t = 0; t < tokens.size(); ++t) {
+    float* row =
+        nope.w.data() + nope.embed + static_cast<size_t>(tokens[t]) * C;
+    for (size_t b = 0; b < H; ++b) {
+      float* x = row + b * Dh;
+      for (size_t i = 0; i < h; ++i) {
+        const double ang =
+            static_cast<double>(t) * std::pow(c.rope_base, -2.0 * i / r);
+        const double a = x[i], bb = x[i + h];
+        x[i] = static_cast<float>(a * std::cos(ang) - bb * std::sin(ang));
+        x[i + h] = static_cast<float>(a * std::sin(ang) + bb * std::cos(ang));
+      }
+    }
+  }
+  const std::vector<float> bug =
+      Logits(m, tokens, WithBug(PositionBug::kRopeOnEmbeddings));
+  EXPECT_LT(MaxDiff(bug, Logits(nope, tokens, {})), 1e-4);
+  EXPECT_GT(MaxDiff(bug, Logits(m, tokens, {})), 0.1);
+}
+
+// rotate_half with a repeat_interleaved cos/sin table: the formula (in
+// double), identity at position 0, norms changed elsewhere, and neither of
+// the two correct layouts.
+TEST(PositionBugRotateHalf, MismatchIsNotARotation) {
+  RopeApplyOptions o;
+  o.freq.head_dim = 16;
+  o.freq.rotary_dim = 12;
+  o.heads = 2;
+  o.seq_len = 3;
+  const int32_t positions[3] = {0, 5, 37};
+  o.positions = positions;
+  const size_t d = 16, h = 6, n = 2 * 3 * d;
+  SplitMix64 rng(17);
+  std::vector<float> x(n), out(n);
+  for (float& v : x) v = static_cast<float>(rng.Symmetric(1.0));
+  ASSERT_TRUE(RotateHalfMismatch(o, x.data(), n, out.data()).ok());
+  for (size_t row = 0; row < 6; ++row) {
+    const double p = positions[row % 3];
+    const float* xr = x.data() + row * d;
+    const float* y = out.data() + row * d;
+    auto angle = [&](size_t pair) {
+      return p * std::pow(10000.0, -2.0 * static_cast<double>(pair) / 12.0);
+    };
+    double nx = 0.0, ny = 0.0;
+    for (size_t j = 0; j < h; ++j) {
+      const double ta = angle(j / 2), tb = angle((j + h) / 2);
+      EXPECT_NEAR(y[j], xr[j] * std::cos(ta) - xr[j + h] * std::sin(ta), 1e-5);
+      EXPECT_NEAR(y[j + h], xr[j + h] * std::cos(tb) + xr[j] * std::sin(tb),
+                  1e-5);
+    }
+    for (size_t e = 0; e < d; ++e) {
+      if (e >= 2 * h) EXPECT_EQ(y[e], xr[e]);  // partial rotary tail
+      nx += static_cast<double>(xr[e]) * xr[e];
+      ny += static_cast<double>(y[e]) * y[e];
+    }
+    if (p == 0) {
+      EXPECT_NEAR(ny, nx, 1e-5) << "position 0 is the identity";
+    } else {
+      EXPECT_GT(std::fabs(std::sqrt(ny) - std::sqrt(nx)), 1e-2)
+          << "norm preserved at position " << p;
+    }
+  }
+  for (RopeLayout layout : {RopeLayout::kHalf, RopeLayout::kInterleaved}) {
+    RopeApplyOptions r = o;
+    r.layout = layout;
+    std::vector<float> rot(n);
+    ASSERT_TRUE(RopeApplyChecked(r, x.data(), n, rot.data()).ok());
+    for (size_t row : {1, 2, 4, 5}) {  // positions 5 and 37
+      EXPECT_GT(MaxDiff(std::vector<float>(out.begin() + row * d,
+                                           out.begin() + (row + 1) * d),
+                        std::vector<float>(rot.begin() + row * d,
+                                           rot.begin() + (row + 1) * d)),
+                0.05)
+          << "layout " << static_cast<int>(layout) << " row " << row;
+    }
+  }
+}
+
+// Queries one position ahead: the first token attends to itself alone (one
+// key: the score does not matter), every later row changes.
+TEST(PositionBugQkMismatch, OnlyRowsWithSeveralKeysChange) {
+  const Model m = Shipped("language-rope");
+  const size_t V = static_cast<size_t>(m.config.vocab);
+  const std::vector<int32_t> tokens = Sequence(kT);
+  const std::vector<float> bug =
+      Logits(m, tokens, WithBug(PositionBug::kQkPositionMismatch));
+  const std::vector<float> plain = Logits(m, tokens, {});
+  EXPECT_LT(MaxDiff(bug, plain, V, 0, 1), 1e-5);
+  EXPECT_GT(MaxDiff(bug, plain, V, 1, kT), 0.5);
+}
+
+// A cos/sin cache of 32 rows: nothing changes before position 32, the loss
+// rises after it.
+TEST(PositionBugShortCache, LossRisesPastTheCache) {
+  const Model m = Shipped("language-rope");
+  const size_t V = static_cast<size_t>(m.config.vocab);
+  const size_t rows = ShortCacheRows(m.config);
+  ASSERT_EQ(rows, 32u);
+  const InferenceOptions bug = WithBug(PositionBug::kShortCosSinCache);
+  const std::vector<int32_t> tokens = Sequence(kT);
+  const std::vector<float> short_logits = Logits(m, tokens, bug);
+  const std::vector<float> plain = Logits(m, tokens, {});
+  EXPECT_LT(MaxDiff(short_logits, plain, V, 0, rows), 1e-5);
+  EXPECT_GT(MaxDiff(short_logits, plain, V, rows, kT), 0.5);
+  EvalResult a, b;
+  ASSERT_TRUE(Evaluate(m, TaskKind::kLanguage, kT, kExamples, kSeed,
+                       InferenceOptions(), &a)
+                  .ok());
+  ASSERT_TRUE(
+      Evaluate(m, TaskKind::kLanguage, kT, kExamples, kSeed, bug, &b).ok());
+  double before = 0.0, after_plain = 0.0, after_bug = 0.0;
+  size_t n_after = 0;
+  for (size_t t = 0; t < kT; ++t) {
+    if (std::isnan(a.position_loss[t])) continue;
+    if (t < rows) {
+      before =
+          std::fmax(before, std::fabs(a.position_loss[t] - b.position_loss[t]));
+    } else if (t >= rows + 8) {
+      after_plain += a.position_loss[t];
+      after_bug += b.position_loss[t];
+      ++n_after;
+    }
+  }
+  ASSERT_GT(n_after, 0u);
+  after_plain /= n_after;
+  after_bug /= n_after;
+  std::printf(
+      "language-rope short cos/sin cache: positions >= 40 loss %.4f -> "
+      "%.4f\n",
+      after_plain, after_bug);
+  EXPECT_LT(before, 1e-4);
+  EXPECT_GT(after_bug, after_plain + 0.3);
+}
+
+// Another model's scaling is exactly an explicit linear x4.
+TEST(PositionBugWrongScaling, IsLinearTimesFour) {
+  const Model m = Shipped("language-rope");
+  const std::vector<int32_t> tokens = Sequence(kT);
+  InferenceOptions linear;
+  linear.scaling.type = RopeScalingType::kLinear;
+  linear.scaling.factor = 4.0;
+  const std::vector<float> bug =
+      Logits(m, tokens, WithBug(PositionBug::kWrongScaling));
+  EXPECT_LT(MaxDiff(bug, Logits(m, tokens, linear)), 1e-6);
+  EXPECT_GT(MaxDiff(bug, Logits(m, tokens, {})), 0.5);
+}
+
+std::vector<int32_t> Gen(const Model& m, const std::vector<int32_t>& prompt,
+                         const GenerateOptions& opt) {
+  std::vector<int32_t> out;
+  const Status st = Generate(m, prompt.data(), prompt.size(), opt, &out);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return out;
+}
+
+GenerateOptions GenOptions(bool cache, PositionBug bug = PositionBug::kNone,
+                           double temperature = 0.0) {
+  GenerateOptions o;
+  o.max_new_tokens = 40;
+  o.cache = cache;
+  o.bug = bug;
+  o.temperature = temperature;
+  o.seed = 5;
+  return o;
+}
+
+// Without a bug the KV cache changes nothing: cached and uncached decoding
+// pick the same tokens (greedy and sampled), for every kind of encoding.
+TEST(Generate, CachedEqualsUncached) {
+  const std::vector<int32_t> prompt = Sequence(12);
+  for (const char* name : {"language-rope", "language-xpos", "language-alibi",
+                           "language-sinusoidal", "language-t5"}) {
+    const Model m = Shipped(name);
+    for (double temperature : {0.0, 0.8}) {
+      const std::vector<int32_t> cached =
+          Gen(m, prompt, GenOptions(true, PositionBug::kNone, temperature));
+      EXPECT_EQ(cached.size(), 40u);
+      EXPECT_EQ(cached, Gen(m, prompt,
+                            GenOptions(false, PositionBug::kNone, temperature)))
+          << name << " temperature " << temperature;
+    }
+  }
+}
+
+// restart-positions shows only with a cache: uncached it is the correct
+// model. A bug inside attention (rotate-v) is the same either way.
+TEST(Generate, RestartPositionsShowsOnlyWithACache) {
+  const Model m = Shipped("language-rope");
+  const std::vector<int32_t> prompt = Sequence(12);
+  const std::vector<int32_t> plain = Gen(m, prompt, GenOptions(true));
+  const std::vector<int32_t> cached =
+      Gen(m, prompt, GenOptions(true, PositionBug::kRestartPositions));
+  const std::vector<int32_t> uncached =
+      Gen(m, prompt, GenOptions(false, PositionBug::kRestartPositions));
+  EXPECT_NE(cached, uncached);
+  EXPECT_EQ(uncached, plain);
+  const std::vector<int32_t> rv =
+      Gen(m, prompt, GenOptions(true, PositionBug::kRotateV));
+  EXPECT_EQ(rv, Gen(m, prompt, GenOptions(false, PositionBug::kRotateV)));
+  EXPECT_NE(rv, plain);
+}
+
+TEST(Generate, Errors) {
+  const std::vector<int32_t> prompt = Sequence(8);
+  std::vector<int32_t> out;
+  const Model encoder = Shipped("word-order-rope");
+  ExpectError(Generate(encoder, prompt.data(), 4, GenOptions(false), &out),
+              "generate needs a causal language model; this one is an "
+              "encoder");
+  const Model rope = Shipped("language-rope");
+  GenerateOptions hot = GenOptions(false);
+  hot.temperature = 200.0;
+  ExpectError(Generate(rope, prompt.data(), 8, hot, &out),
+              "temperature must be in [0, 100], got 200");
+  GenerateOptions many = GenOptions(false);
+  many.max_new_tokens = (size_t{1} << 20) + 1;
+  ExpectError(Generate(rope, prompt.data(), 8, many, &out),
+              "maxNewTokens must be in [0, 2^20], got 1048577");
+  const Model alibi = Shipped("language-alibi");
+  ExpectError(Generate(alibi, prompt.data(), 8,
+                       GenOptions(false, PositionBug::kRestartPositions), &out),
+              "bug 'restart-positions' needs a model with positions");
+  const int32_t bad[2] = {1, 99};
+  ExpectError(Generate(rope, bad, 2, GenOptions(false), &out),
+              "tokens[1] must be in [0, 35), got 99");
+  GenerateOptions none = GenOptions(false);
+  none.max_new_tokens = 0;
+  ASSERT_TRUE(Generate(rope, prompt.data(), 8, none, &out).ok());
+  EXPECT_TRUE(out.empty());
 }
 
 }  // namespace
