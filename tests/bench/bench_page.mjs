@@ -68,11 +68,11 @@ try {
     rows.push({ name, ...res });
     process.stderr.write(`${name}: ${JSON.stringify(res)}\n`);
   }
-  await measure('1. shuffle 256 tokens (attention twice with weights, 2 heatmaps)', 'order', 'shuffle');
-  await measure('1. toggle the causal mask, 256 tokens', 'order', 'causal');
-  await measure('2. sinusoidal base slider, 256 positions x 128 dims (+ PE PE^T)', 'sinusoidal', 'sinBase');
-  await measure('3. RoPE position slider (rotations, angle map, decay over 1024)', 'rope', 'ropeM');
-  await measure('4. ALiBi slopes, 16 heads x 256 x 256 + T5 buckets', 'bias', 'alibi');
+  await measure('order: shuffle 256 tokens (attention twice with weights, 2 heatmaps)', 'order', 'shuffle');
+  await measure('order: toggle the causal mask, 256 tokens', 'order', 'causal');
+  await measure('sinusoidal: sinusoidal base slider, 256 positions x 128 dims (+ PE PE^T)', 'sinusoidal', 'sinBase');
+  await measure('RoPE lab: position slider (6 rotations, angle map, decay over 1024)', 'rope', 'ropeM');
+  await measure('bias: ALiBi slopes, 16 heads x 256 x 256 + T5 buckets', 'bias', 'alibi');
 
   // Longest main-thread task while the Worker trains a language model.
   const longest = await page.evaluate(async () => {

@@ -1,5 +1,6 @@
 // Heatmaps on canvas: one pixel per cell, scaled by CSS (crisp), with a
 // diverging (around 0) or sequential colour map and a hover read-out.
+import { onLangChange } from './i18n.js';
 import { el, fmtNum } from './ui.js';
 
 type Rgb = [number, number, number];
@@ -16,6 +17,8 @@ function ramp(anchors: Rgb[], x: number): Rgb {
   return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
 }
 
+const str = (s: string | (() => string)): string => (typeof s === 'string' ? s : s());
+
 function mid(): Rgb {
   return document.documentElement.dataset.theme === 'dark' ? [34, 36, 44] : [247, 247, 247];
 }
@@ -25,11 +28,11 @@ export interface HeatmapOptions {
   kind: 'diverging' | 'sequential';
   /** Fixed colour range; default: from the data (finite values only). */
   range?: [number, number];
-  /** Accessible description. */
-  label: string;
-  /** Axis names for the read-out. */
-  rowName?: string;
-  colName?: string;
+  /** Accessible description (a function follows the language). */
+  label: string | (() => string);
+  /** Axis names for the read-out (functions follow the language). */
+  rowName?: string | (() => string);
+  colName?: string | (() => string);
   /** Smallest displayed height / width (default 0.35). */
   minAspect?: number;
   /** Largest CSS width in pixels. */
@@ -45,7 +48,8 @@ export class Heatmap {
   private cols = 0;
 
   constructor(private readonly o: HeatmapOptions) {
-    this.canvas = el('canvas', { role: 'img', 'aria-label': o.label, class: 'heatmap' });
+    this.canvas = el('canvas', { role: 'img', 'aria-label': str(o.label), class: 'heatmap' });
+    if (typeof o.label !== 'string') onLangChange(() => this.canvas.setAttribute('aria-label', str(o.label)));
     this.readout = el('div', { class: 'readout', 'aria-live': 'off' }, '\u00a0');
     this.el = el('div', { class: 'heatmap-wrap' }, this.canvas, this.readout);
     if (o.maxWidth) this.canvas.style.maxWidth = `${o.maxWidth}px`;
@@ -55,9 +59,10 @@ export class Heatmap {
       const i = Math.floor(((e.clientY - r.top) / r.height) * this.rows);
       if (i >= 0 && i < this.rows && j >= 0 && j < this.cols) {
         const v = this.data[i * this.cols + j]!;
-        this.readout.textContent = `${this.o.rowName ?? 'row'} ${i}, ${this.o.colName ?? 'col'} ${j}: ${fmtNum(v)}`;
+        this.readout.textContent = `${str(this.o.rowName ?? 'row')} ${i}, ${str(this.o.colName ?? 'col')} ${j}: ${fmtNum(v)}`;
       }
     });
+    this.canvas.addEventListener('mouseleave', () => { this.readout.textContent = '\u00a0'; });
   }
 
   /** data: [rows, cols] row-major; -Infinity cells (masked) are drawn neutral grey. */

@@ -10,18 +10,28 @@ import { refreshPlots } from './plot.js';
 import { Ctx } from './sections/context.js';
 import { mountBias } from './sections/bias.js';
 import { mountBugs } from './sections/bugs.js';
+import { mountDerivation } from './sections/derivation.js';
+import { mountExamples } from './sections/examples.js';
 import { mountExtrapolation } from './sections/extrapolation.js';
 import { mountOrder } from './sections/order.js';
+import { mountPipeline } from './sections/pipeline.js';
+import { mountPositions } from './sections/positions.js';
+import { mountQuiz } from './sections/quiz.js';
 import { mountRope } from './sections/rope.js';
 import { mountSinusoidal } from './sections/sinusoidal.js';
+import { mountTaxonomy } from './sections/taxonomy.js';
 import { mountTrain } from './sections/train.js';
 import { getChoice, setParam } from './state.js';
 import { renderRich } from './tex.js';
 
-/** Re-renders every translated element. */
+/** Re-renders every translated element; section headings are numbered in page order. */
 function translate(): void {
   for (const e of document.querySelectorAll<HTMLElement>('[data-i18n]')) e.textContent = t(e.dataset.i18n as Key);
   for (const e of document.querySelectorAll<HTMLElement>('[data-i18n-rich]')) renderRich(e, t(e.dataset.i18nRich as Key));
+  for (const e of document.querySelectorAll<HTMLElement>('[data-i18n-aria]')) e.setAttribute('aria-label', t(e.dataset.i18nAria as Key));
+  document.querySelectorAll<HTMLElement>('main > section > h2').forEach((h, i) => {
+    h.textContent = `${i + 1}. ${t(h.dataset.i18n as Key)}`;
+  });
   document.title = t('title');
 }
 
@@ -58,7 +68,12 @@ async function main(): Promise<void> {
     buildNav();
     refreshPlots();
   });
-  document.getElementById('lang-switch')!.addEventListener('click', () => {
+  // The button names the other language, in that language.
+  const langButton = document.getElementById('lang-switch')!;
+  const markButton = (): void => langButton.setAttribute('lang', lang() === 'en' ? 'zh-CN' : 'en');
+  markButton();
+  onLangChange(markButton);
+  langButton.addEventListener('click', () => {
     const next: Lang = lang() === 'en' ? 'zh' : 'en';
     setParam('lang', next);
     setLang(next);
@@ -77,19 +92,29 @@ async function main(): Promise<void> {
   const worker = new WorkerClient();
   const [pe, w] = await Promise.all([init(), worker.call('init', { modelBase })]);
   const badge = document.getElementById('runtime')!;
-  badge.textContent = `${t('runtime')}: wasm ${pe.simd ? 'SIMD' : 'scalar'} (${pe.target}) · worker ${w.simd ? 'SIMD' : 'scalar'}`;
+  const showBadge = (): void => {
+    badge.textContent = `${t('runtime')}: wasm ${pe.simd ? 'SIMD' : t('runtime.scalar')} (${pe.target}) · Worker ${w.simd ? 'SIMD' : t('runtime.scalar')}`;
+  };
+  showBadge();
+  onLangChange(showBadge);
   badge.dataset.state = 'ready';
   document.getElementById('loading')?.remove();
 
   const ctx = new Ctx(pe, worker);
   const body = (id: string): HTMLElement => document.querySelector<HTMLElement>(`#${id} .body`)!;
   mountOrder(ctx, body('order'));
+  mountTaxonomy(ctx, body('taxonomy'));
+  mountPipeline(ctx, body('pipeline'));
   mountSinusoidal(ctx, body('sinusoidal'));
+  mountDerivation(ctx, body('derivation'));
   mountRope(ctx, body('rope'));
   mountBias(ctx, body('bias'), modelBase);
+  mountExamples(ctx, body('examples'));
+  mountPositions(ctx, body('positions'));
   mountExtrapolation(ctx, body('extrapolation'));
   mountBugs(ctx, body('bugs'));
   mountTrain(ctx, body('train'));
+  mountQuiz(ctx, body('quiz'));
   translate();
   document.documentElement.dataset.ready = '1';
   const target = location.hash.match(/(?:^#|&)section=([a-z]+)/)?.[1];

@@ -10,7 +10,8 @@ import { el } from './ui.js';
 export const PALETTE = ['#1f77b4', '#e6550d', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
 
 export interface LineSeries {
-  label: string;
+  /** A function is re-read when the plot is rebuilt (language change). */
+  label: string | (() => string);
   color?: string;
   dash?: number[];
   width?: number;
@@ -30,9 +31,13 @@ export interface LinePlotOptions {
   points?: boolean;
   /** Fixed x range. */
   xRange?: [number, number];
+  /** x takes integer values only (e.g. a pair index): ticks at whole numbers. */
+  integerX?: boolean;
 }
 
 const plots = new Set<LinePlot>();
+
+const labelOf = (s: LineSeries): string => (typeof s.label === 'string' ? s.label : s.label());
 
 /** Rebuilds every plot (theme or language change). */
 export function refreshPlots(): void {
@@ -66,7 +71,7 @@ export class LinePlot {
   /** data[0]: x values; data[k]: series k (null = gap). */
   setData(data: uPlot.AlignedData, series?: LineSeries[]): void {
     this.data = data;
-    if (series && (series.length !== this.series.length || series.some((s, i) => s.label !== this.series[i]!.label))) {
+    if (series && (series.length !== this.series.length || series.some((s, i) => labelOf(s) !== labelOf(this.series[i]!)))) {
       this.series = series;
       this.plot?.destroy();
       this.plot = undefined;
@@ -91,13 +96,16 @@ export class LinePlot {
           x: { time: false, distr: this.o.logX ? 3 : 1, ...(this.o.xRange ? { range: this.o.xRange } : {}) },
           y: { distr: this.o.logY ? 3 : 1 },
         },
-        axes: [axis(this.o.xLabel()), axis(this.o.yLabel())],
+        axes: [
+          { ...axis(this.o.xLabel()), ...(this.o.integerX ? { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] } : {}) },
+          axis(this.o.yLabel()),
+        ],
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
         series: [
           { label: this.o.xLabel() },
           ...this.series.map((s, i) => ({
-            label: s.label,
+            label: labelOf(s),
             stroke: s.color ?? PALETTE[i % PALETTE.length]!,
             width: s.width ?? 1.5,
             ...(s.dash ? { dash: s.dash } : {}),

@@ -49,7 +49,14 @@ export interface Api {
       /** Greedy continuation through the KV cache, without and with the bug. */
       cleanText: string[];
       buggyText: string[];
+      /** Greedy continuation with the bug and no cache (a full pass per token). */
+      uncachedText: string[];
     };
+  };
+  /** Mean loss at one length with correct position ids and with a position bug (NaN + error where a run fails). */
+  bugLoss: {
+    args: { model: string; bug: PositionBug; length: number; examples: number };
+    result: { clean: number; buggy: number; error?: string };
   };
   /** Trains a model (progress messages while running); it becomes CUSTOM. */
   train: { args: { task: TaskName; encoding: EncodingName; steps: number; seqLen: number }; result: { config: TinyModelConfig } };

@@ -1,6 +1,6 @@
 // Small DOM helpers: labelled native controls (keyboard accessible as they
 // are), bound to the URL state and to the language switch.
-import { t, type Key } from './i18n.js';
+import { onLangChange, t, type Key } from './i18n.js';
 import { setParam } from './state.js';
 
 export function el<K extends keyof HTMLElementTagNameMap>(
@@ -94,7 +94,8 @@ export function slider(o: SliderOptions): Slider {
 export interface SelectOptions<T extends string> {
   label: Key;
   param: string;
-  options: ReadonlyArray<readonly [T, string]>;
+  /** [value, label]: a label given as a function is re-read on every language change. */
+  options: ReadonlyArray<readonly [T, string | (() => string)]>;
   value: T;
   onChange: (v: T) => void;
 }
@@ -102,7 +103,11 @@ export interface SelectOptions<T extends string> {
 export function select<T extends string>(o: SelectOptions<T>): { el: HTMLElement; input: HTMLSelectElement; value(): T } {
   const id = nextId();
   const input = el('select', { id });
-  for (const [v, label] of o.options) input.append(el('option', { value: v }, label));
+  const show = (label: string | (() => string)): string => (typeof label === 'string' ? label : label());
+  for (const [v, label] of o.options) input.append(el('option', { value: v }, show(label)));
+  if (o.options.some(([, label]) => typeof label !== 'string')) {
+    onLangChange(() => o.options.forEach(([, label], i) => { input.options[i]!.text = show(label); }));
+  }
   input.value = o.value;
   input.addEventListener('change', () => {
     setParam(o.param, input.value);
@@ -159,4 +164,24 @@ export function fmtNum(v: number, digits = 3): string {
   if (v === 0) return '0';
   const a = Math.abs(v);
   return a >= 1e4 || a < 1e-3 ? v.toExponential(2) : v.toFixed(digits);
+}
+
+/**
+ * Runs `fn` once, when `target` comes within `margin` of the viewport (or at
+ * once without IntersectionObserver). Sections use it for anything that
+ * fetches a model or costs real time, so nothing loads before the reader
+ * gets near it.
+ */
+export function whenNear(target: Element, fn: () => void, margin = '800px'): void {
+  if (typeof IntersectionObserver === 'undefined') {
+    fn();
+    return;
+  }
+  const io = new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting)) {
+      io.disconnect();
+      fn();
+    }
+  }, { rootMargin: margin });
+  io.observe(target);
 }

@@ -70,13 +70,24 @@ const handlers: Handlers = {
     const [clean] = m.evaluate({ lengths: [length], examples, ...sc });
     const [buggy] = m.evaluate({ lengths: [length], examples, ...sc, bug });
     const prompt = module().sampleTask({ task: 'language', length: 24, seed: 3 }).tokens;
-    const gen = (b: typeof bug): string[] =>
-      m.detokenize(m.generate(prompt, { maxNewTokens: 40, ...sc, bug: b })).split(' ');
+    const gen = (b: typeof bug, cache = true): string[] =>
+      m.detokenize(m.generate(prompt, { maxNewTokens: 40, ...sc, bug: b, cache })).split(' ');
     const strip = (r: typeof clean): LossCurve => ({ length: r!.length, loss: r!.loss, accuracy: r!.accuracy, positionLoss: r!.positionLoss });
     return {
       clean: strip(clean), buggy: strip(buggy), prompt: m.detokenize(prompt),
-      cleanText: gen('none'), buggyText: gen(bug),
+      cleanText: gen('none'), buggyText: gen(bug), uncachedText: gen(bug, false),
     };
+  },
+  async bugLoss({ model: name, bug, length, examples }) {
+    const m = await model(name);
+    const [clean] = m.evaluate({ lengths: [length], examples });
+    if (bug === 'none') return { clean: clean!.loss, buggy: clean!.loss };
+    try {
+      const [buggy] = m.evaluate({ lengths: [length], examples, bug });
+      return { clean: clean!.loss, buggy: buggy!.loss };
+    } catch (e) {
+      return { clean: clean!.loss, buggy: NaN, error: e instanceof Error ? e.message : String(e) };
+    }
   },
   async maps({ model: name, tokens }) {
     const m = await model(name);

@@ -3,8 +3,9 @@
 import type { Posenc } from 'posenc';
 
 import { Heatmap } from '../heatmap.js';
+import { onLangChange, t } from '../i18n.js';
 import { getBool, getChoice, getNumber } from '../state.js';
-import { checkbox, coalesce, el, figure, select, slider } from '../ui.js';
+import { checkbox, coalesce, el, figure, select, slider, whenNear } from '../ui.js';
 import type { Ctx } from './context.js';
 
 /** One float32 tensor of a safetensors file (the format is 8 bytes of header length, JSON, data). */
@@ -34,7 +35,7 @@ export function mountBias(ctx: Ctx, root: HTMLElement, modelBase: string): void 
   const alibiBox = el('div', { id: 'alibi-maps' });
   let alibiMaps: Heatmap[] = [];
   let alibiLabels: HTMLElement[] = [];
-  const bucketMap = new Heatmap({ kind: 'sequential', label: 'T5 buckets', rowName: 'query', colName: 'key' });
+  const bucketMap = new Heatmap({ kind: 'sequential', label: () => t('bias.bucketMap'), rowName: 'query', colName: 'key' });
   const learnedBox = el('div', { id: 't5-learned' });
 
   const update = coalesce(() => {
@@ -43,7 +44,7 @@ export function mountBias(ctx: Ctx, root: HTMLElement, modelBase: string): void 
     const bias = pe.alibiBias({ heads, queryLength: length, keyLength: length, variant, causal: true });
     // The maps are kept while the head count stays (no DOM rebuild per update).
     if (alibiMaps.length !== heads) {
-      alibiMaps = Array.from({ length: heads }, () => new Heatmap({ kind: 'diverging', label: 'ALiBi bias', rowName: 'query', colName: 'key' }));
+      alibiMaps = Array.from({ length: heads }, () => new Heatmap({ kind: 'diverging', label: () => t('bias.alibi'), rowName: 'query', colName: 'key' }));
       alibiLabels = alibiMaps.map(() => el('div', { class: 'cell-label' }));
       alibiBox.replaceChildren(el('div', { class: 'grid' }, ...alibiMaps.map((m, i) => el('div', { class: 'cell' }, alibiLabels[i]!, m.el))));
     }
@@ -52,14 +53,17 @@ export function mountBias(ctx: Ctx, root: HTMLElement, modelBase: string): void 
     // |bias| is largest at the farthest key: slope * (length - 1).
     const amax = Math.max(...slopes) * Math.max(length - 1, 1);
     maps.forEach((m, h) => m.draw(bias.subarray(h * length * length, (h + 1) * length * length), length, length, [-amax, amax]));
-    slopes.forEach((m, h) => { alibiLabels[h]!.textContent = `h${h}: m = ${m.toPrecision(3)}`; });
+    slopes.forEach((m, h) => {
+      alibiLabels[h]!.textContent = `${t('bias.head')} ${h}: m = ${m.toPrecision(3)}`;
+      alibiLabels[h]!.dataset.value = String(m);
+    });
     const b = pe.t5Buckets({ queryLength: length, keyLength: length, numBuckets: buckets, maxDistance, bidirectional });
     bucketMap.draw(b, length, length);
     root.dataset.ms = (performance.now() - t0).toFixed(2);
   });
 
   // The shipped T5 language model's learned table, through pe.t5Bias.
-  void (async () => {
+  whenNear(learnedBox, () => void (async () => {
     const [info, res] = await Promise.all([
       ctx.worker.call('describe', { model: 'language-t5' }),
       fetch(new URL('language-t5.safetensors', modelBase)),
@@ -71,20 +75,22 @@ export function mountBias(ctx: Ctx, root: HTMLElement, modelBase: string): void 
     let amax = 0;
     for (const v of data) amax = Math.max(amax, Math.abs(v));
     const maps = Array.from({ length: H }, (_, h) => {
-      const m = new Heatmap({ kind: 'diverging', label: 'learned T5 bias', rowName: 'query', colName: 'key', range: [-amax, amax] });
+      const m = new Heatmap({ kind: 'diverging', label: () => t('bias.learned'), rowName: 'query', colName: 'key', range: [-amax, amax] });
       const slice = bias.subarray(h * L * L, (h + 1) * L * L).slice();
       for (let i = 0; i < L; i++) for (let j = i + 1; j < L; j++) slice[i * L + j] = -Infinity; // causal model
       m.draw(slice, L, L);
       return m;
     });
-    learnedBox.replaceChildren(grid(maps, maps.map((_, h) => `head ${h}`)));
+    const labels = (): string[] => maps.map((_, h) => `${t('bias.head')} ${h}`);
+    learnedBox.replaceChildren(grid(maps, labels()));
+    onLangChange(() => learnedBox.querySelectorAll('.cell-label').forEach((e, h) => { e.textContent = labels()[h]!; }));
     learnedBox.dataset.ready = '1';
-  })().catch((e: unknown) => { learnedBox.textContent = String(e); });
+  })().catch((e: unknown) => { learnedBox.textContent = String(e); }));
 
   root.append(
     el('div', { class: 'controls' },
       slider({ label: 'bias.heads', param: 'b.heads', min: 1, max: 16, step: 1, value: heads, onInput: (v) => { heads = v; update(); } }).el,
-      select({ label: 'bias.variant', param: 'b.variant', value: variant, options: [['paper', '2^(-8(h+1)/H) (paper)'], ['simple', '1/2^h (simplified)']] as const, onChange: (v) => { variant = v; update(); } }).el,
+      select({ label: 'bias.variant', param: 'b.variant', value: variant, options: [['paper', () => t('bias.variant.paper')], ['simple', () => t('bias.variant.simple')]] as const, onChange: (v) => { variant = v; update(); } }).el,
       slider({ label: 'bias.length', param: 'b.len', min: 4, max: 256, step: 4, value: length, onInput: (v) => { length = v; update(); } }).el),
     figure('bias.alibi', alibiBox),
     el('div', { class: 'controls' },
@@ -93,5 +99,6 @@ export function mountBias(ctx: Ctx, root: HTMLElement, modelBase: string): void 
       checkbox({ label: 'bias.bidirectional', param: 'b.bidir', value: bidirectional, onChange: (v) => { bidirectional = v; update(); } }).el),
     el('div', { class: 'figs' }, figure('bias.bucketMap', bucketMap.el), figure('bias.learned', learnedBox)),
   );
+  onLangChange(update);
   update();
 }

@@ -9,9 +9,10 @@ import { t } from '../i18n.js';
 import { LinePlot, PALETTE } from '../plot.js';
 import { CUSTOM, SHIPPED } from '../protocol.js';
 import { getChoice, getNumber } from '../state.js';
-import { coalesce, el, figure, select, slider, text } from '../ui.js';
+import { coalesce, el, figure, select, slider, text, whenNear } from '../ui.js';
 import type { Ctx } from './context.js';
 import { makeScaling } from './rope.js';
+import { mountWavelengths } from './wavelengths.js';
 
 const LENGTHS = [64, 128, 256, 512, 1024] as const;
 const EXT_SCALINGS = ['none', 'linear', 'ntk', 'dynamic', 'yarn'] as const;
@@ -38,13 +39,13 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
   let factor = getNumber('e.factor', 4, 1, 32);
   const status = el('p', { class: 'status', 'aria-live': 'polite' });
   const lossPlot = new LinePlot({
-    xLabel: () => t('ext.position'), yLabel: () => 'loss (nats)', series: [], height: 300,
+    xLabel: () => t('ext.position'), yLabel: () => t('plot.loss'), series: [], height: 300,
     markers: () => [64], hMarkers: () => [ENTROPY],
   });
   lossPlot.el.id = 'ext-loss';
-  const retrievalPlot = new LinePlot({ xLabel: () => t('ext.length'), yLabel: () => 'accuracy', series: [], height: 260, logX: true, points: true, markers: () => [64], xRange: [56, 1200] });
+  const retrievalPlot = new LinePlot({ xLabel: () => t('ext.length'), yLabel: () => t('plot.accuracy'), series: [], height: 260, logX: true, points: true, markers: () => [64], xRange: [56, 1200] });
   retrievalPlot.el.id = 'ext-retrieval';
-  const map = new Heatmap({ kind: 'sequential', label: 'attention map', rowName: 'query', colName: 'key', range: [0, 0.25] });
+  const map = new Heatmap({ kind: 'sequential', label: () => t('ext.maps'), rowName: 'query', colName: 'key', range: [0, 0.25] });
   map.canvas.id = 'ext-map';
 
   const scalingSpec = (): RopeScaling | undefined =>
@@ -126,10 +127,16 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
     })().catch((e: unknown) => { map.canvas.title = String(e); });
   });
 
+  // First why RoPE breaks (each pair's wavelength against the training
+  // length), then what the models measure.
+  const why = el('div', { id: 'wavelengths' });
+  mountWavelengths(ctx, why);
   root.append(
+    why,
+    el('h3', {}, text('ext.measured')),
     el('div', { class: 'controls' },
       select<string>({ label: 'ext.length', param: 'e.len', value: String(length), options: LENGTHS.map((L) => [String(L), String(L)] as const), onChange: (v) => { length = Number(v); runLoss(); } }).el,
-      select<ExtScaling>({ label: 'ext.scaling', param: 'e.scaling', value: scaling, options: EXT_SCALINGS.map((s) => [s, s] as const), onChange: (v) => { scaling = v; runLoss(); } }).el,
+      select<ExtScaling>({ label: 'ext.scaling', param: 'e.scaling', value: scaling, options: EXT_SCALINGS.map((s) => [s, () => t(`scaling.${s}`)] as const), onChange: (v) => { scaling = v; runLoss(); } }).el,
       slider({ label: 'ext.factor', param: 'e.factor', min: 1, max: 32, step: 1, value: factor, log: true, onInput: (v) => { factor = v; runLoss(); } }).el),
     status,
     figure('ext.loss', lossPlot.el),
@@ -148,7 +155,10 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
     runLoss();
     if (ctx.custom?.task === 'retrieval') void runRetrieval();
   });
-  runLoss();
-  loadMaps();
-  void runRetrieval().catch((e: unknown) => { retrievalPlot.el.textContent = String(e); });
+  // Models load when the reader gets near.
+  whenNear(root, () => {
+    runLoss();
+    loadMaps();
+    void runRetrieval().catch((e: unknown) => { retrievalPlot.el.textContent = String(e); });
+  });
 }

@@ -7,13 +7,13 @@ import { Heatmap } from '../heatmap.js';
 import { lang, onLangChange, t } from '../i18n.js';
 import { CUSTOM, SHIPPED } from '../protocol.js';
 import { getBool, getChoice, getParam, setParam } from '../state.js';
-import { button, checkbox, coalesce, el, figure, fmtNum, select, text } from '../ui.js';
+import { button, checkbox, coalesce, el, figure, fmtNum, select, text, whenNear } from '../ui.js';
 import type { Ctx } from './context.js';
 
 const D = 16;
 const ENCODINGS = ['none', 'sinusoidal', 'rope', 'alibi'] as const;
 type Enc = (typeof ENCODINGS)[number];
-const SENTENCES = { en: 'the cat sat on the mat', zh: '猫 坐 在 垫子 上 的 猫' };
+const SENTENCES = { en: 'the cat sat on the mat', zh: '我 喜欢 你 ， 你 喜欢 我' };
 const WORDS = 'the a cat dog sat ran on under mat rug big small red blue and then'.split(' ');
 
 /** A fixed pseudo-random embedding per word (FNV-1a hash -> LCG). */
@@ -82,13 +82,13 @@ export function mountOrder(ctx: Ctx, root: HTMLElement): void {
   let enc: Enc = getChoice('o.enc', 'none', ENCODINGS);
   let causal = getBool('o.causal', false);
 
-  const input = el('input', { type: 'text', class: 'wide', 'aria-label': 'sentence' });
+  const input = el('input', { type: 'text', class: 'wide', 'aria-label': t('order.tokens'), 'data-i18n-aria': 'order.tokens' });
   input.value = tokens.join(' ');
-  const chips = el('div', { class: 'chips', role: 'list' });
+  const chips = el('div', { class: 'chips', role: 'list', 'data-sample': '' });
   const live = el('div', { class: 'sr-only', 'aria-live': 'polite' });
   const diffOut = el('output', { id: 'order-diff', class: 'big' });
-  const outMap = new Heatmap({ kind: 'diverging', label: 'attention output', rowName: 'token', colName: 'dim' });
-  const wMap = new Heatmap({ kind: 'sequential', label: 'attention weights', rowName: 'query', colName: 'key', range: [0, 1] });
+  const outMap = new Heatmap({ kind: 'diverging', label: () => t('order.out'), rowName: 'token', colName: () => t('sin.dimension') });
+  const wMap = new Heatmap({ kind: 'sequential', label: () => t('order.weights'), rowName: 'query', colName: 'key', range: [0, 1] });
   const rowLabels = el('ol', { class: 'row-labels' });
 
   const update = coalesce(() => {
@@ -147,10 +147,15 @@ export function mountOrder(ctx: Ctx, root: HTMLElement): void {
     changed();
   };
   input.addEventListener('change', () => setTokens(input.value.split(/\s+/).filter(Boolean)));
+  // The sample sentence follows the language (a sentence of the reader's own stays).
+  onLangChange(() => {
+    const other = lang() === 'en' ? SENTENCES.zh : SENTENCES.en;
+    if (tokens.join(' ') === other) setTokens(SENTENCES[lang()].split(' '));
+  });
 
   const encSel = select<Enc>({
     label: 'order.encoding', param: 'o.enc', value: enc,
-    options: [['none', 'none (NoPE)'], ['sinusoidal', 'sinusoidal'], ['rope', 'RoPE'], ['alibi', 'ALiBi']],
+    options: [['none', () => t('order.enc.none')], ['sinusoidal', 'sinusoidal'], ['rope', 'RoPE'], ['alibi', 'ALiBi']],
     onChange: (v) => { enc = v; update(); },
   });
   const causalBox = checkbox({ label: 'order.causal', param: 'o.causal', value: causal, onChange: (v) => { causal = v; update(); } });
@@ -186,7 +191,7 @@ function mountModels(ctx: Ctx, root: HTMLElement): void {
   ];
   let pair = Number(getParam('o.pair') ?? 0);
   if (!(pair >= 0 && pair < PAIRS.length)) pair = 0;
-  const sel = el('select', { id: 'order-pair', 'aria-label': 'sentences' });
+  const sel = el('select', { id: 'order-pair', 'aria-label': t('order.sentence'), 'data-i18n-aria': 'order.sentence', 'data-sample': '' });
   PAIRS.forEach(([a, b], i) => sel.append(el('option', { value: String(i) }, `${a}  /  ${b}`)));
   sel.value = String(pair);
   const table = el('table', { class: 'answers', id: 'order-answers' });
@@ -196,14 +201,14 @@ function mountModels(ctx: Ctx, root: HTMLElement): void {
     const [a, b] = PAIRS[pair]!;
     const names = [...SHIPPED['word-order'].map((e) => `word-order-${e}`)];
     if (ctx.custom?.task === 'word-order') names.push(CUSTOM);
-    const head = el('tr', {}, el('th', {}, text('order.model')), el('th', {}, a), el('th', {}, b), el('th', {}, text('order.accuracy')));
+    const head = el('tr', {}, el('th', {}, text('order.model')), el('th', { 'data-sample': '' }, a), el('th', { 'data-sample': '' }, b), el('th', {}, text('order.accuracy')));
     const rows = await Promise.all(names.map(async (name) => {
       const ans = await ctx.worker.call('answer', { model: name, sentences: [a, b] });
       if (!accuracy.has(name)) {
         const ev = await ctx.worker.call('evaluate', { model: name, lengths: [8], examples: 400 });
         accuracy.set(name, ev[0]!.accuracy);
       }
-      const cell = (x: { answer: string; p: number }): HTMLElement => el('td', {}, `${x.answer} `, el('small', {}, `(${(x.p * 100).toFixed(0)}%)`));
+      const cell = (x: { answer: string; p: number }): HTMLElement => el('td', {}, el('span', { 'data-sample': '' }, x.answer), ' ', el('small', {}, `(${(x.p * 100).toFixed(0)}%)`));
       const tr = el('tr', { 'data-model': name, 'data-same': String(ans[0]!.answer === ans[1]!.answer) },
         el('th', {}, name === CUSTOM ? t('train.title').replace(/^\d+\.\s*/, '') : name.replace('word-order-', '')),
         cell(ans[0]!), cell(ans[1]!), el('td', {}, `${(accuracy.get(name)! * 100).toFixed(1)}%`));
@@ -225,5 +230,5 @@ function mountModels(ctx: Ctx, root: HTMLElement): void {
     el('div', { class: 'controls' }, el('div', { class: 'control wide' }, text('order.sentence', 'label'), sel)),
     table,
   );
-  void render();
+  whenNear(table, () => void render());
 }

@@ -3,7 +3,7 @@
 import type { RopeLayout, RopeScaling } from 'posenc';
 
 import { Heatmap } from '../heatmap.js';
-import { t } from '../i18n.js';
+import { t, type Key } from '../i18n.js';
 import { LinePlot } from '../plot.js';
 import { getChoice, getNumber } from '../state.js';
 import { coalesce, el, figure, fmtNum, select, slider, text } from '../ui.js';
@@ -11,6 +11,13 @@ import type { Ctx } from './context.js';
 
 export const SCALINGS = ['default', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope'] as const;
 export type ScalingName = (typeof SCALINGS)[number];
+
+/** Scalings whose frequencies depend on the context length L. */
+export const LENGTH_DEPENDENT: ReadonlySet<ScalingName> = new Set(['dynamic', 'longrope']);
+
+/** Select options for the scalings, labels translated. */
+export const scalingOptions = (names: readonly ScalingName[] = SCALINGS): Array<readonly [ScalingName, () => string]> =>
+  names.map((s) => [s, () => t(`scaling.${s}` as Key)] as const);
 
 export interface ScalingParams {
   betaFast: number;
@@ -60,7 +67,7 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     headDim: getNumber('r.d', 64, 8, 128),
     frac: getNumber('r.frac', 1, 0.25, 1),
     base: getNumber('r.base', 10000, 100, 1e6),
-    layout: getChoice<RopeLayout>('r.layout', 'half', ['half', 'interleaved'] as const),
+    layout: getChoice<RopeLayout>('r.layout', 'interleaved', ['half', 'interleaved'] as const),
     scaling: getChoice<ScalingName>('r.scaling', 'default', SCALINGS),
     factor: getNumber('r.factor', 4, 1, 64),
     orig: getNumber('r.orig', 2048, 64, 32768),
@@ -77,17 +84,26 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
 
   const scoreOut = el('output', { id: 'rope-score', class: 'big' });
   const shiftedOut = el('output', { id: 'rope-score-shifted', class: 'big' });
-  const pairs = el('canvas', { class: 'pairs', role: 'img', 'aria-label': 'rotation of each pair' });
-  const angles = new Heatmap({ kind: 'sequential', label: 'RoPE angles', rowName: 'pair', colName: 'position', range: [0, 2 * Math.PI] });
+  const lengthOut = el('output', { id: 'rope-length' });
+  const shortOut = el('output', { id: 'rope-score-short', class: 'big' });
+  const shortLengthOut = el('output', { id: 'rope-length-short' });
+  const lengthNote = el('p', { class: 'note', id: 'rope-length-note' });
+  const pairs = el('canvas', { class: 'pairs', role: 'img', 'aria-label': t('rope.pairs'), 'data-i18n-aria': 'rope.pairs' });
+  const angles = new Heatmap({ kind: 'sequential', label: () => t('rope.angles'), rowName: () => t('rope.pair'), colName: () => t('sin.position'), range: [0, 2 * Math.PI] });
   const decay = new LinePlot({ xLabel: () => t('rope.distance'), yLabel: () => 'q·k', series: [{ label: 'q·k' }], height: 220 });
   const wave = new LinePlot({
-    xLabel: () => t('rope.pair'), yLabel: () => 'λ', series: [{ label: 'default' }, { label: 'scaled' }], height: 220, logY: true, points: true,
+    xLabel: () => t('rope.pair'), yLabel: () => 'λ', series: [{ label: () => t('scaling.default') }, { label: () => t('rope.scaled') }], height: 220, logY: true, points: true,
     hMarkers: () => [st.orig],
   });
   const ramp = new LinePlot({ xLabel: () => t('rope.pair'), yLabel: () => 'θ′/θ', series: [{ label: 'θ′/θ' }], height: 200, points: true });
 
-  const rot = (v: Float32Array, pos: number): Float32Array =>
-    pe.applyRope(v, { heads: 1, seqLen: 1, headDim: st.headDim, rotaryDim: rotaryDim(), layout: st.layout, base: st.base, scaling: scaling(), offset: pos });
+  // q and k are rotated in separate calls: they must share the context length
+  // L (it sets the frequencies of dynamic NTK and LongRoPE).
+  const rot = (v: Float32Array, pos: number, contextLength: number): Float32Array =>
+    pe.applyRope(v, {
+      heads: 1, seqLen: 1, headDim: st.headDim, rotaryDim: rotaryDim(), layout: st.layout, base: st.base, scaling: scaling(),
+      offset: pos, contextLength,
+    });
   const dot = (a: Float32Array, b: Float32Array): number => a.reduce((acc, x, i) => acc + x * b[i]!, 0);
 
   const drawPairs = (qm: Float32Array, kn: Float32Array): void => {
@@ -137,18 +153,31 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     const t0 = performance.now();
     const d = st.headDim, r = rotaryDim();
     const q = seeded(d, 7), k = seeded(d, 11);
-    const qm = rot(q, st.m), kn = rot(k, st.n);
+    // One sequence holds both pairs: L = its longest position + 1.
+    const L = Math.max(st.m, st.n, st.m + st.s, st.n + st.s) + 1;
+    const qm = rot(q, st.m, L), kn = rot(k, st.n, L);
     const score = dot(qm, kn);
-    const shifted = dot(rot(q, st.m + st.s), rot(k, st.n + st.s));
-    scoreOut.textContent = fmtNum(score, 5);
-    scoreOut.dataset.value = String(score);
-    shiftedOut.textContent = fmtNum(shifted, 5);
-    shiftedOut.dataset.value = String(shifted);
+    const shifted = dot(rot(q, st.m + st.s, L), rot(k, st.n + st.s, L));
+    // The same (m, n) pair in a shorter sequence: only L changes.
+    const Ls = Math.max(st.m, st.n) + 1;
+    const short = dot(rot(q, st.m, Ls), rot(k, st.n, Ls));
+    const show = (o: HTMLOutputElement, v: number, digits = 5): void => {
+      o.textContent = fmtNum(v, digits);
+      o.dataset.value = String(v);
+    };
+    show(scoreOut, score);
+    show(shiftedOut, shifted);
+    show(shortOut, short);
+    lengthOut.textContent = String(L);
+    lengthOut.dataset.value = String(L);
+    shortLengthOut.textContent = String(Ls);
+    lengthNote.dataset.i18n = LENGTH_DEPENDENT.has(st.scaling) ? 'rope.length.dependent' : 'rope.length.fixed';
+    lengthNote.textContent = t(lengthNote.dataset.i18n as Key);
+    shortOut.classList.toggle('zero', Math.abs(short - score) < 1e-4 * Math.max(1, Math.abs(score)));
     drawPairs(qm, kn);
 
-    const seqLen = Math.max(st.m, st.n, st.m + st.s, st.n + st.s) + 1;
     const def = pe.ropeFrequencies({ headDim: d, rotaryDim: r, base: st.base });
-    const sc = pe.ropeFrequencies({ headDim: d, rotaryDim: r, base: st.base, scaling: scaling(), seqLen });
+    const sc = pe.ropeFrequencies({ headDim: d, rotaryDim: r, base: st.base, scaling: scaling(), seqLen: L });
     const P = 256;
     const ang = new Float32Array((r / 2) * P);
     for (let i = 0; i < r / 2; i++) {
@@ -163,10 +192,10 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     ramp.setData([idx, idx.map((i) => sc.invFreq[i]! / def.invFreq[i]!)]);
 
     // Long-term decay: all-ones q and k, q at distance D, k at 0.
-    const L = 1024;
-    const ones = new Float32Array(L * d).fill(1);
-    const rotated = pe.applyRope(ones, { heads: 1, seqLen: L, headDim: d, rotaryDim: r, layout: st.layout, base: st.base });
-    const dist = Array.from({ length: L }, (_, i) => i);
+    const DL = 1024;
+    const ones = new Float32Array(DL * d).fill(1);
+    const rotated = pe.applyRope(ones, { heads: 1, seqLen: DL, headDim: d, rotaryDim: r, layout: st.layout, base: st.base });
+    const dist = Array.from({ length: DL }, (_, i) => i);
     decay.setData([dist, dist.map((i) => { let acc = 0; for (let e = 0; e < d; e++) acc += rotated[i * d + e]!; return acc; })]);
     root.dataset.ms = (performance.now() - t0).toFixed(2);
   });
@@ -180,7 +209,13 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
   const llamaParams = el('div', { class: 'controls sub' },
     sl('rope.lowFreq', 'r.lf', 'lowFreqFactor', 0.25, 8, 0.25, true).el,
     sl('rope.highFreq', 'r.hf', 'highFreqFactor', 1, 32, 0.25, true).el);
+  const scalingSel = select<ScalingName>({ label: 'rope.scaling', param: 'r.scaling', value: st.scaling, options: scalingOptions(), onChange: (v) => { st.scaling = v; showParams(); update(); } });
+  scalingSel.input.id = 'rope-scaling';
+  const factorSl = sl('rope.factor', 'r.factor', 'factor', 1, 64, 1, true);
+  const origSl = sl('rope.orig', 'r.orig', 'orig', 64, 32768, 64, true);
   const showParams = (): void => {
+    factorSl.el.hidden = st.scaling === 'default';
+    origSl.el.hidden = st.scaling === 'default' || st.scaling === 'linear' || st.scaling === 'ntk';
     yarnParams.hidden = st.scaling !== 'yarn';
     llamaParams.hidden = st.scaling !== 'llama3';
   };
@@ -190,16 +225,19 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
       sl('rope.m', 'r.m', 'm', 0, 8192, 1).el,
       sl('rope.n', 'r.n', 'n', 0, 8192, 1).el,
       sl('rope.shift', 'r.s', 's', 0, 8192, 1).el),
-    el('p', { class: 'result' }, text('rope.score'), ' = ', scoreOut, ' \u2003 ', text('rope.score.shifted'), ' = ', shiftedOut),
+    el('p', { class: 'result' }, text('rope.score'), ' = ', scoreOut, ' \u2003 ', text('rope.score.shifted'), ' = ', shiftedOut,
+      ' \u2003 (', text('rope.length'), ' L = ', lengthOut, ')'),
+    el('p', { class: 'result' }, text('rope.score.short'), ' L = ', shortLengthOut, ': q·k = ', shortOut),
+    lengthNote,
     figure('rope.pairs', pairs),
     el('div', { class: 'controls' },
       sl('rope.headDim', 'r.d', 'headDim', 8, 128, 8).el,
       sl('rope.rotary', 'r.frac', 'frac', 0.25, 1, 0.25).el,
       sl('rope.base', 'r.base', 'base', 100, 1e6, 1, true).el,
-      select<RopeLayout>({ label: 'rope.layout', param: 'r.layout', value: st.layout, options: [['half', 'half (GPT-NeoX, Llama)'], ['interleaved', 'interleaved (GPT-J, RoFormer)']], onChange: (v) => { st.layout = v; update(); } }).el,
-      select<ScalingName>({ label: 'rope.scaling', param: 'r.scaling', value: st.scaling, options: SCALINGS.map((s) => [s, s] as const), onChange: (v) => { st.scaling = v; showParams(); update(); } }).el,
-      sl('rope.factor', 'r.factor', 'factor', 1, 64, 1, true).el,
-      sl('rope.orig', 'r.orig', 'orig', 64, 32768, 64, true).el,
+      select<RopeLayout>({ label: 'rope.layout', param: 'r.layout', value: st.layout, options: [['interleaved', () => t('rope.layout.interleaved')], ['half', () => t('rope.layout.half')]], onChange: (v) => { st.layout = v; update(); } }).el,
+      scalingSel.el,
+      factorSl.el,
+      origSl.el,
       yarnParams, llamaParams),
     el('div', { class: 'figs' }, figure('rope.angles', angles.el), figure('rope.decay', decay.el)),
     el('div', { class: 'figs' }, figure('rope.wavelength', wave.el), figure('rope.ramp', ramp.el)),

@@ -11,8 +11,8 @@ export function mountSinusoidal(ctx: Ctx, root: HTMLElement): void {
   let base = getNumber('s.base', 10000, 10, 1e6);
   let dim = getNumber('s.dim', 64, 8, 256);
   let length = getNumber('s.len', 128, 8, 256);
-  const pe = new Heatmap({ kind: 'diverging', label: 'sinusoidal table', rowName: 'position', colName: 'dim', range: [-1, 1] });
-  const sim = new Heatmap({ kind: 'diverging', label: 'position similarity', rowName: 'p', colName: 'q' });
+  const pe = new Heatmap({ kind: 'diverging', label: () => t('sin.heatmap'), rowName: () => t('sin.position'), colName: () => t('sin.dimension'), range: [-1, 1] });
+  const sim = new Heatmap({ kind: 'diverging', label: () => t('sin.sim'), rowName: 'p', colName: 'q' });
   const waves = new LinePlot({ xLabel: () => t('sin.position'), yLabel: () => 'PE', series: [], height: 220 });
 
   const update = coalesce(() => {
@@ -35,7 +35,7 @@ export function mountSinusoidal(ctx: Ctx, root: HTMLElement): void {
     const xs = Array.from({ length }, (_, p) => p);
     waves.setData(
       [xs, ...dims.map((e) => xs.map((p) => table[p * dim + e]!))],
-      dims.map((e) => ({ label: `dim ${e}` })),
+      dims.map((e) => ({ label: () => `${t('sin.dimension')} ${e}` })),
     );
     root.dataset.ms = (performance.now() - t0).toFixed(2);
   });

@@ -15,9 +15,9 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
   let task = getChoice<TaskName>('t.task', 'word-order', TASKS);
   let encoding = getChoice<EncodingName>('t.enc', 'rope', ENCODINGS);
   let steps = getNumber('t.steps', 200, 10, 5000);
-  const progress = el('progress', { max: '1', value: '0', id: 'train-progress', 'aria-label': 'training progress' });
+  const progress = el('progress', { max: '1', value: '0', id: 'train-progress', 'aria-label': t('train.loss'), 'data-i18n-aria': 'train.loss' });
   const status = el('p', { class: 'status', id: 'train-status', 'aria-live': 'polite' });
-  const plot = new LinePlot({ xLabel: () => t('train.step'), yLabel: () => 'loss', series: [{ label: 'loss' }], height: 240 });
+  const plot = new LinePlot({ xLabel: () => t('train.step'), yLabel: () => t('plot.loss'), series: [{ label: () => t('plot.loss') }], height: 240 });
   plot.el.id = 'train-loss';
   const xs: number[] = [];
   const ys: number[] = [];
@@ -66,7 +66,7 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
 
   root.append(
     el('div', { class: 'controls' },
-      select<TaskName>({ label: 'train.task', param: 't.task', value: task, options: TASKS.map((x) => [x, x] as const), onChange: (v) => { task = v; } }).el,
+      select<TaskName>({ label: 'train.task', param: 't.task', value: task, options: TASKS.map((x) => [x, () => t(`task.${x}`)] as const), onChange: (v) => { task = v; } }).el,
       select<EncodingName>({ label: 'train.encoding', param: 't.enc', value: encoding, options: ENCODINGS.map((x) => [x, x] as const), onChange: (v) => { encoding = v; } }).el,
       slider({ label: 'train.steps', param: 't.steps', min: 10, max: 5000, step: 10, value: steps, log: true, onInput: (v) => { steps = v; } }).el,
       start, cancel),

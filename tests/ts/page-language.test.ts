@@ -1,0 +1,171 @@
+/**
+ * The page's text in both languages and the corrected claims:
+ * - a language round trip (en -> zh -> en) over every section leaves no
+ *   untranslated UI text: in Chinese, Latin words outside formulas, code and
+ *   names are an error; in English, Chinese characters outside the sample
+ *   sentences are an error. Text nodes, option labels, aria-labels and
+ *   titles are all checked; elements inside <body> that carry their own
+ *   `lang` (a paper's original title, the language button) are exempt.
+ * - RoPE's shift invariance holds on the page under every scaling (q and k
+ *   share one context length), and the length-dependent scalings move the
+ *   score when only the context length changes.
+ * - ALiBi's slopes follow the paper's rule for head counts that are not a
+ *   power of two (float64 reference written here).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import type { Page } from 'playwright-core';
+
+import { num, startHarness, type Harness } from './page-harness.js';
+
+let h: Harness;
+
+before(async () => {
+  h = await startHarness();
+});
+
+after(async () => {
+  await h?.close();
+});
+
+/**
+ * Latin words allowed in Chinese mode: names of methods, models, papers and
+ * tools, and the English terms Chinese ML engineers write as they are (the
+ * articles do: token, attention, head, position id, KV cache, ...).
+ */
+const ALLOWED = new Set(`
+token tokens attention self-attention softmax head heads query key value keys values mask causal padding pad pads
+position id ids position_ids embedding embeddings transformer transformers decoder-only decoder encoder
+rope alibi nope xpos shaw bert gpt gpt-j gpt-neox neox llama meta hugging face yarn ntk ntk-aware dynamic longrope
+roformer pytorch torch size tensor cos sin rotate_half repeat_interleave head_dim rotary_dim rope_theta base scaling
+cache kv prefill decode worker webassembly wasm simd scalar posenc interleaved half bug bugs nats nat max min
+low_freq_factor high_freq_factor beta_fast beta_slow mscale logit logits sinusoidal learned perplexity
+vaswani press raffel su shaw arxiv pi yours dim inv_freq nn embedding indexerror runtimeerror rangeerror typeerror
+lm llm llms mlp gelu relu layernorm batch seq_len seq dropout
+prompt config gather jax score scores loss bias default cat out rad factor left shape absolute relative
+permutation equivariance equivariant safetensors clip typescript python gpu cuda device-side assert highway
+`.trim().split(/\s+/));
+
+/** Every piece of UI text in `main`, the header and the nav, with where it is. */
+async function uiText(page: Page): Promise<Array<{ where: string; text: string }>> {
+  return page.evaluate(() => {
+    const out: Array<{ where: string; text: string }> = [];
+    // Formulas, code, data (sample sentences, generated tokens) and text marked
+    // with its own language (a reference's original title, the switch button)
+    // are not UI text.
+    const skip = (e: Element | null): boolean =>
+      !!e?.closest('.katex, code, pre, script, style, [translate="no"], [data-sample], body [lang]');
+    const where = (e: Element): string => {
+      const s = e.closest('section, header, nav, footer');
+      return `${s?.id || s?.tagName.toLowerCase() || 'page'} <${e.tagName.toLowerCase()}${e.className ? ` .${String(e.className).split(' ')[0]}` : ''}>`;
+    };
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const p = n.parentElement;
+      if (!p || skip(p) || p.closest('[hidden]')) continue;
+      const t = n.textContent?.trim();
+      if (t) out.push({ where: where(p), text: t });
+    }
+    for (const e of Array.from(document.querySelectorAll('[aria-label], [title], [placeholder]'))) {
+      if (skip(e)) continue;
+      for (const a of ['aria-label', 'title', 'placeholder']) {
+        const v = e.getAttribute(a);
+        if (v) out.push({ where: `${where(e)} @${a}`, text: v });
+      }
+    }
+    return out;
+  });
+}
+
+function untranslatedZh(items: Array<{ where: string; text: string }>): string[] {
+  const bad: string[] = [];
+  for (const { where, text } of items) {
+    const words = (text.match(/[A-Za-zα-ω_][A-Za-zα-ω_'’-]*[A-Za-z]/g) ?? []).filter((w) => w.length >= 3);
+    // Identifiers (snake_case, camelCase, model ids such as language-rope) are code.
+    const code = (w: string): boolean => w.includes('_') || /[a-z][A-Z]/.test(w) || /^(language|retrieval|word-order)-/.test(w);
+    const unknown = words.filter((w) => !code(w) && !ALLOWED.has(w.toLowerCase().replace(/[’']s$/, '')));
+    if (unknown.length > 0) bad.push(`${where}: "${text.slice(0, 80)}" (${unknown.join(', ')})`);
+  }
+  return bad;
+}
+
+function chineseInEn(items: Array<{ where: string; text: string }>): string[] {
+  return items.filter(({ text }) => /[\u4e00-\u9fff]/.test(text)).map(({ where, text }) => `${where}: "${text.slice(0, 80)}"`);
+}
+
+/** Scrolls through every section so that lazily loaded parts render. */
+async function visitAll(page: Page): Promise<void> {
+  const ids = await page.$$eval('main > section', (ss) => ss.map((s) => s.id));
+  for (const id of ids) {
+    await page.$eval(`#${id}`, (e) => e.scrollIntoView());
+    await page.waitForTimeout(150);
+  }
+  // Asynchronous parts (Worker results) that render text.
+  await page.waitForSelector('#order-answers[data-ready="1"]', { timeout: 60000 });
+  await page.waitForSelector('#bugs .body[data-ready]', { timeout: 120000 });
+}
+
+describe('the page in two languages (Chromium, strict CSP)', () => {
+  it('en -> zh -> en: every section, no untranslated or stale UI text', async () => {
+    const { page, problems } = await h.open('#e.len=128');
+    await visitAll(page);
+    const en1 = chineseInEn(await uiText(page));
+    await page.click('#lang-switch');
+    await page.waitForTimeout(500);
+    await visitAll(page);
+    await page.waitForTimeout(500);
+    const zh = untranslatedZh(await uiText(page));
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
+    await page.click('#lang-switch');
+    await page.waitForTimeout(500);
+    const en2 = chineseInEn(await uiText(page));
+    const report = [
+      ...en1.map((x) => `en: ${x}`), ...zh.map((x) => `zh: ${x}`), ...en2.map((x) => `en again (stale): ${x}`)];
+    assert.deepEqual(report, [], `untranslated or stale UI text:\n${report.join('\n')}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('RoPE lab: q.k shift-invariant under every scaling; only dynamic / LongRoPE depend on the context length', async () => {
+    const { page, problems } = await h.open('#r.orig=64&r.m=12&r.n=5&r.s=100&r.factor=4');
+    for (const s of ['default', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope']) {
+      await page.selectOption('#rope-scaling', s);
+      await page.waitForTimeout(120);
+      const a = await num(page, '#rope-score');
+      const b = await num(page, '#rope-score-shifted');
+      const short = await num(page, '#rope-score-short');
+      assert.equal(await num(page, '#rope-length'), 112 + 1, 'L = the longest position + 1');
+      assert.ok(Math.abs(a) > 1e-3, `${s}: a non-trivial score ${a}`);
+      assert.ok(Math.abs(a - b) <= 2e-4 * Math.max(1, Math.abs(a)), `${s}: (12, 5) ${a} vs (112, 105) ${b}`);
+      if (s === 'dynamic' || s === 'longrope') {
+        assert.ok(Math.abs(short - a) > 1e-3, `${s}: a shorter L changes the frequencies: ${a} vs ${short}`);
+      } else {
+        assert.ok(Math.abs(short - a) <= 2e-4 * Math.max(1, Math.abs(a)), `${s}: L does not matter: ${a} vs ${short}`);
+      }
+    }
+    assert.match(page.url(), /r\.scaling=longrope/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('ALiBi: slopes follow the paper for power-of-two and other head counts', async () => {
+    // Press et al.: 2^(-8(h+1)/n) for n a power of two; otherwise the slopes of
+    // c = 2^floor(log2 H), then every other slope of the 2c rule.
+    const paper = (H: number): number[] => {
+      const pow2 = (n: number): number[] => Array.from({ length: n }, (_, h) => 2 ** (-8 * (h + 1) / n));
+      const c = 2 ** Math.floor(Math.log2(H));
+      const extra = pow2(2 * c).filter((_, i) => i % 2 === 0);
+      return [...pow2(c), ...extra].slice(0, H);
+    };
+    for (const H of [8, 6, 12]) {
+      const { page, problems } = await h.open(`#b.heads=${H}&b.variant=paper&b.len=16`);
+      const slopes = await page.$$eval('#alibi-maps .cell-label', (ls) => ls.map((l) => Number((l as HTMLElement).dataset.value)));
+      const want = paper(H);
+      assert.equal(slopes.length, H);
+      slopes.forEach((m, i) => assert.ok(Math.abs(m - want[i]!) <= 1e-6 * want[i]!, `H=${H} head ${i}: ${m} vs ${want[i]}`));
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+});

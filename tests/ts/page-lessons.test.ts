@@ -1,0 +1,384 @@
+/**
+ * The sections "examples" (the articles' worked examples) and "derivation"
+ * (RoPE step by step) in Chromium under the strict CSP. Every printed or
+ * displayed number is compared with a float64 reference written here from
+ * the formulas (sin/cos(pos / 10000^(2i/d)), the 2-D rotation of each pair,
+ * -slope (i - j), softmax attention), never with numbers from the code under
+ * test. Also: both languages, dark theme, 390 px, no console problems.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import type { Page } from 'playwright-core';
+
+import { num, screenshot, setRange, startHarness, type Harness } from './page-harness.js';
+
+// ---- Inputs the page uses (rebuilt here, not read from the page)
+
+/** The page's seeded inputs (web/src/lessonkit.ts): xorshift32, uniform in [-scale, scale), rounded to float32. */
+function seeded(n: number, seed: number, scale = 1): number[] {
+  let s = Math.imul(seed, 0x9e3779b1) >>> 0 || 1;
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    s = (s ^ (s << 13)) >>> 0;
+    s = (s ^ (s >>> 17)) >>> 0;
+    s = (s ^ (s << 5)) >>> 0;
+    out.push(Math.fround(((s / 4294967296) * 2 - 1) * scale));
+  }
+  return out;
+}
+
+// ---- float64 references
+
+const invFreq = (d: number, base = 10000): number[] => Array.from({ length: d / 2 }, (_, i) => base ** (-(2 * i) / d));
+
+/** PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(...): [len, d]. */
+function sinusoidal(len: number, d: number): number[] {
+  const out: number[] = [];
+  for (let p = 0; p < len; p++) {
+    for (let i = 0; i < d / 2; i++) out.push(Math.sin(p / 10000 ** ((2 * i) / d)), Math.cos(p / 10000 ** ((2 * i) / d)));
+  }
+  return out;
+}
+
+/** Rotates pair (a, b) by angle. */
+const turn = (a: number, b: number, angle: number): [number, number] =>
+  [a * Math.cos(angle) - b * Math.sin(angle), a * Math.sin(angle) + b * Math.cos(angle)];
+
+/** RoPE of one vector x [d] at position m; pairs (2i, 2i+1) or (i, i + d/2). */
+function rope(x: readonly number[], m: number, layout: 'interleaved' | 'half', freqs = invFreq(x.length)): number[] {
+  const d = x.length, h = d / 2;
+  const out = new Array<number>(d).fill(0);
+  for (let i = 0; i < h; i++) {
+    const [a, b] = layout === 'interleaved' ? [2 * i, 2 * i + 1] : [i, i + h];
+    [out[a], out[b]] = turn(x[a]!, x[b]!, m * freqs[i]!);
+  }
+  return out;
+}
+
+const dot = (a: readonly number[], b: readonly number[]): number => a.reduce((s, v, i) => s + v * b[i]!, 0);
+const norm = (a: readonly number[]): number => Math.sqrt(dot(a, a));
+const matVec = (w: readonly number[], x: readonly number[], d: number): number[] =>
+  Array.from({ length: d }, (_, r) => dot(w.slice(r * d, (r + 1) * d), x));
+
+/** Causal softmax attention of one head: q, k, v [T, D] as rows. */
+function attention(q: number[][], k: number[][], v: number[][]): number[][] {
+  const d = q[0]!.length;
+  return q.map((qi, i) => {
+    const s = k.slice(0, i + 1).map((kj) => dot(qi, kj) / Math.sqrt(d));
+    const mx = Math.max(...s);
+    const e = s.map((x) => Math.exp(x - mx));
+    const z = e.reduce((a, b) => a + b, 0);
+    return Array.from({ length: d }, (_, c) => e.reduce((acc, w, j) => acc + (w / z) * v[j]![c]!, 0));
+  });
+}
+
+const rows = (flat: readonly number[], d: number): number[][] => Array.from({ length: flat.length / d }, (_, r) => flat.slice(r * d, (r + 1) * d));
+const maxAbs = (a: readonly number[], b: readonly number[]): number => Math.max(...a.map((v, i) => Math.abs(v - b[i]!)));
+
+/** The numbers of every `tensor(...)` block printed in `text`, in order. */
+function tensors(text: string): number[][] {
+  return text.split('tensor(').slice(1).map((chunk) => {
+    const body = chunk.slice(0, chunk.indexOf(')'));
+    return (body.match(/-?inf|nan|-?\d+(?:\.\d*)?/g) ?? []).map((s) => (s === 'inf' ? Infinity : s === '-inf' ? -Infinity : Number(s)));
+  });
+}
+
+function assertClose(actual: readonly number[], expected: readonly number[], tol: number, what: string): void {
+  assert.equal(actual.length, expected.length, `${what}: length`);
+  actual.forEach((v, i) => {
+    const e = expected[i]!;
+    if (!Number.isFinite(e)) assert.equal(v, e, `${what}[${i}]`);
+    else assert.ok(Math.abs(v - e) <= tol, `${what}[${i}]: ${v} vs ${e} (tol ${tol})`);
+  });
+}
+
+const pre = (page: Page, id: string): Promise<string> => page.$eval(`#${id}`, (e) => e.textContent ?? '');
+const data = <T>(page: Page, sel: string, key: string): Promise<T> =>
+  page.$eval(sel, (e, k) => JSON.parse((e as HTMLElement).dataset[k] ?? 'null') as unknown, key) as Promise<T>;
+const settle = (page: Page): Promise<void> => page.waitForTimeout(120);
+
+let h: Harness;
+
+before(async () => {
+  h = await startHarness();
+});
+
+after(async () => {
+  await h?.close();
+});
+
+describe('section "examples": the articles\' examples, against float64 references', () => {
+  it('sinusoidal [2, 4, 8]: shape and out[0] = sin/cos(pos / 10000^(2i/d)), interleaved', async () => {
+    const { page, problems } = await h.open('#section=examples');
+    const text = await pre(page, 'ex-sin-out');
+    assert.match(text, /^output shape: torch\.Size\(\[2, 4, 8\]\)/);
+    const [printed] = tensors(text);
+    assertClose(printed!, sinusoidal(4, 8), 5.1e-5, 'printed out[0]');
+    assertClose(await data<number[]>(page, '#ex-sin-out', 'values'), sinusoidal(4, 8), 1e-6, 'out[0]');
+    // 4 rows of 8 columns, as PyTorch prints a [4, 8] tensor.
+    assert.equal(text.split('\n').filter((l) => /^(tensor\(|\s+)\[/.test(l)).length, 4);
+    await setRange(page, '#ex-sin .control:nth-child(1) input', 7);
+    await setRange(page, '#ex-sin .control:nth-child(2) input', 12);
+    await settle(page);
+    assert.match(await pre(page, 'ex-sin-out'), /torch\.Size\(\[2, 7, 12\]\)/);
+    assertClose(await data<number[]>(page, '#ex-sin-out', 'values'), sinusoidal(7, 12), 1e-6, 'out[0] at [7, 12]');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('RoPE on [1, 2, 4, 8]: shapes unchanged, adjacent-pair rotation, pair norms kept', async () => {
+    const { page, problems } = await h.open('#section=examples');
+    const q = Array.from({ length: 64 }, (_, j) => Math.fround(Math.sin(0.9 * j + 0.2)));
+    for (const head of [0, 1]) {
+      if (head === 1) {
+        await page.selectOption('#ex-rope select', '1');
+        await settle(page);
+      }
+      const text = await pre(page, 'ex-rope-out');
+      assert.equal(text.match(/shape: torch\.Size\(\[1, 2, 4, 8\]\)/g)?.length, 3, 'q, q_rope, k_rope shapes');
+      const qh = q.slice(head * 32, (head + 1) * 32);
+      const expected = rows(qh, 8).flatMap((x, t) => rope(x, t, 'interleaved'));
+      const [qPrinted, ropePrinted, normsBefore, normsAfter] = tensors(text);
+      assertClose(qPrinted!, qh, 5.1e-5, `q[0, ${head}] printed`);
+      assertClose(ropePrinted!, expected, 6e-5, `q_rope[0, ${head}] printed`);
+      assertClose(await data<number[]>(page, '#ex-rope-out', 'values'), expected, 2e-6, `q_rope[0, ${head}]`);
+      const pairNorms = rows(qh, 2).map(norm);
+      assertClose(normsBefore!, pairNorms, 5.1e-5, 'pair norms before');
+      assertClose(normsAfter!, pairNorms, 6e-5, 'pair norms after');
+    }
+    const normDiff = await num(page, '#ex-rope-normdiff');
+    assert.ok(normDiff < 1e-5, `max pair-norm change ${normDiff}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('ALiBi: head h is -slope (i - j) with slope 1/2^h, -inf above the diagonal; the paper\'s slopes too', async () => {
+    const { page, problems } = await h.open('#section=examples');
+    const ref = (len: number, slope: number): number[] =>
+      Array.from({ length: len * len }, (_, e) => {
+        const i = Math.floor(e / len), j = e % len;
+        return j <= i ? -slope * (i - j) : -Infinity;
+      });
+    let text = await pre(page, 'ex-alibi-simple');
+    assert.match(text, /ALiBi bias shape: torch\.Size\(\[1, 4, 5, 5\]\)/);
+    let [slopes, head0] = tensors(text);
+    assertClose(slopes!, [1, 0.5, 0.25, 0.125], 0, 'simple slopes');
+    assertClose(head0!, ref(5, 1), 0, 'head 0');
+    assert.match(text, /\[\[ *-?0\., -inf, -inf, -inf, -inf\],\n {8}\[ *-1\., +-?0\., -inf/);
+    await setRange(page, '#ex-alibi input[type="range"]', 9);
+    await page.selectOption('#ex-alibi select', '2');
+    await settle(page);
+    text = await pre(page, 'ex-alibi-simple');
+    [slopes, head0] = tensors(text);
+    assertClose(head0!, ref(9, 0.25), 0, 'head 2 at length 9');
+    const paper = [0, 1, 2, 3].map((hh) => 2 ** ((-8 * (hh + 1)) / 4));
+    assertClose(await data<number[]>(page, '#ex-alibi-paper', 'slopes'), paper, 1e-9, 'paper slopes');
+    const paperBias = (await data<Array<number | null>>(page, '#ex-alibi-paper', 'values')).map((v) => v ?? -Infinity);
+    assertClose(paperBias, ref(9, paper[2]!), 1e-7, 'paper head 2');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('KV cache: after a 128-token prompt (ids 0..127) the next ids are 128, 129, 130', async () => {
+    const { page, problems } = await h.open('#section=examples');
+    assert.equal(await num(page, '#ex-kv-next'), 128);
+    assert.deepEqual(await data(page, '#ex-kv-out', 'prompt'), [0, 127, 128]);
+    assert.deepEqual(await data(page, '#ex-kv-out', 'next'), [128, 129, 130]);
+    assert.match(await pre(page, 'ex-kv-out'), /position_ids = tensor\(\[ {2}0, {3}1, {3}2, \.\.\., 125, 126, 127\]\)/);
+    const cached = await num(page, '#ex-kv-diff');
+    const buggy = await num(page, '#ex-kv-bug');
+    assert.ok(cached < 1e-5, `cached vs full pass: ${cached}`);
+    assert.ok(buggy > 1e-2, `positions restarting at 0: ${buggy}`);
+    await setRange(page, '#ex-kv input[type="range"]', 300);
+    await settle(page);
+    assert.equal(await num(page, '#ex-kv-next'), 300);
+    assert.deepEqual(await data(page, '#ex-kv-out', 'next'), [300, 301, 302]);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('learned table of 1024 rows: position 2048 is a RangeError naming both; so is the shipped model past its table', async () => {
+    const { page, problems } = await h.open('#section=examples');
+    const text = await pre(page, 'ex-learned-out');
+    assert.match(text, /^RangeError: /);
+    const error = await page.$eval('#ex-learned-out', (e) => (e as HTMLElement).dataset.error ?? '');
+    assert.match(error, /\b2048\b/);
+    assert.match(error, /\b1024\b/);
+    await setRange(page, '#ex-learned input[type="range"]', 1023);
+    await settle(page);
+    assert.equal(await page.$eval('#ex-learned-out', (e) => (e as HTMLElement).dataset.error), '');
+    assert.equal(tensors(await pre(page, 'ex-learned-out'))[0]?.length, 8, 'row 1023 has 8 values');
+    await setRange(page, '#ex-learned input[type="range"]', 1024);
+    await settle(page);
+    assert.match(await page.$eval('#ex-learned-out', (e) => (e as HTMLElement).dataset.error ?? ''), /\b1024\b/);
+    // The trained model: loaded only near the example, then evaluated past its table.
+    await page.locator('#ex-learned').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#ex-learned-model[data-ready="1"]', { timeout: 60000 });
+    const maxLen = Number(await page.$eval('#ex-learned-model', (e) => (e as HTMLElement).dataset.maxLen));
+    const modelError = await page.$eval('#ex-learned-model', (e) => (e as HTMLElement).dataset.error ?? '');
+    assert.ok(maxLen > 0);
+    assert.match(modelError, new RegExp(`\\b${2 * maxLen}\\b`));
+    assert.match(modelError, new RegExp(`\\b${maxLen}\\b`));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
+
+describe('section "derivation": RoPE step by step, against float64 references', () => {
+  it('a rotation keeps the norm; R x is the 2-D rotation by m theta', async () => {
+    const { page, problems } = await h.open('#section=derivation');
+    const check = async (m: number, theta: number, x: [number, number]): Promise<void> => {
+      const nx = await num(page, '#der-norm-x'), nrx = await num(page, '#der-norm-rx');
+      assert.ok(Math.abs(nx - Math.hypot(...x)) < 1e-6, `‖x‖ ${nx}`);
+      assert.ok(Math.abs(nrx - nx) < 1e-5, `‖R x‖ ${nrx} vs ‖x‖ ${nx}`);
+      assertClose(await data<number[]>(page, '#der-rot-vecs', 'rx'), turn(x[0], x[1], m * theta), 1e-5, `R x at m=${m}, θ=${theta}`);
+    };
+    await check(2, 0.4, [1.5, 0.5]);
+    await setRange(page, '#der-rot .control:nth-child(1) input', 17);
+    await setRange(page, '#der-rot .control:nth-child(2) input', 0.85);
+    await settle(page);
+    await check(17, 0.85, [1.5, 0.5]);
+    await page.focus('#der-rot .plane-handle');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowLeft');
+    await settle(page);
+    await check(17, 0.85, [1.4, 0.8]);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('R_m^T R_n = R_{n-m}, and (R_m q).(R_n k) = q.(R_{n-m} k)', async () => {
+    const { page, problems } = await h.open('#section=derivation&d.theta=0.6');
+    const q = [1.0, 0.4].map(Math.fround), k = [-0.5, 0.9].map(Math.fround);
+    for (const [m, n] of [[2, 5], [19, 4]] as const) {
+      await setRange(page, '#der-rel .control:nth-child(1) input', m);
+      await setRange(page, '#der-rel .control:nth-child(2) input', n);
+      await settle(page);
+      const a = (n - m) * 0.6;
+      const rel = [Math.cos(a), -Math.sin(a), Math.sin(a), Math.cos(a)];
+      assertClose(await data<number[]>(page, '#der-mat-diff', 'product'), rel, 1e-5, `R_${m}^T R_${n}`);
+      assertClose(await data<number[]>(page, '#der-mat-diff', 'relative'), rel, 1e-5, `R_${n - m}`);
+      assert.ok((await num(page, '#der-mat-diff')) < 1e-5);
+      const score = dot(q, turn(k[0]!, k[1]!, a));
+      for (const id of ['der-score-mn', 'der-score-rel', 'der-score-mat']) {
+        const v = await num(page, `#${id}`);
+        assert.ok(Math.abs(v - score) < 1e-5, `${id} at (${m}, ${n}): ${v} vs ${score}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('x*cos + rotate_half(x)*sin equals applyRope in both layouts; a mismatched pairing changes the norm', async () => {
+    const { page, problems } = await h.open('#section=derivation&d.m3=5');
+    const x = seeded(8, 61);
+    const f = invFreq(8);
+    const rowOf = (layout: string, row: string): Promise<number[]> =>
+      data<number[]>(page, `#der-table-${layout} tr[data-row="${row}"]`, 'values');
+    for (const layout of ['interleaved', 'half'] as const) {
+      const pairIndex = (j: number): number => (layout === 'interleaved' ? j >> 1 : j % 4);
+      assertClose(await rowOf(layout, 'cos'), Array.from({ length: 8 }, (_, j) => Math.cos(5 * f[pairIndex(j)]!)), 1e-6, `${layout} cos`);
+      assertClose(await rowOf(layout, 'sin'), Array.from({ length: 8 }, (_, j) => Math.sin(5 * f[pairIndex(j)]!)), 1e-6, `${layout} sin`);
+      const expected = rope(x, 5, layout);
+      assertClose(await rowOf(layout, 'applyRope(x)'), expected, 1e-5, `${layout} applyRope`);
+      assertClose(await rowOf(layout, 'x·cos + rotate_half(x)·sin'), expected, 1e-5, `${layout} formula`);
+      assert.ok((await num(page, `#der-lay-diff-${layout}`)) < 1e-5);
+      assert.ok(Math.abs((await num(page, `#der-lay-norm-${layout}`)) - norm(x)) < 1e-5, `${layout} keeps the norm`);
+    }
+    // Adjacent rotate_half (-x1, x0, ...) with cos/sin built by cat.
+    const mismatched = x.map((v, j) => {
+      const partner = j % 2 === 0 ? -x[j + 1]! : x[j - 1]!;
+      return v * Math.cos(5 * f[j % 4]!) + partner * Math.sin(5 * f[j % 4]!);
+    });
+    const misNorm = await num(page, '#der-mis-norm');
+    assert.ok(Math.abs(misNorm - norm(mismatched)) < 1e-5, `mismatched norm ${misNorm} vs ${norm(mismatched)}`);
+    assert.ok(Math.abs(misNorm - norm(x)) > 1e-2, `a mismatched pairing changes the norm: ${misNorm} vs ${norm(x)}`);
+    assert.ok(Math.abs((await num(page, '#der-x8-norm')) - norm(x)) < 1e-6);
+    assert.ok((await num(page, '#der-perm-diff')) < 1e-6, 'permuted half layout = interleaved');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('rotating V makes the output depend on the absolute position; rotating Q and K only changes the weights', async () => {
+    const { page, problems } = await h.open('#section=derivation&d.s4=90');
+    const T = 6, D = 8;
+    const q = rows(seeded(T * D, 71, 1.5), D), k = rows(seeded(T * D, 72, 1.5), D), v = rows(seeded(T * D, 73), D);
+    const at = (s: number, rotateV: boolean): number[] => {
+      const r = (x: number[][]): number[][] => x.map((row, t) => rope(row, s + t, 'interleaved'));
+      return attention(r(q), r(k), rotateV ? r(v) : v).flat();
+    };
+    const qkv = maxAbs(at(90, true), at(0, true));
+    const qk = maxAbs(at(90, false), at(0, false));
+    assert.ok(qk < 1e-9 && qkv > 1e-2, `reference: ${qk}, ${qkv}`);
+    assert.ok(Math.abs((await num(page, '#der-v-qkv')) - qkv) < 1e-4, `V rotated: ${await num(page, '#der-v-qkv')} vs ${qkv}`);
+    assert.ok((await num(page, '#der-v-qk')) < 1e-5, 'Q, K only: the shift changes nothing');
+    const w1 = await num(page, '#der-v-w-qk'), w2 = await num(page, '#der-v-w-qkv');
+    assert.equal(w1, w2, 'V never enters the weights');
+    assert.ok(w1 > 1e-3, `RoPE on Q, K changes the weights: ${w1}`);
+    assert.equal(await page.$eval('#der-v .plot', (e) => (e as HTMLElement).dataset.points), '257');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('the additive score changes with a common shift s, the RoPE score does not', async () => {
+    const { page, problems } = await h.open('#section=derivation');
+    const D = 8, scale = Math.sqrt(3 / D);
+    const wq = seeded(D * D, 81, scale), wk = seeded(D * D, 82, scale), xm = seeded(D, 83), xn = seeded(D, 84);
+    const pe = (p: number): number[] => sinusoidal(p + 1, D).slice(p * D);
+    const additive = (a: number, b: number): number =>
+      dot(matVec(wq, xm.map((x, i) => x + pe(a)[i]!), D), matVec(wk, xn.map((x, i) => x + pe(b)[i]!), D));
+    const ropeScore = (a: number, b: number): number => dot(rope(matVec(wq, xm, D), a, 'interleaved'), rope(matVec(wk, xn, D), b, 'interleaved'));
+    for (const [m, n, s] of [[5, 2, 30], [11, 40, 200]] as const) {
+      if (s !== 30) {
+        await setRange(page, '#der-add .control:nth-child(1) input', m);
+        await setRange(page, '#der-add .control:nth-child(2) input', n);
+        await setRange(page, '#der-add .control:nth-child(3) input', s);
+        await settle(page);
+      }
+      const [a0, as, r0, rs, rel] = await Promise.all(['der-add-0', 'der-add-s', 'der-rope-0', 'der-rope-s', 'der-rope-rel'].map((id) => num(page, `#${id}`)));
+      assert.ok(Math.abs(a0! - additive(m, n)) < 1e-4, `additive at (m, n): ${a0} vs ${additive(m, n)}`);
+      assert.ok(Math.abs(as! - additive(m + s, n + s)) < 1e-4, `additive shifted: ${as}`);
+      assert.ok(Math.abs(as! - a0!) > 1e-3, `the additive score moves with s: ${a0} -> ${as}`);
+      const expected = ropeScore(m, n);
+      assert.ok(Math.abs(ropeScore(m + s, n + s) - expected) < 1e-9, 'reference RoPE score is shift-invariant');
+      for (const v of [r0!, rs!, rel!]) assert.ok(Math.abs(v - expected) < 1e-4, `RoPE score ${v} vs ${expected}`);
+      assert.ok(Math.abs(rs! - r0!) < 1e-5, `RoPE unchanged by s: ${r0} -> ${rs}`);
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
+
+describe('both sections: languages, themes, phone width', () => {
+  for (const [name, hash, width] of [
+    ['en-light', '', 1280], ['zh-light', 'lang=zh', 1280], ['en-dark', 'theme=dark', 1280],
+    ['zh-dark-390', 'lang=zh&theme=dark', 390], ['en-light-390', '', 390],
+  ] as const) {
+    it(`renders without problems (${name})`, async () => {
+      const { page, problems } = await h.open(`#${hash}`, { width, height: 900 });
+      for (const id of ['examples', 'derivation']) {
+        await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+        if (id === 'examples') {
+          await page.locator('#ex-learned').scrollIntoViewIfNeeded();
+          await page.waitForSelector('#ex-learned-model[data-ready="1"]', { timeout: 60000, state: 'attached' });
+        }
+        await screenshot(page, `lessons-${id}-${name}`, `#${id}`);
+      }
+      if (hash.includes('zh')) {
+        const title = await page.$eval('#derivation h3', (e) => e.textContent ?? '');
+        assert.match(title, /[\u4e00-\u9fff]/, 'Chinese headings');
+        const note = await page.$eval('#ex-sin .note', (e) => e.textContent ?? '');
+        assert.match(note, /[\u4e00-\u9fff]/);
+        assert.match(await page.$eval('#ex-sin-py', (e) => e.textContent ?? ''), /偶数维/, 'code comments follow the language');
+      }
+      // Nothing in these two sections sticks out (wide tensors and tables scroll inside their boxes).
+      for (const id of ['examples', 'derivation']) {
+        const [sw, cw] = await page.$eval(`#${id}`, (e) => [e.scrollWidth, e.clientWidth]);
+        assert.ok(sw! <= cw!, `#${id}: scrollWidth ${sw} > clientWidth ${cw}`);
+      }
+      assert.deepEqual(problems, []);
+      await page.close();
+    });
+  }
+});

@@ -1,0 +1,130 @@
+// What the "positions" section and its padding panel share: the shipped
+// models' head settings, seeded demo vectors, and the table of a shipped
+// model's loss with correct and with wrong position ids (the Worker's
+// `bugLoss`, memoised).
+import type { PositionBug } from 'posenc';
+
+import type { Ctx } from './sections/context.js';
+import type { Key } from './i18n.js';
+import { el, text } from './ui.js';
+
+/** Head dim and RoPE base of the shipped models. */
+export const HEAD_DIM = 16;
+export const ROPE_BASE = 10000;
+
+/** Seeded uniform values in [-1, 1) (an LCG: the same numbers on every load). */
+export function seeded(n: number, seed: number): Float32Array {
+  let s = seed >>> 0;
+  return Float32Array.from({ length: n }, () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return (s / 2 ** 32) * 2 - 1;
+  });
+}
+
+/** Gives a control's input a stable id (tests read it), keeping its label and output attached. */
+export function rename(c: { el: HTMLElement; input: HTMLElement }, id: string): void {
+  const old = c.input.id;
+  c.input.id = id;
+  for (const e of c.el.querySelectorAll(`[for="${old}"]`)) e.setAttribute('for', id);
+}
+
+export interface ChipRow {
+  id: string;
+  tokens: string[];
+  ids: number[];
+  /** Per slot: extra classes (pad, gen, dropped, odd, bad). */
+  cls: string[];
+  mask?: number[];
+  /** Slots [from, to) drawn as one ellipsis chip. */
+  elide?: [number, number];
+  /** A name above the row. */
+  label?: Key;
+}
+
+/** A row of chips: token, (mask), position id; the full id list in data-ids. */
+export function chipRow(r: ChipRow): HTMLElement {
+  const head = el('div', { class: 'pos-chip pos-head', 'aria-hidden': 'true' },
+    text('pos.row.token', 'span', 'tk'), ...(r.mask ? [text('pos.row.mask', 'span', 'mk')] : []), text('pos.row.id', 'span', 'pid'));
+  const chips: HTMLElement[] = [head];
+  for (let i = 0; i < r.ids.length; i++) {
+    if (r.elide && i >= r.elide[0] && i < r.elide[1]) {
+      if (i === r.elide[0]) chips.push(el('div', { class: 'pos-chip ellipsis', title: `${r.elide[1] - r.elide[0]}` }, '…'));
+      continue;
+    }
+    chips.push(el('div', { class: `pos-chip ${r.cls[i] ?? ''}`, 'data-slot': String(i) },
+      el('span', { class: 'tk' }, r.tokens[i]!),
+      ...(r.mask ? [el('span', { class: 'mk' }, String(r.mask[i]))] : []),
+      el('span', { class: 'pid', 'data-value': String(r.ids[i]) }, String(r.ids[i]))));
+  }
+  const row = el('div', { class: 'pos-row', id: r.id, 'data-ids': r.ids.join(','), ...(r.mask ? { 'data-mask': r.mask.join(',') } : {}) }, ...chips);
+  return r.label ? el('div', { class: 'pos-labelled' }, text(r.label, 'div', 'pos-rowname'), row) : row;
+}
+
+/** One loss table: these models, this bug, at this length. */
+export interface LossSpec {
+  bug: PositionBug;
+  models: string[];
+  length: number;
+}
+
+/** NaN where that run failed; `error` says why. */
+type LossResult = { clean: number; buggy: number; error?: string };
+const lossCache = new Map<string, Promise<LossResult>>();
+
+/** Loss of a shipped model with and without a bug (Worker), memoised per page. */
+function bugLoss(ctx: Ctx, model: string, bug: PositionBug, length: number): Promise<LossResult> {
+  const key = `${model}|${bug}|${length}`;
+  let p = lossCache.get(key);
+  if (!p) {
+    p = ctx.worker.call('bugLoss', { model, bug, length, examples: 16 }).then(
+      (r): LossResult => r,
+      (e: unknown): LossResult => ({ clean: NaN, buggy: NaN, error: e instanceof Error ? e.message : String(e) }),
+    );
+    lossCache.set(key, p);
+  }
+  return p;
+}
+
+const setValue = (o: HTMLOutputElement, v: number, s: string): void => {
+  o.textContent = s;
+  o.dataset.value = String(v);
+};
+
+/**
+ * A loss table: model | correct ids | wrong ids | change (the last two only
+ * with a bug). Outputs have ids `${prefix}-{clean,buggy,delta}-${model}`;
+ * `onDone` runs once every row has its numbers.
+ */
+export function lossTable(ctx: Ctx, spec: LossSpec, prefix: string, onDone: () => void): HTMLElement {
+  const body = el('tbody');
+  const withBug = spec.bug !== 'none';
+  const head = el('tr', {}, text('pos.loss.model', 'th'), text('pos.loss.clean', 'th'),
+    ...(withBug ? [text('pos.loss.buggy', 'th'), text('pos.loss.delta', 'th')] : []));
+  const jobs = spec.models.map((m) => {
+    const clean = el('output', { id: `${prefix}-clean-${m}`, class: 'big zero' }, '…');
+    const buggy = el('output', { id: `${prefix}-buggy-${m}`, class: 'big' }, '…');
+    const delta = el('output', { id: `${prefix}-delta-${m}` }, '');
+    body.append(el('tr', {}, el('td', {}, m.replace('language-', '')), el('td', {}, clean),
+      ...(withBug ? [el('td', {}, buggy), el('td', {}, delta)] : [])));
+    // The core's message (English) goes in the tooltip; the cell says "error" in the page's language.
+    const fail = (o: HTMLOutputElement, why: string): void => {
+      o.replaceChildren(text('pos.loss.error'));
+      o.title = why;
+      o.setAttribute('translate', 'no'); // the title is the core's own (English) message
+      o.dataset.error = why;
+      o.classList.add('err');
+    };
+    return bugLoss(ctx, m, spec.bug, spec.length).then((r) => {
+      if (Number.isNaN(r.clean)) return fail(clean, r.error ?? '?');
+      setValue(clean, r.clean, r.clean.toFixed(3));
+      if (!withBug) return;
+      if (Number.isNaN(r.buggy)) return fail(buggy, r.error ?? '?');
+      setValue(buggy, r.buggy, r.buggy.toFixed(3));
+      const d = r.buggy - r.clean;
+      setValue(delta, d, Math.abs(d) < 5e-4 ? '0.000' : `${d > 0 ? '+' : '−'}${Math.abs(d).toFixed(3)}`);
+      buggy.classList.toggle('zero', Math.abs(d) < 5e-3);
+    });
+  });
+  void Promise.all(jobs).then(onDone);
+  return el('table', { class: 'answers pos-loss' }, el('thead', {}, head), body);
+}

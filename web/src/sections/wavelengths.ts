@@ -1,0 +1,141 @@
+// Why RoPE fails past its training length (mounted by the extrapolation
+// section): the wavelength of each pair of the shipped RoPE model against
+// the training length, the largest angle each pair met in training against
+// the one it meets at an evaluation length, and what each scaling method
+// does to each pair (frequencies from ctx.pe.ropeFrequencies).
+// Text: the 'wl.*' keys of web/src/text/positions.ts.
+import './positions.css';
+
+import { onLangChange, t, type Key } from '../i18n.js';
+import { LinePlot, type LineSeries } from '../plot.js';
+import { getChoice, getNumber } from '../state.js';
+import { coalesce, el, figure, fmtNum, select, slider, text, whenNear } from '../ui.js';
+import type { Ctx } from './context.js';
+import { makeScaling } from './rope.js';
+
+const METHODS = ['linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope'] as const;
+type Method = (typeof METHODS)[number];
+const TWO_PI = 2 * Math.PI;
+
+/** The RoPE settings of a model: head dim, rotary dim, base, training length. */
+interface RopeModel {
+  headDim: number;
+  rotaryDim: number;
+  base: number;
+  trainLen: number;
+}
+
+/**
+ * The angle range a pair covers over `len` tokens, len·θ, capped at one full
+ * turn (beyond it every angle has been met). len·θ rather than (len-1)·θ, so
+ * that linear scaling by len/trainLen maps the range exactly back.
+ */
+export const largestAngle = (invFreq: number, len: number): number => Math.min(len * invFreq, TWO_PI);
+
+/** Pairs whose largest angle at `len` (frequencies `inv`) goes past what training (`base`, `trainLen`) covered. */
+function outOfRange(base: Float32Array, inv: Float32Array, trainLen: number, len: number): number {
+  let n = 0;
+  for (let i = 0; i < base.length; i++) if (largestAngle(inv[i]!, len) > largestAngle(base[i]!, trainLen) * (1 + 1e-6)) n++;
+  return n;
+}
+
+function build(ctx: Ctx, box: HTMLElement, m: RopeModel): void {
+  const st = {
+    len: getNumber('wl.len', 256, 64, 8192),
+    method: getChoice<Method>('wl.method', 'yarn', METHODS),
+    factor: getNumber('wl.factor', 4, 1, 32),
+  };
+  const half = m.rotaryDim / 2;
+  const pairs = Array.from({ length: half }, (_, i) => i);
+  const freqs = (scaled: boolean): { invFreq: Float32Array; attentionFactor: number } => ctx.pe.ropeFrequencies({
+    headDim: m.headDim, rotaryDim: m.rotaryDim, base: m.base, seqLen: st.len,
+    ...(scaled ? { scaling: makeScaling(st.method, st.factor, m.trainLen, m.rotaryDim) } : {}),
+  });
+  const def = freqs(false).invFreq;
+  const lambdas = Array.from(def, (f) => TWO_PI / f);
+  const long = lambdas.filter((l) => l > m.trainLen).length;
+
+  // Wavelengths (these do not move with the controls).
+  const wave = new LinePlot({
+    xLabel: () => t('wl.pair'), yLabel: () => t('wl.lambda.y'), series: [{ label: 'λ_i', color: '#1f77b4' }],
+    height: 230, logY: true, points: true, integerX: true, hMarkers: () => [m.trainLen],
+  });
+  wave.el.id = 'wl-lambdas';
+  wave.el.dataset.value = lambdas.join(',');
+  wave.setData([pairs, lambdas]);
+  const count = el('output', { id: 'wl-count', class: 'big', 'data-value': String(long) }, `${long} / ${half}`);
+
+  const angleSeries = (): LineSeries[] => [
+    { label: t('wl.angle.train'), color: '#9ecae1', width: 7 },
+    { label: t('wl.angle.eval'), color: '#d62728', dash: [5, 4] },
+    { label: `${t('wl.angle.scaled')} (${st.method})`, color: '#2ca02c', width: 2 },
+  ];
+  const angles = new LinePlot({
+    xLabel: () => t('wl.pair'), yLabel: () => t('wl.angle.y'), series: angleSeries(), height: 240, points: true, integerX: true,
+    hMarkers: () => [TWO_PI],
+  });
+  angles.el.id = 'wl-angles';
+  const ratio = new LinePlot({
+    xLabel: () => t('wl.pair'), yLabel: () => 'θ′ / θ', series: [{ label: 'θ′/θ', color: '#2ca02c' }], height: 220, points: true, integerX: true,
+    logY: true, hMarkers: () => [1, 1 / st.factor],
+  });
+  ratio.el.id = 'wl-ratio';
+  const outNone = el('output', { id: 'wl-out-none', class: 'big' });
+  const outScaled = el('output', { id: 'wl-out-scaled', class: 'big' });
+  const methodText = el('p', { class: 'explain', id: 'wl-method' });
+  const extra = el('p', { class: 'note', id: 'wl-extra' });
+
+  const update = coalesce(() => {
+    const sc = freqs(true);
+    const inv = sc.invFreq;
+    angles.setData([pairs, pairs.map((i) => largestAngle(def[i]!, m.trainLen)), pairs.map((i) => largestAngle(def[i]!, st.len)),
+      pairs.map((i) => largestAngle(inv[i]!, st.len))], angleSeries());
+    const r = pairs.map((i) => inv[i]! / def[i]!);
+    ratio.setData([pairs, r]);
+    ratio.el.dataset.value = r.join(',');
+    const a = outOfRange(def, def, m.trainLen, st.len), b = outOfRange(def, inv, m.trainLen, st.len);
+    outNone.textContent = `${a} / ${half}`;
+    outNone.dataset.value = String(a);
+    outScaled.textContent = `${b} / ${half}`;
+    outScaled.dataset.value = String(b);
+    outScaled.classList.toggle('zero', b === 0);
+    methodText.textContent = t(`wl.m.${st.method}` as Key);
+    extra.textContent = `${t('wl.step')} ${fmtNum(def[0]!, 3)} → ${fmtNum(inv[0]!, 3)} rad · ${t('wl.attnFactor')} ${fmtNum(sc.attentionFactor, 4)}`;
+    box.dataset.len = String(st.len);
+  });
+  onLangChange(update);
+
+  box.append(
+    el('div', { class: 'controls' },
+      slider({ label: 'wl.len', param: 'wl.len', min: 64, max: 8192, step: 1, log: true, value: st.len, onInput: (v) => { st.len = v; update(); } }).el,
+      select<Method>({ label: 'wl.method.label', param: 'wl.method', value: st.method, options: METHODS.map((x) => [x, () => t(`scaling.${x}`)] as const), onChange: (v) => { st.method = v; update(); } }).el,
+      slider({ label: 'wl.factor', param: 'wl.factor', min: 1, max: 32, step: 0.5, log: true, value: st.factor, onInput: (v) => { st.factor = v; update(); } }).el),
+    el('div', { class: 'figs' },
+      el('div', {},
+        figure('wl.lambda.fig', wave.el),
+        el('p', { class: 'result' }, text('wl.count'), ' ', count),
+        text('wl.lambda.look', 'p', 'note')),
+      el('div', {},
+        figure('wl.angle.fig', angles.el),
+        el('p', { class: 'result' }, text('wl.out'), ' ', text('wl.out.none'), ' ', outNone, ' \u2003 ', text('wl.out.scaled'), ' ', outScaled),
+        text('wl.angle.look', 'p', 'note'))),
+    methodText,
+    el('div', { class: 'figs' }, el('div', {}, figure('wl.ratio.fig', ratio.el), text('wl.ratio.look', 'p', 'note'), extra)),
+  );
+  update();
+  box.dataset.ready = '1';
+}
+
+/** Mounts the wavelength panel into `root`; reads the model's settings only when the reader comes near. */
+export function mountWavelengths(ctx: Ctx, root: HTMLElement): void {
+  const status = el('p', { class: 'status', 'aria-live': 'polite' });
+  const box = el('div', { id: 'wl-panel', class: 'wl' },
+    el('h3', {}, text('wl.title')), el('div', { class: 'explain', 'data-i18n-rich': 'wl.text' }), status);
+  root.append(box);
+  whenNear(box, () => {
+    ctx.worker.call('describe', { model: 'language-rope' }).then(({ config: c }) => {
+      const headDim = c.dModel / c.heads;
+      build(ctx, box, { headDim, rotaryDim: c.rotaryDim || headDim, base: c.ropeBase, trainLen: c.trainLen });
+    }).catch((e: unknown) => { status.textContent = e instanceof Error ? e.message : String(e); });
+  });
+}
