@@ -474,6 +474,7 @@ class TinyModelJs {
   explicit TinyModelJs(Model m) : model_(std::move(m)) { Finish(); }
 
   std::string error() const { return error_; }
+  const Model& model() const { return model_; }
   // The config as "key=value" lines (the safetensors metadata).
   std::string config() const {
     std::string out;
@@ -622,27 +623,32 @@ struct TrainSpec {
 
 class TrainerJs {
  public:
+  // Fresh training.
   explicit TrainerJs(const TrainSpec& spec) {
     TrainConfig tc;
-    Status s = ParseTask(spec.task, &tc.task);
-    if (s.ok()) s = ParseEncoding(spec.encoding, &tc.model.encoding);
-    if (!s.ok()) {
-      error_ = s.message();
+    if (Configure(spec, &tc)) Create(tc);
+  }
+  // Continued training of `init` (a copy), with the scaling when present
+  // (else init's own). Sizes and encoding come from init.
+  TrainerJs(const TrainSpec& spec, const TinyModelJs& init,
+            uintptr_t scaling_present, const RopeSpec& scaling) {
+    TrainConfig tc;
+    if (!init.error().empty()) {
+      error_ = init.error();
       return;
     }
-    tc.steps = spec.steps;
-    tc.batch = spec.batch;
-    tc.seq_len = spec.seq_len;
-    tc.model.d_model = spec.d_model;
-    tc.model.heads = spec.heads;
-    tc.model.layers = spec.layers;
-    tc.model.d_ff = spec.d_ff;
-    tc.model.max_len = spec.seq_len > 0 ? spec.seq_len : 1;
-    tc.opt.lr = static_cast<float>(spec.lr);
-    tc.opt.warmup_steps = spec.warmup;
-    tc.seed = static_cast<uint64_t>(spec.seed);
-    s = Trainer::Create(tc, &trainer_);
-    if (!s.ok()) error_ = s.message();
+    if (!Configure(spec, &tc)) return;
+    tc.init = &init.model();
+    if (scaling_present) {
+      RopeFrequencyConfig c;
+      const Status s = ToConfig(scaling, &c);
+      if (!s.ok()) {
+        error_ = s.message();
+        return;
+      }
+      tc.scaling = c.scaling;
+    }
+    Create(tc);
   }
   std::string error() const { return error_; }
   // Runs up to n steps; out: float64 [4 * n] (step, loss, grad norm, lr).
@@ -665,6 +671,31 @@ class TrainerJs {
   }
 
  private:
+  // The spec's settings into tc; false (error_ set) if a name is unknown.
+  bool Configure(const TrainSpec& spec, TrainConfig* tc) {
+    Status s = ParseTask(spec.task, &tc->task);
+    if (s.ok()) s = ParseEncoding(spec.encoding, &tc->model.encoding);
+    if (!s.ok()) {
+      error_ = s.message();
+      return false;
+    }
+    tc->steps = spec.steps;
+    tc->batch = spec.batch;
+    tc->seq_len = spec.seq_len;
+    tc->model.d_model = spec.d_model;
+    tc->model.heads = spec.heads;
+    tc->model.layers = spec.layers;
+    tc->model.d_ff = spec.d_ff;
+    tc->model.max_len = spec.seq_len > 0 ? spec.seq_len : 1;
+    tc->opt.lr = static_cast<float>(spec.lr);
+    tc->opt.warmup_steps = spec.warmup;
+    tc->seed = static_cast<uint64_t>(spec.seed);
+    return true;
+  }
+  void Create(const TrainConfig& tc) {
+    const Status s = Trainer::Create(tc, &trainer_);
+    if (!s.ok()) error_ = s.message();
+  }
   LiveCount<TrainerJs> live_;
   std::string error_;
   std::unique_ptr<Trainer> trainer_;
@@ -730,6 +761,23 @@ std::string MemoryStatsJs() {
   const struct mallinfo mi = mallinfo();
   return StrCat(mi.uordblks, " ", LiveCount<KvCacheJs>::live, " ",
                 LiveCount<TinyModelJs>::live, " ", LiveCount<TrainerJs>::live);
+}
+
+// The task's reference levels (GetTaskReference) into out: float64 [9] =
+// chance accuracy, chance loss, best accuracy, best loss, entropy rate,
+// bigram entropy, unigram entropy, order-free accuracy, order-free loss
+// (NaN where a level does not apply).
+std::string TaskReferenceJs(const std::string& task, uintptr_t out) {
+  TaskKind t;
+  const Status s = ParseTask(task, &t);
+  if (!s.ok()) return s.message();
+  const TaskReference r = GetTaskReference(t);
+  const double values[] = {
+      r.chance_accuracy, r.chance_loss,         r.best_accuracy,
+      r.best_loss,       r.entropy_rate,        r.bigram_entropy,
+      r.unigram_entropy, r.order_free_accuracy, r.order_free_loss};
+  std::memcpy(Ptr<double>(out), values, sizeof(values));
+  return "";
 }
 
 // One example of a task, for the page: tokens and targets ([n] each, n <=
@@ -857,10 +905,13 @@ EMSCRIPTEN_BINDINGS(posenc) {
       .field("seed", &posenc::TrainSpec::seed);
   class_<posenc::TrainerJs>("Trainer")
       .constructor<const posenc::TrainSpec&>()
+      .constructor<const posenc::TrainSpec&, const posenc::TinyModelJs&,
+                   uintptr_t, const RopeSpec&>()
       .function("error", &posenc::TrainerJs::error)
       .function("step", &posenc::TrainerJs::step)
       .function("model", &posenc::TrainerJs::model);
   function("sampleTask", &posenc::SampleTaskJs);
+  function("taskReference", &posenc::TaskReferenceJs);
   function("memoryStats", &posenc::MemoryStatsJs);
   function("target", &posenc::TargetJs);
   function("benchRope", &posenc::BenchRopeJs);

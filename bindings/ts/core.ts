@@ -43,7 +43,7 @@ import {
   requireObject,
 } from './validate.js';
 import { modelApi } from './model.js';
-import type { RawTinyModel, RawTrainer, TrainSpec } from './model.js';
+import type { RawTinyModel, RawTrainerClass } from './model.js';
 
 /** The value object `RopeSpec` of bindings/embind.cc. */
 interface RopeSpec {
@@ -135,8 +135,9 @@ export interface RawModule {
   attention(spec: AttentionSpec, rope: RopeSpec, q: number, k: number, v: number, out: number): string;
   KvCache: new (kvHeads: number, headDim: number, rope: boolean, spec: RopeSpec, layout: number, xpos: boolean, xposScaleBase: number) => RawKvCache;
   TinyModel: new (bytes: number, n: number) => RawTinyModel;
-  Trainer: new (spec: TrainSpec) => RawTrainer;
+  Trainer: RawTrainerClass;
   sampleTask(task: string, length: number, seed: number, cap: number, tokens: number, targets: number, count: number): string;
+  taskReference(task: string, out: number): string;
   target(): string;
   benchRope(H: number, T: number, d: number, layout: number, iters: number): void;
   benchCopy(iters: number): void;
@@ -219,7 +220,7 @@ function guardModule(m: RawModule): void {
     } as F;
   const raw = m as unknown as Record<string, unknown>;
   for (const name of ['attention', 'ropeFrequencies', 'ropeApply', 'sinusoidal', 'alibiSlopes', 'alibiBias', 't5Buckets',
-    't5Bias', 'shawIndices', 'shawLogits', 'shawValues', 'learnedPositions', 'xposScales', 'sampleTask', 'benchRope', 'benchCopy',
+    't5Bias', 'shawIndices', 'shawLogits', 'shawValues', 'learnedPositions', 'xposScales', 'sampleTask', 'taskReference', 'benchRope', 'benchCopy',
     'benchPeak']) {
     if (typeof raw[name] === 'function') raw[name] = wrap(raw[name] as (...a: never[]) => unknown);
   }
@@ -586,6 +587,7 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
     TinyModel: m.TinyModel,
     Trainer: m.Trainer,
     sampleTask: (...a) => m.sampleTask(...a),
+    taskReference: (...a) => m.taskReference(...a),
     call,
     ropeSpec: (f, o) => ropeSpec(f, o).spec,
   });
@@ -803,7 +805,9 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
     KvCache: KvCacheImpl,
     loadModel: models.loadModel,
     train: models.train,
+    continueTraining: models.continueTraining,
     sampleTask: models.sampleTask,
+    taskReference: models.taskReference,
 
     benchRope(heads: number, seqLen: number, headDim: number, layout: RopeLayout, iters: number): void {
       const h = int('heads', heads, 1);

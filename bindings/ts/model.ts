@@ -5,6 +5,7 @@
  * event loop. Like core.ts, every call copies in and out of wasm memory.
  */
 import type {
+  ContinueTrainingConfig,
   EncodingName,
   EvaluateOptions,
   EvaluateResult,
@@ -15,6 +16,7 @@ import type {
   RopeScaling,
   SampleTaskOptions,
   TaskName,
+  TaskReference,
   TaskSample,
   TinyModel,
   TinyModelConfig,
@@ -50,6 +52,12 @@ export interface RawTrainer {
   delete(): void;
 }
 
+/** The Embind `Trainer` class: fresh training, or continued training of a model (with a scaling when hasScaling). */
+export interface RawTrainerClass {
+  new (spec: TrainSpec): RawTrainer;
+  new (spec: TrainSpec, init: RawTinyModel, hasScaling: number, scaling: unknown): RawTrainer;
+}
+
 export interface TrainSpec {
   task: string; encoding: string; steps: number; batch: number; seqLen: number; dModel: number;
   heads: number; layers: number; dFf: number; lr: number; warmup: number; seed: number;
@@ -62,8 +70,9 @@ export interface ModelDeps {
   HEAPF32: () => Float32Array;
   HEAPF64: () => Float64Array;
   TinyModel: new (bytes: number, n: number) => RawTinyModel;
-  Trainer: new (spec: TrainSpec) => RawTrainer;
+  Trainer: RawTrainerClass;
   sampleTask: (task: string, length: number, seed: number, cap: number, tokens: number, targets: number, count: number) => string;
+  taskReference: (task: string, out: number) => string;
   /** Runs fn with a call frame (allocations freed after). */
   call: <T>(fn: (f: Frame) => T) => T;
   /** The RopeSpec value object for a model's rotary settings and a scaling. */
@@ -79,6 +88,46 @@ const BUGS: readonly PositionBug[] = [
 ];
 /** The `bug` option (whether it applies to the model is checked in C++). */
 const bugOption = (v: unknown): PositionBug => (v === undefined ? 'none' : oneOf('bug', v, BUGS));
+
+/**
+ * The metadata's `rope_scaling` (JSON, Hugging Face key names, every scalar
+ * written by the core) as a frozen RopeScaling with the keys of its type,
+ * which passed back as `scaling` gives the same rotation.
+ */
+function parseScaling(json: string): RopeScaling {
+  const j = JSON.parse(json) as Record<string, unknown>;
+  const n = (k: string): number => j[k] as number;
+  const factor = n('factor');
+  const original = n('original_max_position_embeddings');
+  const attention = j.attention_factor === undefined ? {} : { attentionFactor: n('attention_factor') };
+  const list = (k: string): number[] => j[k] as number[];
+  let s: RopeScaling;
+  switch (j.rope_type as RopeScaling['type']) {
+    case 'linear': s = { type: 'linear', factor }; break;
+    case 'ntk': s = { type: 'ntk', factor }; break;
+    case 'dynamic': s = { type: 'dynamic', factor, maxPositionEmbeddings: n('max_position_embeddings') }; break;
+    case 'yarn':
+      s = {
+        type: 'yarn', factor, originalMaxPositionEmbeddings: original, betaFast: n('beta_fast'), betaSlow: n('beta_slow'),
+        truncate: j.truncate as boolean, mscale: n('mscale'), mscaleAllDim: n('mscale_all_dim'), ...attention,
+      };
+      break;
+    case 'longrope':
+      s = {
+        type: 'longrope', factor, originalMaxPositionEmbeddings: original,
+        shortFactor: Object.freeze(list('short_factor')), longFactor: Object.freeze(list('long_factor')), ...attention,
+      };
+      break;
+    case 'llama3':
+      s = {
+        type: 'llama3', factor, originalMaxPositionEmbeddings: original,
+        lowFreqFactor: n('low_freq_factor'), highFreqFactor: n('high_freq_factor'),
+      };
+      break;
+    default: s = { type: 'default' };
+  }
+  return Object.freeze(s);
+}
 
 function parseConfig(text: string): TinyModelConfig {
   const kv = new Map<string, string>();
@@ -106,6 +155,7 @@ function parseConfig(text: string): TinyModelConfig {
     t5Buckets: n('t5_buckets'),
     t5MaxDistance: n('t5_max_distance'),
     shawClip: n('shaw_clip'),
+    ...(kv.has('rope_scaling') ? { ropeScaling: parseScaling(kv.get('rope_scaling') as string) } : {}),
   };
 }
 
@@ -144,6 +194,16 @@ export function modelApi(d: ModelDeps) {
     #handle(what: string): RawTinyModel {
       if (this.#h === undefined) throw new TypeError(`TinyModel.${what}: this model has been deleted`);
       return this.#h;
+    }
+
+    /** The live handle of `m`, a model of this module (`name` = the parameter, for errors). */
+    static handleOf(name: string, m: unknown): RawTinyModel {
+      if (typeof m !== 'object' || m === null || !(#h in m)) {
+        throw new TypeError(`${name} must be a TinyModel of this module (from loadModel, train or continueTraining)`);
+      }
+      const h = (m as TinyModelImpl).#h;
+      if (h === undefined) throw new TypeError(`${name}: this model has been deleted`);
+      return h;
     }
 
     /** scaling -> [hasScaling, RopeSpec] for the model's rotary settings. */
@@ -303,9 +363,44 @@ export function modelApi(d: ModelDeps) {
     return new TinyModelImpl(h);
   }
 
+  /** Progress callback, cancel signal and chunk size of a training call. */
+  function trainOptions(options: unknown): { chunk: number; onProgress?: (p: TrainProgress) => void; signal?: AbortSignal } {
+    const o = options === undefined ? {} : requireObject('options', options);
+    const chunk = optInt('chunk', o.chunk, 10, 1, 1_000_000);
+    const onProgress = o.onProgress;
+    if (onProgress !== undefined && typeof onProgress !== 'function') {
+      throw new TypeError('onProgress must be a function');
+    }
+    return { chunk, onProgress: onProgress as ((p: TrainProgress) => void) | undefined, signal: o.signal as AbortSignal | undefined };
+  }
+
+  /** Runs `steps` steps of the trainer `t` in chunks, yielding between them; frees `t`. */
+  async function run(t: RawTrainer, steps: number, o: ReturnType<typeof trainOptions>): Promise<TinyModel> {
+    const { chunk, onProgress, signal } = o;
+    try {
+      check(t.error());
+      for (let done = 0; done < steps;) {
+        if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
+        const n = Math.min(chunk, steps - done);
+        const last = d.call((f) => {
+          const out = f.alloc(4 * n * 8);
+          check(t.step(n, out));
+          return d.HEAPF64().slice((out >> 3) + 4 * (n - 1), (out >> 3) + 4 * n);
+        });
+        done += n;
+        onProgress?.({ step: done, steps, loss: last[1] as number, gradNorm: last[2] as number, lr: last[3] as number });
+        await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      }
+      if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
+      return new TinyModelImpl(t.model());
+    } finally {
+      t.delete();
+    }
+  }
+
   async function train(config: TrainConfig, options?: TrainOptions): Promise<TinyModel> {
     const c = requireObject('config', config);
-    const o = options === undefined ? {} : requireObject('options', options);
+    const o = trainOptions(options);
     const steps = int('steps', c.steps, 1, 10_000_000);
     const spec: TrainSpec = {
       task: oneOf('task', c.task, TASKS),
@@ -322,34 +417,60 @@ export function modelApi(d: ModelDeps) {
       seed: optInt('seed', c.seed, 1, 0),
     };
     if (spec.lr >= 1) throw new RangeError(`lr must be in (0, 1), got ${spec.lr}`);
-    const chunk = optInt('chunk', o.chunk, 10, 1, 1_000_000);
-    const onProgress = o.onProgress;
-    if (onProgress !== undefined && typeof onProgress !== 'function') {
-      throw new TypeError('onProgress must be a function');
+    return run(new d.Trainer(spec), steps, o);
+  }
+
+  async function continueTraining(model: TinyModel, config: ContinueTrainingConfig, options?: TrainOptions): Promise<TinyModel> {
+    const h = TinyModelImpl.handleOf('model', model);
+    const m = model.config;
+    const c = requireObject('config', config);
+    const o = trainOptions(options);
+    const steps = int('steps', c.steps, 0, 10_000_000);
+    const spec: TrainSpec = {
+      task: m.task,
+      encoding: m.encoding,
+      steps,
+      batch: optInt('batch', c.batch, 16, 1, 4096),
+      seqLen: optInt('seqLen', c.seqLen, m.trainLen, 1, 4096),
+      dModel: m.dModel,
+      heads: m.heads,
+      layers: m.layers,
+      dFf: m.dFf,
+      lr: c.lr === undefined ? 1e-3 : num('lr', c.lr, { gt: 0 }),
+      warmup: optInt('warmup', c.warmup, Math.min(20, Math.floor(steps / 10)), 0, steps),
+      seed: optInt('seed', c.seed, 1, 0),
+    };
+    if (spec.lr >= 1) throw new RangeError(`lr must be in (0, 1), got ${spec.lr}`);
+    if (c.scaling !== undefined && m.encoding !== 'rope' && m.encoding !== 'xpos') {
+      throw new TypeError(`scaling applies to RoPE and xPos models; this model uses '${m.encoding}'`);
     }
-    const signal = o.signal as AbortSignal | undefined;
-    const t = new d.Trainer(spec);
-    try {
-      check(t.error());
-      for (let done = 0; done < steps;) {
-        if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
-        const n = Math.min(chunk, steps - done);
-        const last = d.call((f) => {
-          const out = f.alloc(4 * n * 8);
-          check(t.step(n, out));
-          return d.HEAPF64().slice((out >> 3) + 4 * (n - 1), (out >> 3) + 4 * n);
-        });
-        done += n;
-        (onProgress as ((p: TrainProgress) => void) | undefined)?.({
-          step: done, steps, loss: last[1] as number, gradNorm: last[2] as number, lr: last[3] as number,
-        });
-        await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    const base = { headDim: m.dModel / m.heads, rotaryDim: m.rotaryDim || undefined, base: m.ropeBase };
+    const t = d.call((f) => {
+      const has = c.scaling === undefined ? 0 : 1;
+      const scaling = d.ropeSpec(f, has ? { ...base, scaling: c.scaling } : base);
+      return new d.Trainer(spec, h, has, scaling);
+    });
+    return run(t, steps, o);
+  }
+
+  function taskReference(task: TaskName): TaskReference {
+    const name = oneOf('task', task, TASKS);
+    return d.call((f) => {
+      const out = f.alloc(9 * 8);
+      check(d.taskReference(name, out));
+      const v = d.HEAPF64().slice(out >> 3, (out >> 3) + 9);
+      const r: TaskReference = {
+        task: name, chanceAccuracy: v[0] as number, chanceLoss: v[1] as number,
+        bestAccuracy: v[2] as number, bestLoss: v[3] as number,
+      };
+      const optional: Array<[keyof TaskReference, number]> = [
+        ['entropyRate', 4], ['bigramEntropy', 5], ['unigramEntropy', 6], ['orderFreeAccuracy', 7], ['orderFreeLoss', 8],
+      ];
+      for (const [key, i] of optional) {
+        if (!Number.isNaN(v[i])) (r as unknown as Record<string, number>)[key] = v[i] as number;
       }
-      if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
-      return new TinyModelImpl(t.model());
-    } finally {
-      t.delete();
-    }
+      return r;
+    });
   }
 
   function sampleTask(options: SampleTaskOptions): TaskSample {
@@ -371,5 +492,5 @@ export function modelApi(d: ModelDeps) {
     });
   }
 
-  return { loadModel, train, sampleTask };
+  return { loadModel, train, continueTraining, sampleTask, taskReference };
 }

@@ -412,6 +412,15 @@ export interface TinyModelConfig {
   t5Buckets: number;
   t5MaxDistance: number;
   shawClip: number;
+  /**
+   * RoPE / xPos: the context extension the model was (continued-)trained
+   * with (see `continueTraining`); absent when it has none. `forward`,
+   * `generate` and `evaluate` apply it unless their `scaling` option is
+   * given, which then replaces it (`{ type: 'default' }` runs the model
+   * without it). Saved in the safetensors metadata (`rope_scaling`, Hugging
+   * Face key names), so it survives `save()` / `loadModel()`.
+   */
+  ropeScaling?: RopeScaling;
 }
 
 /**
@@ -454,7 +463,8 @@ export type PositionBug =
    */
   | 'partial-rotary-freq-over-head-dim'
   /**
-   * RoPE / xPos with a `yarn` scaling (required): the attention factor is
+   * RoPE / xPos with a `yarn` scaling (required: passed, or the model's own
+   * `config.ropeScaling`): the attention factor is
    * applied twice, so logits are scaled by `mscale^4` instead of `mscale^2`.
    */
   | 'yarn-magnitude-twice'
@@ -482,7 +492,8 @@ export type PositionBug =
   | 'short-cos-sin-cache'
   /**
    * RoPE / xPos: another model's scaling: the model runs with
-   * `{ type: 'linear', factor: 4 }` although it was trained without one.
+   * `{ type: 'linear', factor: 4 }` although it was trained without one
+   * (a model with its own `config.ropeScaling` runs with linear x4 instead).
    * Passing `scaling` as well throws a `RangeError` naming both.
    */
   | 'wrong-scaling';
@@ -490,7 +501,11 @@ export type PositionBug =
 export interface ModelForwardOptions {
   /** Also return every attention map `[layers, heads, T, T]`. Default false. */
   attentionMaps?: boolean;
-  /** RoPE / xPos context extension applied at inference (RoPE and xPos models). */
+  /**
+   * RoPE / xPos context extension applied at inference (RoPE and xPos
+   * models). Default: the model's own `config.ropeScaling` (none for a model
+   * trained without one); a value given here replaces it.
+   */
   scaling?: RopeScaling;
   /** A position bug to apply. Default `'none'`. */
   bug?: PositionBug;
@@ -510,7 +525,7 @@ export interface GenerateOptions {
   temperature?: number;
   /** Sampling seed. Default 1. */
   seed?: number;
-  /** RoPE / xPos context extension applied at inference (RoPE and xPos models). */
+  /** RoPE / xPos context extension; default the model's own `config.ropeScaling` (see `ModelForwardOptions`). */
   scaling?: RopeScaling;
   /**
    * A position bug to apply. Default `'none'`. With `cache: false`,
@@ -534,7 +549,7 @@ export interface EvaluateOptions {
   examples?: number;
   /** Data seed. Default 12345. */
   seed?: number;
-  /** RoPE / xPos scaling applied at inference. */
+  /** RoPE / xPos scaling; default the model's own `config.ropeScaling` (see `ModelForwardOptions`). */
   scaling?: RopeScaling;
   /** A position bug to apply. Default `'none'`. */
   bug?: PositionBug;
@@ -595,6 +610,82 @@ export interface TrainConfig {
   warmup?: number;
   /** Seed of the initial weights and the data. Default 1. */
   seed?: number;
+}
+
+/**
+ * Continued training of a trained model (`Posenc.continueTraining`), e.g.
+ * after a RoPE context extension: the weights start from the model's, the
+ * optimiser (AdamW) state starts fresh, the learning rate follows the same
+ * warmup + cosine schedule as `train` over `steps`.
+ */
+export interface ContinueTrainingConfig {
+  /** Optimiser steps (>= 0). 0 returns a copy of the model with `scaling` stored and `trainLen = seqLen`. */
+  steps: number;
+  /**
+   * Training length (language, retrieval; word-order sentences have their
+   * own). Default the model's `config.trainLen`. A learned-position model
+   * cannot go past its table (`maxLen`): a longer `seqLen` throws a
+   * `RangeError`. The new model records it as `config.trainLen`.
+   */
+  seqLen?: number;
+  /**
+   * RoPE / xPos scaling used in every training step and stored in the new
+   * model (`config.ropeScaling`), so that inference applies it by default.
+   * `dynamic` and `longrope` see `seqLen` as the context length. Default:
+   * the model's own scaling (none for the shipped models). RoPE and xPos
+   * models only (a `TypeError` otherwise).
+   */
+  scaling?: RopeScaling;
+  /** Sequences per step. Default 16. */
+  batch?: number;
+  /**
+   * Peak AdamW learning rate. Default 1e-3: a third of `train`'s 3e-3, since
+   * the weights are already trained and only need to adapt.
+   */
+  lr?: number;
+  /** Warmup steps (the moments start at zero). Default `min(20, steps / 10)`. */
+  warmup?: number;
+  /** Seed of the training data (integer >= 0). Default 1. */
+  seed?: number;
+}
+
+/**
+ * Reference levels of a synthetic task, exact from its generator: what the
+ * loss (nats per scored token; per sentence for word-order) and the argmax
+ * accuracy of a model compare with.
+ */
+export interface TaskReference {
+  task: TaskName;
+  /**
+   * Best accuracy without looking at the input: always predicting the most
+   * frequent target. word-order: 1 / 12 classes; retrieval: 1 / 16 values
+   * (both uniform); language: the largest stationary token probability.
+   */
+  chanceAccuracy: number;
+  /** Best loss without the input: the entropy of the targets (ln 12, ln 16; language: `unigramEntropy`). */
+  chanceLoss: number;
+  /**
+   * Bayes-optimal accuracy with the whole input: 1 for word-order and
+   * retrieval (the answer is unique), and for language the probability of
+   * the favourite next token (0.55 + 0.08 / 32, the same in every context).
+   */
+  bestAccuracy: number;
+  /** Bayes-optimal loss: 0 for word-order and retrieval; language: `entropyRate`. */
+  bestLoss: number;
+  /** language: `H(x_t | x_{t-1}, x_{t-2})`, the entropy rate: the lowest achievable loss. */
+  entropyRate?: number;
+  /** language: `H(x_t | x_{t-1})`: the best loss of a model that sees only the previous token. */
+  bigramEntropy?: number;
+  /** language: `H(x_t)` of the stationary distribution: the best loss without context. */
+  unigramEntropy?: number;
+  /**
+   * word-order: the best accuracy of an encoder without positions. It sees
+   * only the multiset of tokens, the same for "A verb B" and "B verb A",
+   * which are equally likely: 1/2.
+   */
+  orderFreeAccuracy?: number;
+  /** word-order: the best loss without positions, ln 2. */
+  orderFreeLoss?: number;
 }
 
 export interface SampleTaskOptions {
@@ -674,6 +765,15 @@ export interface Posenc {
   sampleTask(options: SampleTaskOptions): TaskSample;
   /** Trains a tiny model; yields to the event loop every `chunk` steps (run it in a Worker). */
   train(config: TrainConfig, options?: TrainOptions): Promise<TinyModel>;
+  /**
+   * Trains a copy of `model` further (e.g. at a longer `seqLen` with a RoPE
+   * `scaling`, as production models do after a context extension); resolves
+   * to a new model and leaves `model` unchanged. Same progress, cancelling
+   * and chunking as `train`.
+   */
+  continueTraining(model: TinyModel, config: ContinueTrainingConfig, options?: TrainOptions): Promise<TinyModel>;
+  /** The task's reference loss and accuracy levels (chance, best possible, ...). */
+  taskReference(task: TaskName): TaskReference;
   /** Runs the RoPE kernel `iters` times on module-owned buffers (benchmarks). */
   benchRope(heads: number, seqLen: number, headDim: number, layout: RopeLayout, iters: number): void;
   /** Copies the buffers of the last `benchRope` call `iters` times (the memory-bandwidth ceiling). */

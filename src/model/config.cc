@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <vector>
 
 #include "ops/t5.h"
 
@@ -22,6 +24,127 @@ Status CheckBase(const char* name, double v) {
     return Status::Invalid(
         StrCat(name, " must be a finite number > 1, got ", v));
   }
+  return Status::Ok();
+}
+
+using Json = nlohmann::json;
+
+// rope_scaling as one line of JSON with the Hugging Face `rope_scaling` key
+// names. Every scalar is written (the value round-trips exactly), the
+// optional attention factor and the LongRoPE lists only when set.
+std::string ScalingToJson(const RopeScaling& s) {
+  Json j = Json::object();
+  j["rope_type"] = RopeScalingTypeName(s.type);
+  j["factor"] = s.factor;
+  j["original_max_position_embeddings"] = s.original_max_position_embeddings;
+  j["max_position_embeddings"] = s.max_position_embeddings;
+  j["beta_fast"] = s.beta_fast;
+  j["beta_slow"] = s.beta_slow;
+  j["truncate"] = s.truncate;
+  j["mscale"] = s.mscale;
+  j["mscale_all_dim"] = s.mscale_all_dim;
+  if (s.has_attention_factor) j["attention_factor"] = s.attention_factor;
+  j["low_freq_factor"] = s.low_freq_factor;
+  j["high_freq_factor"] = s.high_freq_factor;
+  if (!s.short_factor.empty()) j["short_factor"] = s.short_factor;
+  if (!s.long_factor.empty()) j["long_factor"] = s.long_factor;
+  return j.dump();
+}
+
+Status ScalingError(const std::string& what) {
+  return Status::Invalid(StrCat("model metadata \"rope_scaling\" ", what));
+}
+
+Status JsonNumber(const Json& v, const std::string& key, double* out) {
+  if (!v.is_number()) return ScalingError(StrCat(key, " must be a number"));
+  *out = v.get<double>();
+  if (!std::isfinite(*out)) {
+    return ScalingError(StrCat(key, " must be finite"));
+  }
+  return Status::Ok();
+}
+
+Status JsonInt(const Json& v, const std::string& key, int* out) {
+  double x = 0.0;
+  POSENC_RETURN_IF_ERROR(JsonNumber(v, key, &x));
+  if (x != std::floor(x) || x < 0.0 || x > (1 << 30)) {
+    return ScalingError(
+        StrCat(key, " must be an integer in [0, 2^30], got ", x));
+  }
+  *out = static_cast<int>(x);
+  return Status::Ok();
+}
+
+Status JsonList(const Json& v, const std::string& key,
+                std::vector<double>* out) {
+  if (!v.is_array() || v.empty() || v.size() > (1 << 16)) {
+    return ScalingError(StrCat(key, " must be a list of 1 to 65536 numbers"));
+  }
+  out->resize(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    POSENC_RETURN_IF_ERROR(
+        JsonNumber(v[i], StrCat(key, "[", i, "]"), &(*out)[i]));
+  }
+  return Status::Ok();
+}
+
+// The inverse of ScalingToJson: an object with a non-default rope_type and
+// known keys only (absent ones keep their defaults).
+Status ScalingFromJson(const std::string& text, RopeScaling* out) {
+  const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return ScalingError("must be a JSON object");
+  }
+  RopeScaling s;
+  const auto type = j.find("rope_type");
+  if (type == j.end() || !type->is_string()) {
+    return ScalingError("lacks the string \"rope_type\"");
+  }
+  POSENC_RETURN_IF_ERROR(
+      ParseRopeScalingType(type->get<std::string>(), &s.type));
+  if (s.type == RopeScalingType::kDefault) {
+    return ScalingError("must not be 'default' (omit the key instead)");
+  }
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
+    const Json& v = it.value();
+    Status st = Status::Ok();
+    if (k == "rope_type") {
+      continue;
+    } else if (k == "factor") {
+      st = JsonNumber(v, k, &s.factor);
+    } else if (k == "original_max_position_embeddings") {
+      st = JsonInt(v, k, &s.original_max_position_embeddings);
+    } else if (k == "max_position_embeddings") {
+      st = JsonInt(v, k, &s.max_position_embeddings);
+    } else if (k == "beta_fast") {
+      st = JsonNumber(v, k, &s.beta_fast);
+    } else if (k == "beta_slow") {
+      st = JsonNumber(v, k, &s.beta_slow);
+    } else if (k == "truncate") {
+      if (!v.is_boolean()) return ScalingError("truncate must be a boolean");
+      s.truncate = v.get<bool>();
+    } else if (k == "mscale") {
+      st = JsonNumber(v, k, &s.mscale);
+    } else if (k == "mscale_all_dim") {
+      st = JsonNumber(v, k, &s.mscale_all_dim);
+    } else if (k == "attention_factor") {
+      s.has_attention_factor = true;
+      st = JsonNumber(v, k, &s.attention_factor);
+    } else if (k == "low_freq_factor") {
+      st = JsonNumber(v, k, &s.low_freq_factor);
+    } else if (k == "high_freq_factor") {
+      st = JsonNumber(v, k, &s.high_freq_factor);
+    } else if (k == "short_factor") {
+      st = JsonList(v, k, &s.short_factor);
+    } else if (k == "long_factor") {
+      st = JsonList(v, k, &s.long_factor);
+    } else {
+      return ScalingError(StrCat("has an unknown key \"", k, "\""));
+    }
+    POSENC_RETURN_IF_ERROR(st);
+  }
+  *out = s;
   return Status::Ok();
 }
 
@@ -57,6 +180,13 @@ Status ValidateModelConfig(const ModelConfig& c) {
   } else {
     POSENC_RETURN_IF_ERROR(CheckInt("numClasses", c.num_classes, 2, 65536));
   }
+  const bool rotary =
+      c.encoding == Encoding::kRope || c.encoding == Encoding::kXpos;
+  if (!rotary && c.rope_scaling.type != RopeScalingType::kDefault) {
+    return Status::Invalid(
+        StrCat("ropeScaling applies to RoPE and xPos models; this model uses '",
+               EncodingName(c.encoding), "'"));
+  }
   switch (c.encoding) {
     case Encoding::kNope:
     case Encoding::kLearned:
@@ -72,6 +202,15 @@ Status ValidateModelConfig(const ModelConfig& c) {
     case Encoding::kRope:
     case Encoding::kXpos:
       POSENC_RETURN_IF_ERROR(ValidateRopeConfig(c.Rope()));
+      if (c.rope_scaling.type != RopeScalingType::kDefault) {
+        // The frequencies compute at every length a model may run at (only
+        // dynamic and longrope depend on it; dynamic's base grows with it).
+        std::vector<double> inv;
+        double factor = 1.0;
+        for (int len : {1, 1 << 20}) {
+          POSENC_RETURN_IF_ERROR(RopeFrequencies(c.Rope(), len, &inv, &factor));
+        }
+      }
       if (c.encoding == Encoding::kXpos &&
           (!std::isfinite(c.xpos_scale_base) || c.xpos_scale_base <= 0.0)) {
         return Status::Invalid(
@@ -116,6 +255,9 @@ std::map<std::string, std::string> ConfigToMetadata(const ModelConfig& c) {
   m["t5_buckets"] = StrCat(c.t5_buckets);
   m["t5_max_distance"] = StrCat(c.t5_max_distance);
   m["shaw_clip"] = StrCat(c.shaw_clip);
+  if (c.rope_scaling.type != RopeScalingType::kDefault) {
+    m["rope_scaling"] = ScalingToJson(c.rope_scaling);
+  }
   m["task"] = c.task;
   return m;
 }
@@ -191,6 +333,9 @@ Status ConfigFromMetadata(const std::map<std::string, std::string>& m,
   POSENC_RETURN_IF_ERROR(get_int("t5_buckets", &c.t5_buckets));
   POSENC_RETURN_IF_ERROR(get_int("t5_max_distance", &c.t5_max_distance));
   POSENC_RETURN_IF_ERROR(get_int("shaw_clip", &c.shaw_clip));
+  if (const auto it = m.find("rope_scaling"); it != m.end()) {
+    POSENC_RETURN_IF_ERROR(ScalingFromJson(it->second, &c.rope_scaling));
+  }
   POSENC_RETURN_IF_ERROR(get("task", &s));
   c.task = *s;
   POSENC_RETURN_IF_ERROR(ValidateModelConfig(c));

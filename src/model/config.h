@@ -41,13 +41,22 @@ struct ModelConfig {
   int t5_max_distance = 128;
   // Shaw relative keys and values: clip distance k (tables [2k+1, head]).
   int shaw_clip = 16;
+  // RoPE and xPos: the context extension the model was (continued-)trained
+  // with (default: none). Inference applies it unless the caller passes a
+  // scaling, which then replaces it. Stored in the metadata as
+  // "rope_scaling" (JSON, Hugging Face key names) when not default.
+  RopeScaling rope_scaling;
   std::string task;  // metadata: what it was trained on
 
   int head_dim() const { return heads > 0 ? d_model / heads : 0; }
-  // The RoPE frequency config for a given inference-time scaling.
-  RopeFrequencyConfig Rope(const RopeScaling& scaling = RopeScaling()) const;
+  // The RoPE frequency config with the model's own scaling, or with another
+  // one (which replaces it).
+  RopeFrequencyConfig Rope() const { return Rope(rope_scaling); }
+  RopeFrequencyConfig Rope(const RopeScaling& scaling) const;
 };
 
+// Also checks that a non-default rope_scaling belongs to a RoPE / xPos model
+// and that its frequencies compute at every length up to 2^20.
 Status ValidateModelConfig(const ModelConfig& c);
 
 // To and from the string map stored in `__metadata__` (keys like "vocab",

@@ -130,6 +130,18 @@ void BugPositions(const Model& m, PositionBug bug, std::vector<int32_t>* qpos,
   }
 }
 
+// CheckPositionBug for a call: with the call's scaling, except for
+// kWrongScaling, which replaces the model's own scaling and conflicts only
+// with one the caller passed.
+Status CheckCall(const Model& m, const std::optional<RopeScaling>& scaling,
+                 PositionBug bug) {
+  return CheckPositionBug(m.config,
+                          bug == PositionBug::kWrongScaling
+                              ? scaling.value_or(RopeScaling())
+                              : CallScaling(m, scaling),
+                          bug);
+}
+
 // max(a, b) + 1: the one context length q and k are rotated for.
 int64_t ContextLength(const std::vector<int32_t>& a,
                       const std::vector<int32_t>& b) {
@@ -342,9 +354,14 @@ Status InferRestarted(const Model& m, const int32_t* tokens, size_t T,
 
 }  // namespace
 
+RopeScaling CallScaling(const Model& m,
+                        const std::optional<RopeScaling>& scaling) {
+  return scaling ? *scaling : m.config.rope_scaling;
+}
+
 Status Infer(const Model& m, const int32_t* tokens, size_t T,
              const InferenceOptions& opt, InferenceResult* out) {
-  POSENC_RETURN_IF_ERROR(CheckPositionBug(m.config, opt.scaling, opt.bug));
+  POSENC_RETURN_IF_ERROR(CheckCall(m, opt.scaling, opt.bug));
   if (opt.bug == PositionBug::kRestartPositions) {
     return InferRestarted(m, tokens, T, opt, out);
   }
@@ -357,7 +374,8 @@ Status Infer(const Model& m, const int32_t* tokens, size_t T,
   // With the bug the real tokens sit at positions P .. P + T - 1.
   POSENC_RETURN_IF_ERROR(CheckModelTokens(m, tokens, T, pad_bug ? P : 0));
   AttentionRope rope;
-  POSENC_RETURN_IF_ERROR(ModelRope(m, opt.scaling, opt.bug, &rope));
+  POSENC_RETURN_IF_ERROR(
+      ModelRope(m, CallScaling(m, opt.scaling), opt.bug, &rope));
   rope.positions_from_mask = P > 0 && !pad_bug;
   const size_t C = static_cast<size_t>(m.config.d_model),
                H = static_cast<size_t>(m.config.heads), n = P + T;
@@ -390,15 +408,16 @@ Status Infer(const Model& m, const int32_t* tokens, size_t T,
   return Status::Ok();
 }
 
-Status Decoder::Create(const Model& m, const RopeScaling& scaling,
+Status Decoder::Create(const Model& m,
+                       const std::optional<RopeScaling>& scaling,
                        PositionBug bug, std::unique_ptr<Decoder>* out) {
   if (!m.config.causal) {
     return Status::Invalid(
         "incremental decoding needs a causal model; this one is an encoder");
   }
-  POSENC_RETURN_IF_ERROR(CheckPositionBug(m.config, scaling, bug));
+  POSENC_RETURN_IF_ERROR(CheckCall(m, scaling, bug));
   std::unique_ptr<Decoder> d(new Decoder(m, bug));
-  POSENC_RETURN_IF_ERROR(ModelRope(m, scaling, bug, &d->rope_));
+  POSENC_RETURN_IF_ERROR(ModelRope(m, CallScaling(m, scaling), bug, &d->rope_));
   if (bug == PositionBug::kLeftPaddingInPositions) d->pad_ = kBugLeftPad;
   const size_t H = static_cast<size_t>(m.config.heads),
                Dh = static_cast<size_t>(m.config.head_dim());
@@ -532,7 +551,7 @@ Status Generate(const Model& m, const int32_t* prompt, size_t n,
     return Status::Invalid(
         StrCat("temperature must be in [0, 100], got ", opt.temperature));
   }
-  POSENC_RETURN_IF_ERROR(CheckPositionBug(m.config, opt.scaling, opt.bug));
+  POSENC_RETURN_IF_ERROR(CheckCall(m, opt.scaling, opt.bug));
   const size_t V = static_cast<size_t>(m.config.vocab);
   std::unique_ptr<Decoder> dec;
   InferenceOptions full;  // the uncached run

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "model/position_bug.h"
@@ -19,8 +20,11 @@
 
 namespace posenc {
 
+// The scaling options below: nullopt runs the model with its own scaling
+// (ModelConfig::rope_scaling, none unless it was trained with one); a value
+// replaces it (RoPE / xPos models; ignored by the others).
 struct InferenceOptions {
-  RopeScaling scaling;                   // applied to RoPE / xPos models
+  std::optional<RopeScaling> scaling;
   bool attention_maps = false;           // fill InferenceResult::maps
   PositionBug bug = PositionBug::kNone;  // validated by CheckPositionBug
   // Left padding done right: the input is preceded by left_pad <pad> tokens
@@ -40,6 +44,10 @@ struct InferenceResult {
 Status Infer(const Model& m, const int32_t* tokens, size_t T,
              const InferenceOptions& opt, InferenceResult* out);
 
+// The scaling a call runs with: `scaling`, else the model's own.
+RopeScaling CallScaling(const Model& m,
+                        const std::optional<RopeScaling>& scaling);
+
 // Incremental decoding of a causal model: Feed appends tokens at positions
 // length() .. and returns their logits [n, V]. Equal to Infer on the whole
 // prefix (tested), except `dynamic` RoPE past its threshold, where cached
@@ -49,7 +57,8 @@ Status Infer(const Model& m, const int32_t* tokens, size_t T,
 // Feed, counted by the positions.
 class Decoder {
  public:
-  static Status Create(const Model& m, const RopeScaling& scaling,
+  static Status Create(const Model& m,
+                       const std::optional<RopeScaling>& scaling,
                        PositionBug bug, std::unique_ptr<Decoder>* out);
   Status Feed(const int32_t* tokens, size_t n, std::vector<float>* logits);
   size_t length() const { return length_; }  // real tokens fed
@@ -68,7 +77,7 @@ class Decoder {
 };
 
 struct GenerateOptions {
-  RopeScaling scaling;                   // applied to RoPE / xPos models
+  std::optional<RopeScaling> scaling;    // as in InferenceOptions
   PositionBug bug = PositionBug::kNone;  // validated by CheckPositionBug
   size_t max_new_tokens = 0;             // at most 2^20
   double temperature = 0.0;              // 0: greedy; else in (0, 100]

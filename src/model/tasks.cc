@@ -167,6 +167,8 @@ double Entropy(const std::vector<double>& p) {
 
 struct LanguageEntropies {
   double rate, bigram, unigram;
+  // Accuracy of the argmax of P(next | two previous) and of the marginal.
+  double best_accuracy, chance_accuracy;
 };
 
 // Stationary distribution pi(a, b) of the pair chain by power iteration,
@@ -193,12 +195,14 @@ const LanguageEntropies& Entropies() {
       pi.swap(nxt);
       if (diff < 1e-15) break;
     }
-    auto* out = new LanguageEntropies{0, 0, 0};
+    auto* out = new LanguageEntropies{0, 0, 0, 0, 0};
     std::vector<double> marginal(kLangTokens, 0.0);
     std::vector<std::vector<double>> given_b(kLangTokens,
                                              std::vector<double>(kLangTokens));
     for (int ab = 0; ab < kLangContexts; ++ab) {
       out->rate += pi[ab] * Entropy(next[ab]);
+      out->best_accuracy +=
+          pi[ab] * *std::max_element(next[ab].begin(), next[ab].end());
       marginal[ab % kLangTokens] += pi[ab];
       for (int c = 0; c < kLangTokens; ++c) {
         given_b[ab % kLangTokens][c] += pi[ab] * next[ab][c];  // P(b, c)
@@ -209,6 +213,7 @@ const LanguageEntropies& Entropies() {
       out->bigram += marginal[b] * Entropy(given_b[b]);
     }
     out->unigram = Entropy(marginal);
+    out->chance_accuracy = *std::max_element(marginal.begin(), marginal.end());
     return out;
   }();
   return *e;
@@ -456,5 +461,45 @@ std::vector<double> LanguageNextTokenProbs(int32_t a, int32_t b) {
 double LanguageEntropyRate() { return Entropies().rate; }
 double LanguageBigramEntropy() { return Entropies().bigram; }
 double LanguageUnigramEntropy() { return Entropies().unigram; }
+
+TaskReference GetTaskReference(TaskKind t) {
+  TaskReference r;
+  r.task = t;
+  switch (t) {
+    case TaskKind::kWordOrder: {
+      // Subjects are uniform over the 12 people; with positions the subject
+      // is the token at position 1.
+      const double k = static_cast<double>(NumClasses(t));
+      r.chance_accuracy = 1.0 / k;
+      r.chance_loss = std::log(k);
+      r.best_accuracy = 1.0;
+      r.best_loss = 0.0;
+      // P(subject = A | {A, B}) = P(subject = B | {A, B}): a coin flip.
+      r.order_free_accuracy = 0.5;
+      r.order_free_loss = std::log(2.0);
+      break;
+    }
+    case TaskKind::kLanguage: {
+      const LanguageEntropies& e = Entropies();
+      r.chance_accuracy = e.chance_accuracy;
+      r.chance_loss = e.unigram;
+      r.best_accuracy = e.best_accuracy;
+      r.best_loss = e.rate;
+      r.entropy_rate = e.rate;
+      r.bigram_entropy = e.bigram;
+      r.unigram_entropy = e.unigram;
+      break;
+    }
+    case TaskKind::kRetrieval:
+      // Values are uniform and independent of their keys; a key's value is
+      // unique in the context (keys never occur in the filler).
+      r.chance_accuracy = 1.0 / kKeys;
+      r.chance_loss = std::log(static_cast<double>(kKeys));
+      r.best_accuracy = 1.0;
+      r.best_loss = 0.0;
+      break;
+  }
+  return r;
+}
 
 }  // namespace posenc

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -98,6 +99,38 @@ double LanguageEntropyRate();
 double LanguageBigramEntropy();
 // H(x_t) of the stationary marginal: the best loss without any context.
 double LanguageUnigramEntropy();
+
+// ---------------------------------------------------------------------------
+// Reference levels of a task, from its generator (exact, not sampled): what
+// a model's loss and accuracy are measured against. Loss in nats per scored
+// token (word-order: per sentence); accuracy = argmax hits / scored.
+struct TaskReference {
+  static constexpr double kNotApplicable =
+      std::numeric_limits<double>::quiet_NaN();
+  TaskKind task = TaskKind::kLanguage;
+  // Without the input: the best predictor ignores the context and always
+  // predicts the targets' marginal. chance_accuracy = its largest
+  // probability (word-order 1/12 classes, retrieval 1/16 values: both
+  // uniform), chance_loss = its entropy (ln 12, ln 16; language: the
+  // unigram entropy).
+  double chance_accuracy = 0.0;
+  double chance_loss = 0.0;
+  // With the whole input: the Bayes-optimal predictor. Word-order and
+  // retrieval have a unique answer (accuracy 1, loss 0); language: the
+  // entropy rate and the probability of each context's favourite token.
+  double best_accuracy = 0.0;
+  double best_loss = 0.0;
+  // Language only (else NaN): the three conditional entropies above.
+  double entropy_rate = kNotApplicable;
+  double bigram_entropy = kNotApplicable;
+  double unigram_entropy = kNotApplicable;
+  // Word-order only (else NaN): the best an encoder without positions can
+  // do. It sees the multiset of tokens, identical for "A verb B" and
+  // "B verb A", which are equally likely: accuracy 1/2, loss ln 2.
+  double order_free_accuracy = kNotApplicable;
+  double order_free_loss = kNotApplicable;
+};
+TaskReference GetTaskReference(TaskKind t);
 
 }  // namespace posenc
 

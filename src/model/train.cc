@@ -28,10 +28,52 @@ Status ModelForTask(TaskKind task, const ModelConfig& base, int seq_len,
   return Status::Ok();
 }
 
-Status Trainer::Create(const TrainConfig& c, std::unique_ptr<Trainer>* out) {
-  if (c.steps < 1 || c.steps > 10000000) {
+namespace {
+
+// The model a continued run starts from: a copy of *c.init with the task's
+// config at the new length and the run's scaling.
+Status ContinuedModel(const TrainConfig& c, Model* out) {
+  const Model& init = *c.init;
+  if (init.config.task != TaskName(c.task)) {
+    return Status::Invalid(StrCat("the initial model was trained on \"",
+                                  init.config.task, "\", not on \"",
+                                  TaskName(c.task), "\""));
+  }
+  ModelConfig mc;
+  POSENC_RETURN_IF_ERROR(ModelForTask(c.task, init.config, c.seq_len, &mc));
+  if (mc.vocab != init.config.vocab || mc.causal != init.config.causal ||
+      mc.num_classes != init.config.num_classes) {
     return Status::Invalid(
-        StrCat("steps must be an integer in [1, 10^7], got ", c.steps));
+        StrCat("the initial model's vocab (", init.config.vocab,
+               ") or head does not match the task ", TaskName(c.task)));
+  }
+  if (mc.encoding == Encoding::kLearned && mc.causal &&
+      mc.max_len < c.seq_len) {
+    return Status::Invalid(
+        StrCat("continued training at seqLen ", c.seq_len,
+               " needs positions past the learned table (maxLen ", mc.max_len,
+               "): a learned encoding cannot be extended"));
+  }
+  Model m = init;
+  m.config = mc;
+  Model layout;
+  BuildParamLayout(mc, &layout);
+  if (layout.w.size() != m.w.size()) {
+    return Status::Invalid(StrCat("the initial model has ", m.w.size(),
+                                  " weights, its config implies ",
+                                  layout.w.size()));
+  }
+  *out = std::move(m);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Trainer::Create(const TrainConfig& c, std::unique_ptr<Trainer>* out) {
+  const int min_steps = c.init ? 0 : 1;
+  if (c.steps < min_steps || c.steps > 10000000) {
+    return Status::Invalid(StrCat("steps must be an integer in [", min_steps,
+                                  ", 10^7], got ", c.steps));
   }
   if (c.batch < 1 || c.batch > 4096) {
     return Status::Invalid(
@@ -44,22 +86,41 @@ Status Trainer::Create(const TrainConfig& c, std::unique_ptr<Trainer>* out) {
   if (!(c.opt.lr > 0.0f && c.opt.lr < 1.0f)) {
     return Status::Invalid(StrCat("lr must be in (0, 1), got ", c.opt.lr));
   }
-  ModelConfig mc;
-  POSENC_RETURN_IF_ERROR(ModelForTask(c.task, c.model, c.seq_len, &mc));
-  if (mc.encoding == Encoding::kLearned && mc.causal &&
-      mc.max_len < c.seq_len) {
-    return Status::Invalid(StrCat("maxLen (", mc.max_len,
-                                  ") must be at least seqLen (", c.seq_len,
-                                  ") for a learned encoding"));
+  if (c.opt.warmup_steps < 0) {
+    return Status::Invalid(
+        StrCat("warmup must be >= 0, got ", c.opt.warmup_steps));
   }
-  TrainConfig tc = c;
-  tc.model = mc;
-  tc.opt.total_steps = c.steps;
   SplitMix64 seeds(c.seed);
   const uint64_t init_seed = seeds.Next();
   const uint64_t data_seed = seeds.Next();
   Model m;
-  POSENC_RETURN_IF_ERROR(NewModel(mc, init_seed, &m));
+  if (c.init) {
+    POSENC_RETURN_IF_ERROR(ContinuedModel(c, &m));
+  } else {
+    ModelConfig mc;
+    POSENC_RETURN_IF_ERROR(ModelForTask(c.task, c.model, c.seq_len, &mc));
+    if (mc.encoding == Encoding::kLearned && mc.causal &&
+        mc.max_len < c.seq_len) {
+      return Status::Invalid(StrCat("maxLen (", mc.max_len,
+                                    ") must be at least seqLen (", c.seq_len,
+                                    ") for a learned encoding"));
+    }
+    POSENC_RETURN_IF_ERROR(NewModel(mc, init_seed, &m));
+  }
+  if (c.scaling) {
+    // Stored canonically: a default scaling carries no parameters.
+    m.config.rope_scaling = c.scaling->type == RopeScalingType::kDefault
+                                ? RopeScaling()
+                                : *c.scaling;
+  }
+  // The scaling's type and encoding, its parameters, and frequencies at the
+  // training length.
+  POSENC_RETURN_IF_ERROR(ValidateModelConfig(m.config));
+  TrainConfig tc = c;
+  tc.init = nullptr;
+  tc.model = m.config;
+  tc.scaling = m.config.rope_scaling;
+  tc.opt.total_steps = c.steps;
   std::unique_ptr<Trainer> t(new Trainer(tc, m.w.size()));
   t->model_ = std::move(m);
   t->data_ = SplitMix64(data_seed);

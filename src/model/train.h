@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "model/adamw.h"
@@ -19,13 +20,28 @@ namespace posenc {
 
 struct TrainConfig {
   TaskKind task = TaskKind::kLanguage;
-  // vocab, causal and num_classes are filled in from the task.
+  // vocab, causal and num_classes are filled in from the task. Ignored when
+  // `init` is set.
   ModelConfig model;
+  // Fresh training: [1, 10^7]. Continued training (init): [0, 10^7]; 0
+  // steps gives init with `scaling` and train_len = seq_len.
   int steps = 1000;
   int batch = 16;
-  int seq_len = 64;  // LM tasks: training length (also model.train_len)
-  AdamWConfig opt;   // total_steps is set to `steps`
-  uint64_t seed = 1;
+  int seq_len = 64;   // LM tasks: training length (also model.train_len)
+  AdamWConfig opt;    // total_steps is set to `steps`
+  uint64_t seed = 1;  // weights (fresh training only) and data
+  // Continued training: the model starts as a copy of *init (weights and
+  // config; read by Create only). Its task must be `task`; its sizes and
+  // encoding are kept. The optimiser state starts fresh (the TS API
+  // defaults to a smaller lr and a short warmup for it). A learned position
+  // table cannot grow: seq_len > init's max_len is an error.
+  const Model* init = nullptr;
+  // RoPE / xPos scaling of every training forward and backward, stored in
+  // the trained model (ModelConfig::rope_scaling) so that inference applies
+  // it by default. nullopt: init's own scaling (none for a fresh model).
+  // dynamic / longrope see the training length seq_len as the context
+  // length. A non-default scaling on another encoding is an error.
+  std::optional<RopeScaling> scaling;
 };
 
 struct TrainProgress {

@@ -215,7 +215,7 @@ Status Forward(const Model& m, const int32_t* tokens, size_t T,
   size_t half = 0;
   if (UsesRope(c)) {
     RopeApplyOptions ro;
-    ro.freq = c.Rope(opt.scaling);
+    ro.freq = opt.scaling ? c.Rope(*opt.scaling) : c.Rope();
     ro.layout = RopeLayout::kHalf;
     ro.heads = 1;
     ro.seq_len = static_cast<int64_t>(T);

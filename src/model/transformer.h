@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,9 @@ void EmbedTokens(const Model& m, const int32_t* tokens, size_t n,
 
 // Per-call options of the forward pass.
 struct ForwardOptions {
-  RopeScaling scaling;  // RoPE / xPos scaling applied at inference
+  // RoPE / xPos scaling; nullopt: the model's own (ModelConfig::rope_scaling).
+  // dynamic / longrope see the context length T.
+  std::optional<RopeScaling> scaling;
 };
 
 // Activations saved for backward; Layer::p are the attention maps

@@ -167,9 +167,9 @@ TEST(PositionBugErrors, EachBugNamesWhatItNeeds) {
               "bug 'yarn-magnitude-twice' needs a yarn scaling; the scaling "
               "is 'default'");
   InferenceOptions wrong = WithBug(PositionBug::kWrongScaling);
-  wrong.scaling.type = RopeScalingType::kYarn;
-  wrong.scaling.factor = 4.0;
-  wrong.scaling.original_max_position_embeddings = 64;
+  wrong.scaling.emplace().type = RopeScalingType::kYarn;
+  wrong.scaling->factor = 4.0;
+  wrong.scaling->original_max_position_embeddings = 64;
   ExpectError(Infer(rope, tokens.data(), 8, wrong, &r),
               "bug 'wrong-scaling' runs the model with another model's "
               "scaling (linear x4) and cannot be combined with the scaling "
@@ -245,15 +245,15 @@ TEST(PositionBugYarn, MagnitudeTwiceIsFactorSquared) {
   const Model m = Shipped("language-rope");
   const std::vector<int32_t> tokens = Sequence(2 * kT);
   InferenceOptions yarn;
-  yarn.scaling.type = RopeScalingType::kYarn;
-  yarn.scaling.factor = 4.0;
-  yarn.scaling.original_max_position_embeddings = 64;
+  yarn.scaling.emplace().type = RopeScalingType::kYarn;
+  yarn.scaling->factor = 4.0;
+  yarn.scaling->original_max_position_embeddings = 64;
   InferenceOptions twice = yarn;
   twice.bug = PositionBug::kYarnMagnitudeTwice;
   InferenceOptions squared = yarn;
   const double mscale = 0.1 * std::log(4.0) + 1.0;
-  squared.scaling.has_attention_factor = true;
-  squared.scaling.attention_factor = mscale * mscale;
+  squared.scaling->has_attention_factor = true;
+  squared.scaling->attention_factor = mscale * mscale;
   const std::vector<float> once = Logits(m, tokens, yarn);
   const std::vector<float> bug = Logits(m, tokens, twice);
   const double d = MaxDiff(bug, once);
@@ -548,8 +548,8 @@ TEST(PositionBugWrongScaling, IsLinearTimesFour) {
   const Model m = Shipped("language-rope");
   const std::vector<int32_t> tokens = Sequence(kT);
   InferenceOptions linear;
-  linear.scaling.type = RopeScalingType::kLinear;
-  linear.scaling.factor = 4.0;
+  linear.scaling.emplace().type = RopeScalingType::kLinear;
+  linear.scaling->factor = 4.0;
   const std::vector<float> bug =
       Logits(m, tokens, WithBug(PositionBug::kWrongScaling));
   EXPECT_LT(MaxDiff(bug, Logits(m, tokens, linear)), 1e-6);

@@ -193,13 +193,13 @@ TEST(ModelProperties, RopeScalingAtInference) {
         RopeScalingType::kLlama3}) {
     for (double factor : {1.0, 4.0}) {
       InferenceOptions opt;
-      opt.scaling.type = type;
-      opt.scaling.factor = factor;
-      opt.scaling.original_max_position_embeddings = 10;
-      opt.scaling.max_position_embeddings = 10;
+      opt.scaling.emplace().type = type;
+      opt.scaling->factor = factor;
+      opt.scaling->original_max_position_embeddings = 10;
+      opt.scaling->max_position_embeddings = 10;
       if (type == RopeScalingType::kYarn) {
-        opt.scaling.has_attention_factor = true;  // isolate the frequencies
-        opt.scaling.attention_factor = 1.0;
+        opt.scaling->has_attention_factor = true;  // isolate the frequencies
+        opt.scaling->attention_factor = 1.0;
       }
       InferenceResult r;
       const Status st = Infer(m, tokens.data(), 40, opt, &r);
@@ -215,9 +215,9 @@ TEST(ModelProperties, RopeScalingAtInference) {
   }
   // Dynamic below its threshold is the plain model.
   InferenceOptions opt;
-  opt.scaling.type = RopeScalingType::kDynamic;
-  opt.scaling.factor = 4.0;
-  opt.scaling.max_position_embeddings = 64;
+  opt.scaling.emplace().type = RopeScalingType::kDynamic;
+  opt.scaling->factor = 4.0;
+  opt.scaling->max_position_embeddings = 64;
   InferenceResult r;
   ASSERT_TRUE(Infer(m, tokens.data(), 40, opt, &r).ok());
   EXPECT_LT(MaxDiff(r.logits, plain.logits), 1e-5);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -524,6 +525,140 @@ TEST(Retrieval, PairsSpreadOverTheWholeContext) {
   EXPECT_NEAR(first_asked_is_earliest / double{n}, 1.0 / 12, 0.03);
   // Values are uniform: chance accuracy 1/16.
   EXPECT_LT(TotalVariation(values, std::vector<double>(16, 1.0)), 0.06);
+}
+
+// ---------------------------------------------------------------------------
+// Reference levels: each checked against the vocabulary and sampled data.
+
+// -sum p ln p of a count histogram.
+double PlugInEntropy(const std::vector<double>& counts) {
+  double n = 0, h = 0;
+  for (double c : counts) n += c;
+  for (double c : counts) h -= c > 0 ? c / n * std::log(c / n) : 0.0;
+  return h;
+}
+
+double MaxShare(const std::vector<double>& counts) {
+  double n = 0;
+  for (double c : counts) n += c;
+  return *std::max_element(counts.begin(), counts.end()) / n;
+}
+
+void ExpectNotApplicable(std::initializer_list<double> values) {
+  for (double v : values) EXPECT_TRUE(std::isnan(v)) << v;
+}
+
+TEST(TaskReference, WordOrderFromTheVocabularyAndSamples) {
+  const TaskReference r = GetTaskReference(TaskKind::kWordOrder);
+  EXPECT_EQ(r.task, TaskKind::kWordOrder);
+  // The classes are the people of the vocabulary.
+  const Vocab v = TaskVocab(TaskKind::kWordOrder);
+  int people = 0;
+  for (int32_t k = 0; !ClassName(TaskKind::kWordOrder, k).empty(); ++k) {
+    people += v.Id(ClassName(TaskKind::kWordOrder, k)) != kUnkToken;
+  }
+  EXPECT_EQ(people, 12);
+  EXPECT_DOUBLE_EQ(r.chance_accuracy, 1.0 / people);
+  EXPECT_NEAR(r.chance_loss, std::log(static_cast<double>(people)), 1e-12);
+  // Sampled: labels uniform; the multiset of tokens decides between two.
+  // The multiset classifier is fitted on even examples and scored on odd
+  // ones (fitted and scored on the same data, its accuracy is biased up).
+  std::vector<double> labels(people, 0);
+  std::map<std::vector<int32_t>, std::vector<double>> fit, held_out;
+  const int n = 200000;
+  int i = 0;
+  for (const Example& ex : SampleBatch(TaskKind::kWordOrder, 0, n, 71)) {
+    ++labels[ex.label];
+    std::vector<int32_t> bag = ex.tokens;
+    std::sort(bag.begin(), bag.end());
+    std::vector<double>& c = (i++ % 2 ? held_out : fit)[bag];
+    c.resize(people, 0);
+    ++c[ex.label];
+  }
+  EXPECT_NEAR(MaxShare(labels), r.chance_accuracy, 0.003);
+  EXPECT_NEAR(PlugInEntropy(labels), r.chance_loss, 0.002);
+  double bag_correct = 0, bag_loss = 0;
+  for (const auto& [bag, c] : held_out) {
+    const std::vector<double>& f = fit[bag];
+    ASSERT_EQ(f.size(), c.size());
+    bag_correct += c[std::max_element(f.begin(), f.end()) - f.begin()];
+    double m = 0;
+    for (double x : c) m += x;
+    bag_loss += PlugInEntropy(c) * m;
+  }
+  bag_correct /= n / 2;
+  bag_loss /= n / 2;
+  std::printf(
+      "word-order reference: order-free accuracy %.4f (sampled %.4f)"
+      ", loss %.4f (sampled %.4f)\n",
+      r.order_free_accuracy, bag_correct, r.order_free_loss, bag_loss);
+  EXPECT_NEAR(bag_correct, r.order_free_accuracy, 0.01);
+  EXPECT_NEAR(bag_loss, r.order_free_loss, 0.01);
+  // With positions the subject is the token at position 1: no uncertainty.
+  EXPECT_EQ(r.best_accuracy, 1.0);
+  EXPECT_EQ(r.best_loss, 0.0);
+  ExpectNotApplicable({r.entropy_rate, r.bigram_entropy, r.unigram_entropy});
+}
+
+TEST(TaskReference, RetrievalFromTheVocabularyAndSamples) {
+  const TaskReference r = GetTaskReference(TaskKind::kRetrieval);
+  EXPECT_EQ(r.task, TaskKind::kRetrieval);
+  const Vocab v = TaskVocab(TaskKind::kRetrieval);
+  int values = 0;
+  for (size_t id = 0; id < v.size(); ++id) {
+    values += v.Word(static_cast<int32_t>(id))[0] == 'v';
+  }
+  EXPECT_EQ(values, 16);
+  EXPECT_DOUBLE_EQ(r.chance_accuracy, 1.0 / values);
+  EXPECT_NEAR(r.chance_loss, std::log(static_cast<double>(values)), 1e-12);
+  // Every target is a value token, uniform; CheckRetrieval asserts that each
+  // has exactly one pair with its key in the context (best accuracy 1).
+  std::vector<double> targets(values, 0);
+  for (const Example& ex : SampleBatch(TaskKind::kRetrieval, 64, 8000, 72)) {
+    CheckRetrieval(ex);
+    for (int32_t t : ex.targets) {
+      if (t < 0) continue;
+      ASSERT_TRUE(IsValue(t)) << t;
+      ++targets[t - kValue0];
+    }
+  }
+  EXPECT_NEAR(MaxShare(targets), r.chance_accuracy, 0.005);
+  EXPECT_NEAR(PlugInEntropy(targets), r.chance_loss, 0.002);
+  EXPECT_EQ(r.best_accuracy, 1.0);
+  EXPECT_EQ(r.best_loss, 0.0);
+  ExpectNotApplicable({r.entropy_rate, r.bigram_entropy, r.unigram_entropy,
+                       r.order_free_accuracy, r.order_free_loss});
+}
+
+TEST(TaskReference, LanguageFromSamples) {
+  const TaskReference r = GetTaskReference(TaskKind::kLanguage);
+  EXPECT_EQ(r.task, TaskKind::kLanguage);
+  // The entropies are the generator's (checked against samples above).
+  EXPECT_EQ(r.entropy_rate, LanguageEntropyRate());
+  EXPECT_EQ(r.bigram_entropy, LanguageBigramEntropy());
+  EXPECT_EQ(r.unigram_entropy, LanguageUnigramEntropy());
+  EXPECT_EQ(r.best_loss, r.entropy_rate);
+  EXPECT_EQ(r.chance_loss, r.unigram_entropy);
+  // Accuracies: always the most frequent token; the argmax of the true
+  // next-token distribution (from LanguageNextTokenProbs) in each context.
+  const LanguageStats s = CollectLanguage(1024, 400, 73);
+  double hits = 0, total = 0;
+  for (int ab = 0; ab < kLangN * kLangN; ++ab) {
+    const std::vector<double> p = LanguageNextTokenProbs(
+        kLangFirst + ab / kLangN, kLangFirst + ab % kLangN);
+    const int best = static_cast<int>(std::max_element(p.begin(), p.end()) -
+                                      p.begin() - kLangFirst);
+    hits += s.tri[ab][best];
+    for (double c : s.tri[ab]) total += c;
+  }
+  std::printf(
+      "language reference: chance accuracy %.4f (sampled %.4f), best "
+      "accuracy %.4f (sampled %.4f)\n",
+      r.chance_accuracy, MaxShare(s.unigram), r.best_accuracy, hits / total);
+  EXPECT_NEAR(MaxShare(s.unigram), r.chance_accuracy, 0.003);
+  EXPECT_NEAR(hits / total, r.best_accuracy, 0.005);
+  EXPECT_GT(r.chance_accuracy, 1.0 / kLangN);
+  ExpectNotApplicable({r.order_free_accuracy, r.order_free_loss});
 }
 
 }  // namespace

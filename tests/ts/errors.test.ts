@@ -9,7 +9,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { init, type AttentionOptions, type KvCache, type Posenc, type TinyModel } from 'posenc';
+import {
+  init, type AttentionOptions, type ContinueTrainingConfig, type KvCache, type Posenc, type TinyModel, type TrainOptions,
+} from 'posenc';
 
 import { flavours } from './flavours.js';
 
@@ -254,7 +256,70 @@ const cases: Case[] = [
     'RangeError', /bug must be one of 'none', .* got 'flip'/],
   ['RoPE bug on an ALiBi model', (pe) => withModel(pe, 'language-alibi', (m) => m.forward(Int32Array.of(0, 1), { bug: 'rotate-v' })),
     'RangeError', /bug 'rotate-v' needs a RoPE or xPos model, this model uses alibi/],
+
+  // Task references.
+  ['taskReference number', (pe) => pe.taskReference(3 as never),
+    'TypeError', /task must be one of 'word-order', 'language', 'retrieval', got 3/],
+  ['taskReference unknown', (pe) => pe.taskReference('poetry' as never),
+    'RangeError', /task must be one of 'word-order', 'language', 'retrieval', got 'poetry'/],
 ];
+
+type AsyncCase = [string, (pe: Posenc) => Promise<unknown>, 'TypeError' | 'RangeError', RegExp];
+
+/** continueTraining on a shipped model (freed afterwards). */
+async function continued(pe: Posenc, name: string, config: ContinueTrainingConfig, options?: TrainOptions): Promise<unknown> {
+  const m = pe.loadModel(shipped(name));
+  try {
+    (await pe.continueTraining(m, config, options)).delete();
+    return undefined;
+  } finally {
+    m.delete();
+  }
+}
+
+// Training calls reject (they are async).
+const asyncCases: AsyncCase[] = [
+  ['continueTraining without a model', (pe) => pe.continueTraining({} as TinyModel, { steps: 1 }),
+    'TypeError', /model must be a TinyModel of this module \(from loadModel, train or continueTraining\)/],
+  ['continueTraining a deleted model', (pe) => {
+    const m = pe.loadModel(shipped('language-rope'));
+    m.delete();
+    return pe.continueTraining(m, { steps: 1 });
+  }, 'TypeError', /model: this model has been deleted/],
+  ['continueTraining a model of the other flavour', async (pe) => {
+    const other = await flavours[pe.simd ? 1 : 0]![1];
+    const m = other.loadModel(shipped('language-rope'));
+    try {
+      return await pe.continueTraining(m, { steps: 1 });
+    } finally {
+      m.delete();
+    }
+  }, 'TypeError', /model must be a TinyModel of this module/],
+  ['continueTraining config string', (pe) => continued(pe, 'language-rope', 'x' as never),
+    'TypeError', /config must be an options object, got 'x'/],
+  ['continueTraining steps negative', (pe) => continued(pe, 'language-rope', { steps: -1 }),
+    'RangeError', /steps must be an integer in \[0, 10000000\], got -1/],
+  ['continueTraining steps missing', (pe) => continued(pe, 'language-rope', {} as ContinueTrainingConfig),
+    'TypeError', /steps must be a number, got undefined/],
+  ['continueTraining seqLen fractional', (pe) => continued(pe, 'language-rope', { steps: 1, seqLen: 100.5 }),
+    'RangeError', /seqLen must be an integer in \[1, 4096\], got 100.5/],
+  ['continueTraining seqLen below the task minimum', (pe) => continued(pe, 'language-rope', { steps: 1, seqLen: 4 }),
+    'RangeError', /task language needs length >= 8, got 4/],
+  ['continueTraining lr 1', (pe) => continued(pe, 'language-rope', { steps: 1, lr: 1 }), 'RangeError', /lr must be in \(0, 1\), got 1/],
+  ['continueTraining warmup past steps', (pe) => continued(pe, 'language-rope', { steps: 2, warmup: 3 }),
+    'RangeError', /warmup must be an integer in \[0, 2\], got 3/],
+  ['continueTraining learned past its table', (pe) => continued(pe, 'language-learned', { steps: 1, seqLen: 128 }),
+    'RangeError', /continued training at seqLen 128 needs positions past the learned table \(maxLen 64\): a learned encoding cannot be extended/],
+  ['continueTraining scaling on ALiBi', (pe) => continued(pe, 'language-alibi', { steps: 1, scaling: { type: 'linear', factor: 2 } }),
+    'TypeError', /scaling applies to RoPE and xPos models; this model uses 'alibi'/],
+  ['continueTraining scaling without factor', (pe) => continued(pe, 'language-rope', { steps: 1, scaling: { type: 'yarn' } as never }),
+    'TypeError', /scaling.factor is required for scaling type 'yarn'/],
+  ['continueTraining scaling factor 0', (pe) => continued(pe, 'language-rope', { steps: 1, scaling: { type: 'linear', factor: 0 } }),
+    'RangeError', /scaling.factor must be > 0, got 0/],
+  ['continueTraining onProgress string', (pe) => continued(pe, 'language-rope', { steps: 1 }, { onProgress: 'log' as never }),
+    'TypeError', /onProgress must be a function/],
+];
+
 
 console.log(`RELIABILITY badInputs=${cases.length}`);
 
@@ -269,6 +334,21 @@ for (const [name, loading] of flavours) {
           assert.match(e.message, msg);
           return true;
         });
+      });
+    }
+
+    for (const [what, fn, type, msg] of asyncCases) {
+      it(what, async () => {
+        const pe = await loading;
+        const before = pe.memoryStats();
+        await assert.rejects(fn(pe), (e: unknown) => {
+          assert.ok(e instanceof Error);
+          assert.equal(e.name, type, `${what}: ${e.message}`);
+          assert.match(e.message, msg);
+          return true;
+        });
+        const after = pe.memoryStats();
+        assert.deepEqual([after.models, after.trainers], [before.models, before.trainers], 'no handle left behind');
       });
     }
 
