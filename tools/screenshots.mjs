@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 import { root, run } from './common.mjs';
 
-const SHOTS = ['section-order', 'section-rope', 'section-extrapolation', 'section-bugs', 'phone-dark-zh'];
+const SHOTS = ['section-order', 'section-derivation', 'section-rope', 'section-extrapolation', 'section-bugs', 'phone-dark-zh'];
 
 run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.tests.json']);
 run(process.execPath, ['--test', '--test-reporter=spec', 'build/ts-tests/tests/ts/page.test.js']);

@@ -169,6 +169,21 @@ describe('the page (Chromium, strict CSP)', () => {
     await page.close();
   });
 
+  it('extend a trained model and keep training: the loss past the old training length falls', async () => {
+    const { page, problems } = await open('#x.model=language-rope&x.method=none&x.len=128&x.steps=30');
+    await page.$eval('#extend-start', (e) => e.scrollIntoView());
+    await page.click('#extend-start');
+    await page.waitForSelector('#extend-status[data-done]', { timeout: 120000 });
+    assert.equal(await page.$eval('#extend-status', (e) => (e as HTMLElement).dataset.done), '1');
+    const beforeFar = await num(page, '#extend-before-far');
+    const afterFar = await num(page, '#extend-after-far');
+    const beforeNear = await num(page, '#extend-before-near');
+    assert.ok(beforeFar > beforeNear + 0.2, `unscaled positions past 64 are worse: ${beforeNear} vs ${beforeFar}`);
+    assert.ok(afterFar < beforeFar - 0.1, `30 steps at 128 tokens: ${beforeFar} -> ${afterFar}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('phone size, dark theme and Chinese: no horizontal overflow, text translated', async () => {
     const { page, problems } = await open('#lang=zh&theme=dark', { width: 390, height: 844 });
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');

@@ -62,6 +62,16 @@ export interface Api {
   train: { args: { task: TaskName; encoding: EncodingName; steps: number; seqLen: number }; result: { config: TinyModelConfig } };
   /** Stops the running training. */
   cancel: { args: Record<string, never>; result: null };
+  /**
+   * Extends a trained RoPE / xPos model to `seqLen` with `scaling` (none: the
+   * plain positions) and keeps training it there for `steps` (progress
+   * messages while running; `cancel` stops it). Loss by position at `seqLen`
+   * of the extended model before and after the extra training.
+   */
+  extend: {
+    args: { model: string; scaling?: RopeScaling; seqLen: number; steps: number; examples: number };
+    result: { before: LossCurve; after: LossCurve; seconds: number };
+  };
 }
 
 export type Method = keyof Api;

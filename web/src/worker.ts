@@ -111,6 +111,34 @@ const handlers: Handlers = {
       if (training === ctrl) training = undefined;
     }
   },
+  async extend({ model: name, scaling, seqLen, steps, examples }, id) {
+    training?.abort();
+    const ctrl = new AbortController();
+    training = ctrl;
+    const m = await model(name);
+    const curve = (r: ReturnType<TinyModel['evaluate']>[number]): LossCurve => ({
+      length: r.length, loss: r.loss, accuracy: r.accuracy, positionLoss: r.positionLoss,
+    });
+    const sc = scaling ? { scaling } : {};
+    const [before] = m.evaluate({ lengths: [seqLen], examples, ...sc });
+    const t0 = performance.now();
+    try {
+      const ext = await module().continueTraining(m, { steps, seqLen, ...sc }, {
+        signal: ctrl.signal, chunk: 5,
+        onProgress: (p) => post({ id, progress: { step: p.step, steps: p.steps, loss: p.loss } }),
+      });
+      const seconds = (performance.now() - t0) / 1000;
+      try {
+        // The extended model carries its scaling: evaluate applies it.
+        const [after] = ext.evaluate({ lengths: [seqLen], examples });
+        return { before: curve(before!), after: curve(after!), seconds };
+      } finally {
+        ext.delete();
+      }
+    } finally {
+      if (training === ctrl) training = undefined;
+    }
+  },
   async cancel() {
     training?.abort(new Error('cancelled'));
     return null;

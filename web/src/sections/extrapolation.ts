@@ -17,8 +17,6 @@ import { mountWavelengths } from './wavelengths.js';
 const LENGTHS = [64, 128, 256, 512, 1024] as const;
 const EXT_SCALINGS = ['none', 'linear', 'ntk', 'dynamic', 'yarn'] as const;
 type ExtScaling = (typeof EXT_SCALINGS)[number];
-/** Entropy rate of the synthetic language (nats per token), measured by `npm run eval-models`. */
-const ENTROPY = 1.367;
 
 /** Means of `v` over bins of `w` positions (NaN bins skipped in the mean). */
 export function bin(v: Float64Array, w: number): { x: number[]; y: Array<number | null> } {
@@ -34,6 +32,10 @@ export function bin(v: Float64Array, w: number): { x: number[]; y: Array<number 
 }
 
 export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
+  // The references come from the task generators in the core, not from measurement.
+  const language = ctx.pe.taskReference('language');
+  const retrieval = ctx.pe.taskReference('retrieval');
+  const ENTROPY = language.entropyRate!;
   let length = getNumber('e.len', 512, 64, 1024);
   let scaling = getChoice<ExtScaling>('e.scaling', 'yarn', EXT_SCALINGS);
   let factor = getNumber('e.factor', 4, 1, 32);
@@ -43,7 +45,7 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
     markers: () => [64], hMarkers: () => [ENTROPY],
   });
   lossPlot.el.id = 'ext-loss';
-  const retrievalPlot = new LinePlot({ xLabel: () => t('ext.length'), yLabel: () => t('plot.accuracy'), series: [], height: 260, logX: true, points: true, markers: () => [64], xRange: [56, 1200] });
+  const retrievalPlot = new LinePlot({ xLabel: () => t('ext.length'), yLabel: () => t('plot.accuracy'), series: [], height: 260, logX: true, points: true, markers: () => [64], hMarkers: () => [retrieval.chanceAccuracy], xRange: [56, 1200] });
   retrievalPlot.el.id = 'ext-retrieval';
   const map = new Heatmap({ kind: 'sequential', label: () => t('ext.maps'), rowName: 'query', colName: 'key', range: [0, 0.25] });
   map.canvas.id = 'ext-map';
@@ -140,9 +142,12 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
       slider({ label: 'ext.factor', param: 'e.factor', min: 1, max: 32, step: 1, value: factor, log: true, onInput: (v) => { factor = v; runLoss(); } }).el),
     status,
     figure('ext.loss', lossPlot.el),
-    el('p', { class: 'note' }, text('ext.trainLen'), ': 64 · ', text('ext.entropy'), `: ${ENTROPY}`),
+    el('p', { class: 'note' }, text('ext.trainLen'), ': 64 · ', text('ext.entropy'), ': ',
+      el('output', { id: 'ext-entropy', 'data-value': String(ENTROPY) }, ENTROPY.toFixed(3)), ' nats'),
     el('div', { class: 'figs' },
-      figure('ext.retrieval', retrievalPlot.el),
+      figure('ext.retrieval', retrievalPlot.el,
+        el('p', { class: 'note', 'data-i18n-rich': 'ext.retrieval.about' }),
+        el('p', { class: 'note' }, text('ext.chance'), ': ', el('output', { id: 'ext-chance', 'data-value': String(retrieval.chanceAccuracy) }, `${(100 * retrieval.chanceAccuracy).toFixed(1)}%`))),
       figure('ext.maps',
         el('div', { class: 'controls' },
           select<string>({ label: 'ext.mapModel', param: 'e.map', value: mapModel, options: SHIPPED.language.filter((e) => e !== 'learned').map((e) => [`language-${e}`, e] as const), onChange: (v) => { mapModel = v; loadMaps(); } }).el,

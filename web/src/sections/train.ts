@@ -1,12 +1,14 @@
 // Section 7: train a tiny model in the Worker with a progress bar and a live
 // loss curve; cancel works; the result joins sections 1 and 5 as "yours".
-import type { EncodingName, TaskName } from 'posenc';
+import type { EncodingName, RopeScaling, TaskName } from 'posenc';
 
-import { t } from '../i18n.js';
+import { t, type Key } from '../i18n.js';
 import { LinePlot } from '../plot.js';
 import { getChoice, getNumber } from '../state.js';
-import { button, el, figure, select, slider } from '../ui.js';
+import { button, el, figure, select, slider, text } from '../ui.js';
 import type { Ctx } from './context.js';
+import { bin } from './extrapolation.js';
+import { makeScaling } from './rope.js';
 
 const ENCODINGS: readonly EncodingName[] = ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'xpos'];
 const TASKS: readonly TaskName[] = ['word-order', 'language', 'retrieval'];
@@ -72,5 +74,103 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
       start, cancel),
     progress, status,
     figure('train.loss', plot.el),
+  );
+  mountExtend(ctx, root);
+}
+
+const EXT_METHODS = ['none', 'linear', 'ntk', 'yarn'] as const;
+type ExtMethod = (typeof EXT_METHODS)[number];
+
+/** Means over positions [a, b) (NaN entries skipped). */
+function meanLoss(v: Float64Array, a: number, b: number): number {
+  let sum = 0, n = 0;
+  for (let i = a; i < Math.min(b, v.length); i++) if (Number.isFinite(v[i]!)) { sum += v[i]!; n++; }
+  return n ? sum / n : NaN;
+}
+
+/**
+ * Continued training after a context extension: a shipped RoPE / xPos model
+ * (trained at 64 tokens) gets a scaling and a longer length, then trains a
+ * little more there; the loss by position before and after shows what the
+ * extra training buys.
+ */
+function mountExtend(ctx: Ctx, root: HTMLElement): void {
+  const MODELS = ['language-rope', 'language-xpos'] as const;
+  let model = getChoice<(typeof MODELS)[number]>('x.model', 'language-rope', MODELS);
+  let method = getChoice<ExtMethod>('x.method', 'linear', EXT_METHODS);
+  let length = Number(getChoice('x.len', '128', ['128', '256'] as const));
+  let steps = getNumber('x.steps', 100, 0, 400);
+  const trainLen = 64;
+  const progress = el('progress', { max: '1', value: '0', id: 'extend-progress', 'aria-label': t('train.ext.title'), 'data-i18n-aria': 'train.ext.title' });
+  const status = el('p', { class: 'status', id: 'extend-status', 'aria-live': 'polite' });
+  const plot = new LinePlot({
+    xLabel: () => t('ext.position'), yLabel: () => t('plot.loss'), series: [], height: 260, markers: () => [trainLen],
+  });
+  plot.el.id = 'extend-loss';
+  const out = (id: string): HTMLOutputElement => el('output', { id, class: 'big' });
+  const cells = { bn: out('extend-before-near'), bf: out('extend-before-far'), an: out('extend-after-near'), af: out('extend-after-far') };
+  const table = el('table', { class: 'answers' },
+    el('thead', {}, el('tr', {}, el('th', {}), el('th', {}, text('train.ext.near')), el('th', {}, text('train.ext.far')))),
+    el('tbody', {},
+      el('tr', {}, el('th', {}, text('train.ext.before')), el('td', {}, cells.bn), el('td', {}, cells.bf)),
+      el('tr', {}, el('th', {}, text('train.ext.after')), el('td', {}, cells.an), el('td', {}, cells.af))));
+  const show = (o: HTMLOutputElement, v: number): void => {
+    o.textContent = v.toFixed(3);
+    o.dataset.value = String(v);
+  };
+  const scaling = (): RopeScaling | undefined =>
+    method === 'none' ? undefined : makeScaling(method, length / trainLen, trainLen, 16);
+  let running = false;
+  const start = button('train.ext.start', () => {
+    if (running) return;
+    running = true;
+    start.disabled = true;
+    cancel.disabled = false;
+    status.textContent = '';
+    delete status.dataset.done;
+    progress.value = 0;
+    const s = scaling();
+    ctx.worker
+      .call('extend', { model, seqLen: length, steps, examples: 12, ...(s ? { scaling: s } : {}) }, (p) => {
+        progress.value = p.step / p.steps;
+        status.textContent = `${t('train.step')} ${p.step} / ${p.steps}: ${t('plot.loss')} ${p.loss.toFixed(3)}`;
+      })
+      .then((r) => {
+        const w = length / 32;
+        const a = bin(r.before.positionLoss, w), b = bin(r.after.positionLoss, w);
+        plot.setData([a.x, a.y, b.y], [{ label: () => t('train.ext.before') }, { label: () => t('train.ext.after') }]);
+        show(cells.bn, meanLoss(r.before.positionLoss, 0, trainLen));
+        show(cells.bf, meanLoss(r.before.positionLoss, trainLen, length));
+        show(cells.an, meanLoss(r.after.positionLoss, 0, trainLen));
+        show(cells.af, meanLoss(r.after.positionLoss, trainLen, length));
+        status.textContent = t('train.ext.done').replace('{steps}', String(steps)).replace('{s}', r.seconds.toFixed(1))
+          .replace('{rate}', steps > 0 ? (steps / r.seconds).toFixed(1) : '–');
+        status.dataset.done = '1';
+      })
+      .catch((e: unknown) => {
+        const msg = e instanceof Error ? e.message : String(e);
+        status.textContent = /cancel/i.test(msg) ? t('train.cancelled') : msg;
+        status.dataset.done = 'cancelled';
+      })
+      .finally(() => {
+        running = false;
+        start.disabled = false;
+        cancel.disabled = true;
+      });
+  }, 'primary');
+  start.id = 'extend-start';
+  const cancel = button('train.cancel', () => void ctx.worker.call('cancel', {}));
+  cancel.disabled = true;
+  root.append(
+    el('h3', {}, text('train.ext.title')),
+    el('p', { class: 'explain', 'data-i18n-rich': 'train.ext.text' }),
+    el('div', { class: 'controls' },
+      select({ label: 'train.ext.model', param: 'x.model', value: model, options: MODELS.map((m) => [m, m] as const), onChange: (v) => { model = v; } }).el,
+      select<ExtMethod>({ label: 'train.ext.method', param: 'x.method', value: method, options: EXT_METHODS.map((m) => [m, () => t(`scaling.${m}` as Key)] as const), onChange: (v) => { method = v; } }).el,
+      select({ label: 'train.ext.length', param: 'x.len', value: String(length) as '128' | '256', options: [['128', '128'], ['256', '256']] as const, onChange: (v) => { length = Number(v); } }).el,
+      slider({ label: 'train.steps', param: 'x.steps', min: 0, max: 400, step: 10, value: steps, onInput: (v) => { steps = v; } }).el,
+      start, cancel),
+    progress, status,
+    el('div', { class: 'figs' }, figure('train.ext.curve', plot.el, el('p', { class: 'note' }, text('train.ext.look'))), figure('train.ext.table', table)),
   );
 }
