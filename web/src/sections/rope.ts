@@ -70,7 +70,7 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     layout: getChoice<RopeLayout>('r.layout', 'interleaved', ['half', 'interleaved'] as const),
     scaling: getChoice<ScalingName>('r.scaling', 'default', SCALINGS),
     factor: getNumber('r.factor', 4, 1, 64),
-    orig: getNumber('r.orig', 2048, 64, 32768),
+    orig: getNumber('r.orig', 64, 64, 32768),
     m: getNumber('r.m', 12, 0, 8192),
     n: getNumber('r.n', 5, 0, 8192),
     s: getNumber('r.s', 100, 0, 8192),
@@ -194,7 +194,8 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     // Long-term decay: all-ones q and k, q at distance D, k at 0.
     const DL = 1024;
     const ones = new Float32Array(DL * d).fill(1);
-    const rotated = pe.applyRope(ones, { heads: 1, seqLen: DL, headDim: d, rotaryDim: r, layout: st.layout, base: st.base });
+    // With the chosen scaling (one context length for the whole sequence).
+    const rotated = pe.applyRope(ones, { heads: 1, seqLen: DL, headDim: d, rotaryDim: r, layout: st.layout, base: st.base, scaling: scaling(), contextLength: DL });
     const dist = Array.from({ length: DL }, (_, i) => i);
     decay.setData([dist, dist.map((i) => { let acc = 0; for (let e = 0; e < d; e++) acc += rotated[i * d + e]!; return acc; })]);
     root.dataset.ms = (performance.now() - t0).toFixed(2);

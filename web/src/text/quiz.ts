@@ -102,7 +102,7 @@ export const en = {
   'quiz.summary': `<ul class="summary">
 <li>Attention by itself has no order: without a mask, shuffling the tokens only shuffles the outputs. Position has to be put in.</li>
 <li><b>Absolute</b> encodings (sinusoidal, learned) add a vector for position $p$ to the token embedding. <b>Relative</b> ones (Shaw, T5, ALiBi) add something that depends on $j-i$ inside attention.</li>
-<li><b>Sinusoidal</b>: fixed sin / cos at wavelengths from $2\\pi$ to $2\\pi b$; $\\mathrm{PE}_p\\cdot\\mathrm{PE}_q$ depends only on $p-q$. It exists for any $p$, but a model need not use unseen positions well.</li>
+<li><b>Sinusoidal</b>: fixed sin / cos at wavelengths from $2\\pi$ to just under $2\\pi b$; $\\mathrm{PE}_p\\cdot\\mathrm{PE}_q$ depends only on $p-q$. It exists for any $p$, but a model need not use unseen positions well.</li>
 <li><b>Learned</b>: a $\\text{max\\_len}\\times d$ table. Past its last row there is nothing: it cannot extrapolate at all.</li>
 <li><b>RoPE</b> rotates each pair of $q$ and $k$ by $p\\,\\theta_i$, $\\theta_i=b^{-2i/d}$. Since $R_m^\\top R_n = R_{n-m}$, the score depends only on $n-m$: absolute rotation, relative score. Norms do not change. Q and K only, never V.</li>
 <li><b>In code</b>: a cos / sin cache and <code>rotate_half</code>; the pair layout (half or interleaved) must match the weights; with a KV cache, the new token’s position is the cache length; left padding is left out of the positions.</li>
@@ -216,7 +216,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.summary': `<ul class="summary">
 <li>Attention 本身没有顺序：不加 mask 时，打乱 token 只会让输出跟着打乱。位置信息必须另外加进去。</li>
 <li><b>绝对</b>位置编码（sinusoidal、可学习）把位置 $p$ 的向量加到 token embedding 上；<b>相对</b>位置编码（Shaw、T5、ALiBi）在 attention 内部加一个只取决于 $j-i$ 的量。</li>
-<li><b>Sinusoidal</b>：固定的 sin / cos，波长从 $2\\pi$ 到 $2\\pi b$；$\\mathrm{PE}_p\\cdot\\mathrm{PE}_q$ 只取决于 $p-q$。任何位置都能算出来，但模型不一定用得好没见过的位置。</li>
+<li><b>Sinusoidal</b>：固定的 sin / cos，波长从 $2\\pi$ 到略小于 $2\\pi b$；$\\mathrm{PE}_p\\cdot\\mathrm{PE}_q$ 只取决于 $p-q$。任何位置都能算出来，但模型不一定用得好没见过的位置。</li>
 <li><b>可学习</b>：一张 $\\text{max\\_len}\\times d$ 的表。最后一行之后什么都没有，完全不能外推。</li>
 <li><b>RoPE</b> 把 $q$、$k$ 的每对维度旋转 $p\\,\\theta_i$，$\\theta_i=b^{-2i/d}$。由于 $R_m^\\top R_n = R_{n-m}$，分数只取决于 $n-m$：按绝对位置旋转，得到相对位置的分数。范数不变。只作用于 Q 和 K，不作用于 V。</li>
 <li><b>工程实现</b>：cos / sin cache 加 <code>rotate_half</code>；维度配对方式（half 或 interleaved）必须和权重一致；有 KV cache 时，新 token 的位置等于 cache 长度；left padding 不能算进位置。</li>

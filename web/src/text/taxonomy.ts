@@ -79,12 +79,12 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'taxonomy.title': '绝对还是相对：位置编码的几大类',
-  'taxonomy.text': `<b>绝对</b>位置编码告诉每个 token 它在哪：位置 $p$ 有自己的信号，通常是一个加到 token embedding 上的向量。<b>相对</b>位置编码告诉 attention 两个 token 相隔多远：query $i$ 与 key $j$ 的 attention score 多出一项，只取决于 $j-i$。RoPE 介于两者之间：按绝对位置旋转 $q$ 和 $k$，算出来的分数却只取决于距离。下表每行是一类方法；最后五列是此刻在你的浏览器里、用本页随附的小模型实测出来的（它们都只在同一种合成语言的短序列上训练，再拿去跑更长的序列）。`,
+  'taxonomy.text': `<b>绝对</b>位置编码告诉每个 token 它在哪：位置 $p$ 有自己的信号，通常是一个加到 token embedding 上的向量。<b>相对</b>位置编码告诉 attention 两个 token 相隔多远：query $i$ 与 key $j$ 的 attention score 多出一项，只取决于 $j-i$。RoPE 介于两者之间：按绝对位置旋转 $q$ 和 $k$，算出来的分数却只取决于距离。下表每行是一类方法；最后五列是此刻在你的浏览器里、用本页页面自带的小模型实测出来的（它们都只在同一种合成语言的短序列上训练，再拿去跑更长的序列）。`,
 
   'tax.col.family': '位置编码',
   'tax.col.where': '作用在哪里',
   'tax.col.kind': '绝对 / 相对',
-  'tax.col.params': '可学习的位置参数（随附模型）',
+  'tax.col.params': '可学习的位置参数（页面自带的模型）',
   'tax.col.loss': '语言模型：每个 token 的 loss（nats），长度',
   'tax.col.acc': '检索任务：准确率，长度',
   'tax.col.tokens': '{n} 个 token',
@@ -125,7 +125,7 @@ export const zh: Record<keyof typeof en, string> = {
 
   'tax.status.waiting': '滚动到这里时才会加载并运行模型。',
   'tax.status.running': '正在评估 {model}，长度 {len}（第 {i} / {n} 项）…',
-  'tax.status.done': '刚刚实测：共 {n} 次评估，每个长度用 {lm} 条语言序列、{rt} 条检索序列，由页面 Worker 里的随附模型完成。',
+  'tax.status.done': '刚刚实测：共 {n} 次评估，每个长度用 {lm} 条语言序列、{rt} 条检索序列，由页面 Worker 里的页面自带的模型完成。',
   'tax.status.error': '评估失败：{error}',
   'tax.cannot': '无法运行，见下文',
   'tax.cannot.note': '表中显示“—”的格子，表示模型拒绝在该长度上运行。{model} 在 {len} 个 token 上，Worker 报出的原始错误：',
@@ -134,7 +134,7 @@ export const zh: Record<keyof typeof en, string> = {
   'tax.stable': '与训练长度上的 loss 相差不到 5% 的：{names}。',
 
   'tax.pos.title': '可学习位置表长什么样',
-  'tax.pos.heat': '随附 language-learned 模型的位置表 P[p, c]（直接从它的 safetensors 文件读出）',
+  'tax.pos.heat': '页面自带的 language-learned 模型的位置表 P[p, c]（直接从它的 safetensors 文件读出）',
   'tax.pos.sim': '同一张表中第 p 行与第 q 行的余弦相似度',
   'tax.ax.position': '位置 p',
   'tax.ax.positionQ': '位置 q',
