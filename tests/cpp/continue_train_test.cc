@@ -20,6 +20,7 @@
 #include "model/rng.h"
 #include "model/tasks.h"
 #include "model/train.h"
+#include "shipped_model.h"
 
 namespace posenc {
 namespace {
@@ -27,18 +28,7 @@ namespace {
 constexpr int kLong = 128;          // the extended length (trained at 64)
 constexpr uint64_t kEvalSeed = 31;  // evaluation data, unseen in training
 
-Model Shipped(const std::string& name) {
-  const std::string path = std::string(POSENC_SOURCE_DIR) +
-                           "/web/public/models/" + name + ".safetensors";
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)),
-                          std::istreambuf_iterator<char>());
-  Model m;
-  const Status st = LoadModel(reinterpret_cast<const uint8_t*>(bytes.data()),
-                              bytes.size(), &m);
-  EXPECT_TRUE(st.ok()) << path << ": " << st.message();
-  return m;
-}
+using test::Shipped;
 
 RopeScaling Linear2() {
   RopeScaling s;

@@ -19,6 +19,7 @@
 #include "model/tasks.h"
 #include "model/train.h"
 #include "ops/rope_apply.h"
+#include "shipped_model.h"
 
 namespace posenc {
 namespace {
@@ -27,18 +28,7 @@ constexpr size_t kT = 64;         // the shipped models' training length
 constexpr size_t kExamples = 16;  // 16 x 64 tokens per loss
 constexpr uint64_t kSeed = 4242;  // evaluation data
 
-Model Shipped(const std::string& name) {
-  const std::string path = std::string(POSENC_SOURCE_DIR) +
-                           "/web/public/models/" + name + ".safetensors";
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)),
-                          std::istreambuf_iterator<char>());
-  Model m;
-  const Status st = LoadModel(reinterpret_cast<const uint8_t*>(bytes.data()),
-                              bytes.size(), &m);
-  EXPECT_TRUE(st.ok()) << path << ": " << st.message();
-  return m;
-}
+using test::Shipped;
 
 InferenceOptions WithBug(PositionBug bug) {
   InferenceOptions o;
