@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   const [pe, w] = await Promise.all([init(), worker.call('init', { modelBase })]);
   const badge = document.getElementById('runtime')!;
   const showBadge = (): void => {
-    badge.textContent = `${t('runtime')}: wasm ${pe.simd ? 'SIMD' : t('runtime.scalar')} (${pe.target}) · Worker ${w.simd ? 'SIMD' : t('runtime.scalar')}`;
+    badge.textContent = `${t('runtime')}${t('colon')}wasm ${pe.simd ? 'SIMD' : t('runtime.scalar')} (${pe.target}) · Worker ${w.simd ? 'SIMD' : t('runtime.scalar')}`;
   };
   showBadge();
   onLangChange(showBadge);

@@ -31,6 +31,8 @@ export interface LinePlotOptions {
   points?: boolean;
   /** Fixed x range. */
   xRange?: [number, number];
+  /** Fixed x tick positions (e.g. the evaluated lengths on a log axis). */
+  xTicks?: number[];
   /** x takes integer values only (e.g. a pair index): ticks at whole numbers. */
   integerX?: boolean;
 }
@@ -93,11 +95,14 @@ export class LinePlot {
         width: this.width(),
         height: this.o.height ?? 260,
         scales: {
-          x: { time: false, distr: this.o.logX ? 3 : 1, ...(this.o.xRange ? { range: this.o.xRange } : {}) },
+          x: { time: false, distr: this.o.logX ? 3 : 1, ...(this.o.logX ? { log: 2 as const } : {}), ...(this.o.xRange ? { range: this.o.xRange } : {}) },
           y: { distr: this.o.logY ? 3 : 1 },
         },
         axes: [
-          { ...axis(this.o.xLabel()), ...(this.o.integerX ? { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] } : {}) },
+          {
+            ...axis(this.o.xLabel()), ...(this.o.integerX ? { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] } : {}),
+            ...(this.o.xTicks ? { splits: () => this.o.xTicks! } : {}),
+          },
           axis(this.o.yLabel()),
         ],
         legend: { show: true },

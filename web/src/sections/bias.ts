@@ -5,7 +5,7 @@ import type { Posenc } from 'posenc';
 import { Heatmap } from '../heatmap.js';
 import { onLangChange, t } from '../i18n.js';
 import { getBool, getChoice, getNumber } from '../state.js';
-import { checkbox, coalesce, el, figure, select, slider, whenNear } from '../ui.js';
+import { checkbox, coalesce, el, figure, select, slider, text, whenNear } from '../ui.js';
 import type { Ctx } from './context.js';
 
 /** One float32 tensor of a safetensors file (the format is 8 bytes of header length, JSON, data). */
@@ -92,7 +92,7 @@ export function mountBias(ctx: Ctx, root: HTMLElement, modelBase: string): void 
       slider({ label: 'bias.heads', param: 'b.heads', min: 1, max: 16, step: 1, value: heads, onInput: (v) => { heads = v; update(); } }).el,
       select({ label: 'bias.variant', param: 'b.variant', value: variant, options: [['paper', () => t('bias.variant.paper')], ['simple', () => t('bias.variant.simple')]] as const, onChange: (v) => { variant = v; update(); } }).el,
       slider({ label: 'bias.length', param: 'b.len', min: 4, max: 256, step: 4, value: length, onInput: (v) => { length = v; update(); } }).el),
-    figure('bias.alibi', alibiBox),
+    figure('bias.alibi', alibiBox, el('p', { class: 'note' }, text('bias.alibi.look'))),
     el('div', { class: 'controls' },
       slider({ label: 'bias.buckets', param: 'b.buckets', min: 2, max: 64, step: 2, value: buckets, onInput: (v) => { buckets = v; update(); } }).el,
       slider({ label: 'bias.maxDistance', param: 'b.maxd', min: 2, max: 1024, step: 1, value: maxDistance, log: true, onInput: (v) => { maxDistance = v; update(); } }).el,

@@ -92,7 +92,7 @@ export function mountBugs(ctx: Ctx, root: HTMLElement): void {
     symptom.textContent = cacheGap < 0 ? t('bugs.cache.same') : t('bugs.cache.differ').replace('{n}', String(cacheGap + 1));
     symptom.dataset.value = String(cacheGap);
     texts.replaceChildren(
-      el('p', { class: 'note' }, `${t('bugs.prompt')}: `, el('span', { 'data-sample': '' }, r.prompt)),
+      el('p', { class: 'note' }, `${t('bugs.prompt')}${t('colon')}`, el('span', { 'data-sample': '' }, r.prompt)),
       el('div', { class: 'gen' }, text('bugs.correct', 'strong'), tokens(r.cleanText, r.cleanText, 'bug-text-clean')),
       el('div', { class: 'gen' }, text('bugs.cached', 'strong'), tokens(r.buggyText, r.cleanText, 'bug-text-cached'),
         el('p', { class: 'note', id: 'bug-diverge', 'data-value': String(cachedAt) }, at(cachedAt))),
@@ -140,7 +140,7 @@ export function mountBugs(ctx: Ctx, root: HTMLElement): void {
   root.append(
     el('div', { class: 'controls' }, bugSel.el, el('div', { class: 'control' }, text('bugs.model', 'label'), modelSel)),
     about,
-    el('p', { class: 'result' }, text('bugs.loss'), ': ', text('bugs.correct'), ' ', clean, ' \u2003 ', text('bugs.with'), ' ', buggy),
+    el('p', { class: 'result' }, text('bugs.loss'), text('colon'), text('bugs.correct'), ' ', clean, ' \u2003 ', text('bugs.with'), ' ', buggy),
     symptom,
     status,
     el('div', { class: 'figs' }, figure('bugs.curve', plot.el), figure('bugs.generated', texts)),

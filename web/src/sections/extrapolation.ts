@@ -45,7 +45,7 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
     markers: () => [64], hMarkers: () => [ENTROPY],
   });
   lossPlot.el.id = 'ext-loss';
-  const retrievalPlot = new LinePlot({ xLabel: () => t('ext.length'), yLabel: () => t('plot.accuracy'), series: [], height: 260, logX: true, points: true, markers: () => [64], hMarkers: () => [retrieval.chanceAccuracy], xRange: [56, 1200] });
+  const retrievalPlot = new LinePlot({ xLabel: () => t('ext.length'), yLabel: () => t('plot.accuracy'), series: [], height: 260, logX: true, points: true, markers: () => [64], hMarkers: () => [retrieval.chanceAccuracy], xRange: [56, 1200], xTicks: [...LENGTHS] });
   retrievalPlot.el.id = 'ext-retrieval';
   const map = new Heatmap({ kind: 'sequential', label: () => t('ext.maps'), rowName: 'query', colName: 'key', range: [0, 0.25] });
   map.canvas.id = 'ext-map';
@@ -58,7 +58,8 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
     const gen = ++generation;
     const names = [...SHIPPED.language.map((e) => `language-${e}`)];
     if (ctx.custom?.task === 'language') names.push(CUSTOM);
-    const labels = [...names.map((n) => n.replace('language-', '')), `rope + ${scaling}${scaling === 'none' ? '' : ` ×${factor}`}`];
+    // The scaled RoPE curve only when a scaling is chosen (else it would repeat rope's).
+    const labels = [...names.map((n) => n.replace('language-', '')), ...(scaling === 'none' ? [] : [`rope + ${scaling} ×${factor}`])];
     const curves: Array<Float64Array | undefined> = labels.map(() => undefined);
     const draw = (): void => {
       const w = Math.max(1, Math.round(length / 64));
@@ -76,7 +77,7 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
       const [r] = await ctx.worker.call('evaluate', { model: name, lengths: [L], examples });
       if (gen === generation) curves[i] = r!.positionLoss;
     });
-    jobs.push(async () => {
+    if (scaling !== 'none') jobs.push(async () => {
       const s = scalingSpec();
       const [r] = await ctx.worker.call('evaluate', { model: 'language-rope', lengths: [length], examples, ...(s ? { scaling: s } : {}) });
       if (gen === generation) curves[labels.length - 1] = r!.positionLoss;
@@ -142,19 +143,19 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
       slider({ label: 'ext.factor', param: 'e.factor', min: 1, max: 32, step: 1, value: factor, log: true, onInput: (v) => { factor = v; runLoss(); } }).el),
     status,
     figure('ext.loss', lossPlot.el),
-    el('p', { class: 'note' }, text('ext.trainLen'), ': 64 · ', text('ext.entropy'), ': ',
+    el('p', { class: 'note' }, text('ext.trainLen'), text('colon'), '64 · ', text('ext.entropy'), text('colon'),
       el('output', { id: 'ext-entropy', 'data-value': String(ENTROPY) }, ENTROPY.toFixed(3)), ' nats'),
     el('div', { class: 'figs' },
       figure('ext.retrieval', retrievalPlot.el,
         el('p', { class: 'note', 'data-i18n-rich': 'ext.retrieval.about' }),
-        el('p', { class: 'note' }, text('ext.chance'), ': ', el('output', { id: 'ext-chance', 'data-value': String(retrieval.chanceAccuracy) }, `${(100 * retrieval.chanceAccuracy).toFixed(1)}%`))),
+        el('p', { class: 'note' }, text('ext.chance'), text('colon'), el('output', { id: 'ext-chance', 'data-value': String(retrieval.chanceAccuracy) }, `${(100 * retrieval.chanceAccuracy).toFixed(1)}%`))),
       figure('ext.maps',
         el('div', { class: 'controls' },
           select<string>({ label: 'ext.mapModel', param: 'e.map', value: mapModel, options: SHIPPED.language.filter((e) => e !== 'learned').map((e) => [`language-${e}`, e] as const), onChange: (v) => { mapModel = v; loadMaps(); } }).el,
           slider({ label: 'ext.length', param: 'e.mapLen', min: 64, max: 512, step: 64, value: mapLen, onInput: (v) => { mapLen = v; loadMaps(); } }).el,
           slider({ label: 'ext.mapLayer', param: 'e.layer', min: 0, max: 1, step: 1, value: layer, onInput: (v) => { layer = v; drawMap(); } }).el,
           slider({ label: 'ext.mapHead', param: 'e.head', min: 0, max: 3, step: 1, value: head, onInput: (v) => { head = v; drawMap(); } }).el),
-        map.el)),
+        map.el, el('p', { class: 'note' }, text('ext.maps.look')))),
   );
   ctx.onCustomModel(() => {
     runLoss();

@@ -4,7 +4,7 @@ import { Heatmap } from '../heatmap.js';
 import { t } from '../i18n.js';
 import { LinePlot } from '../plot.js';
 import { getNumber } from '../state.js';
-import { coalesce, el, figure, slider } from '../ui.js';
+import { coalesce, el, figure, slider, text } from '../ui.js';
 import type { Ctx } from './context.js';
 
 export function mountSinusoidal(ctx: Ctx, root: HTMLElement): void {
@@ -44,7 +44,9 @@ export function mountSinusoidal(ctx: Ctx, root: HTMLElement): void {
       slider({ label: 'sin.base', param: 's.base', min: 10, max: 1e6, step: 1, value: base, log: true, format: (v) => String(Math.round(v)), onInput: (v) => { base = v; update(); } }).el,
       slider({ label: 'sin.dim', param: 's.dim', min: 8, max: 256, step: 8, value: dim, onInput: (v) => { dim = v; update(); } }).el,
       slider({ label: 'sin.length', param: 's.len', min: 8, max: 256, step: 8, value: length, onInput: (v) => { length = v; update(); } }).el),
-    el('div', { class: 'figs' }, figure('sin.heatmap', pe.el), figure('sin.sim', sim.el)),
+    el('div', { class: 'figs' },
+      figure('sin.heatmap', pe.el, el('p', { class: 'note' }, text('sin.heatmap.look'))),
+      figure('sin.sim', sim.el, el('p', { class: 'note' }, text('sin.sim.look')))),
     figure('sin.waves', waves.el),
   );
   update();

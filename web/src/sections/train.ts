@@ -41,7 +41,7 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
         xs.push(p.step);
         ys.push(p.loss);
         plot.setData([xs.slice(), ys.slice()]);
-        status.textContent = `${t('train.step')} ${p.step} / ${p.steps}: loss ${p.loss.toFixed(3)}`;
+        status.textContent = t('train.progress').replace('{step}', String(p.step)).replace('{steps}', String(p.steps)).replace('{loss}', p.loss.toFixed(3));
         status.dataset.first = String(ys[0]);
         status.dataset.last = String(p.loss);
       })
@@ -133,7 +133,7 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
     ctx.worker
       .call('extend', { model, seqLen: length, steps, examples: 12, ...(s ? { scaling: s } : {}) }, (p) => {
         progress.value = p.step / p.steps;
-        status.textContent = `${t('train.step')} ${p.step} / ${p.steps}: ${t('plot.loss')} ${p.loss.toFixed(3)}`;
+        status.textContent = t('train.progress').replace('{step}', String(p.step)).replace('{steps}', String(p.steps)).replace('{loss}', p.loss.toFixed(3));
       })
       .then((r) => {
         const w = length / 32;
