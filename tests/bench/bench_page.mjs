@@ -4,25 +4,73 @@
 // from the input event to the next painted frame, median and worst of 25
 // repetitions. Also the longest main-thread task while the Worker trains
 // (the UI must not freeze).
-//   npm run bench:page                 print the table
-//   npm run bench:page -- --readme     also rewrite it in README.md
+//   npm run bench:page                          print the table
+//   npm run bench:page -- --baseline <git ref>  also measure the page as it was
+//                                               at that commit, in the same run
+//   npm run bench:page -- --readme              also rewrite it in README.md
+// Absolute times move between machines and Chromium updates (the ALiBi
+// update measured 14 ms on 2026-11-29 and 49 ms on 2026-12-01 for the same
+// build), so a claim "no slower" is made against a baseline built and
+// measured in the same run, alternating A B A B.
+import { existsSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { chromium } from 'playwright-core';
 
-import { root } from '../../tools/common.mjs';
+import { capture, emEnv, root, run } from '../../tools/common.mjs';
 import { serve } from '../../tools/serve.mjs';
 import { rewriteReadme } from './common.mjs';
 
 const REPS = 25;
-const { server, url } = await serve(join(root, 'dist/site'), 0);
+const argv = process.argv.slice(2);
+const baselineRef = argv.includes('--baseline') ? argv[argv.indexOf('--baseline') + 1] : undefined;
+
+// Builds the page of commit `ref` (its wasm module and its site) in a git
+// worktree under build/baseline/, once per commit; returns the site folder.
+function buildBaseline(ref) {
+  const sha = capture('git', ['rev-parse', '--short', `${ref}^{commit}`], { cwd: root }).trim();
+  const dir = join(root, 'build/baseline', sha);
+  if (!existsSync(join(dir, 'dist/site/index.html'))) {
+    if (!existsSync(dir)) run('git', ['worktree', 'add', '--detach', dir, sha], { cwd: root });
+    if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+    for (const [fl, simd] of [['simd', 'ON'], ['scalar', 'OFF']]) {
+      const b = join(dir, `build/wasm-${fl}`);
+      if (!existsSync(join(b, 'build.ninja'))) {
+        run('emcmake', ['cmake', '-S', dir, '-B', b, '-G', 'Ninja', `-DPOSENC_SIMD=${simd}`, '-DCMAKE_BUILD_TYPE=Release'], { env: emEnv });
+      }
+      run('ninja', ['-C', b, 'posenc_module'], { env: emEnv });
+    }
+    run(process.execPath, [join(dir, 'tools/build.mjs'), 'ts', 'site'], { cwd: dir });
+  }
+  return { sha, site: join(dir, 'dist/site') };
+}
+
+const baseline = baselineRef ? buildBaseline(baselineRef) : undefined;
+// POSENC_SITE_DIR: measure another build of the page (default: dist/site).
+const current = process.env.POSENC_SITE_DIR ?? join(root, 'dist/site');
+const servers = [];
+async function siteUrl(dir) {
+  const s = await serve(dir, 0);
+  servers.push(s.server);
+  return s.url;
+}
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
     '--disable-component-update', '--disable-sync'],
 });
-const rows = [];
-try {
+const INTERACTIONS = [
+  ['order: shuffle 256 tokens (attention twice with weights, 2 heatmaps)', 'order', 'shuffle'],
+  ['order: toggle the causal mask, 256 tokens', 'order', 'causal'],
+  ['sinusoidal: sinusoidal base slider, 256 positions x 128 dims (+ PE PE^T)', 'sinusoidal', 'sinBase'],
+  ['RoPE lab: position slider (6 rotations, angle map, decay over 1024)', 'rope', 'ropeM'],
+  ['bias: ALiBi slopes, 16 heads x 256 x 256 + T5 buckets', 'bias', 'alibi'],
+];
+
+// One pass over the interactions on a fresh page of the site at `url`:
+// { [name]: { work, workMax, total, totalMax } }.
+async function measurePage(url) {
+  const out = {};
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(`${url}#s.len=256&s.dim=128&b.len=256&b.heads=16&e.len=64`);
   await page.waitForFunction(() => document.documentElement.dataset.ready === '1', null, { timeout: 60000 });
@@ -65,14 +113,29 @@ try {
       const med = (a) => a.slice().sort((x, y) => x - y)[Math.floor(a.length / 2)];
       return { work: med(work), workMax: Math.max(...work), total: med(total), totalMax: Math.max(...total) };
     }, { section, kind, reps: REPS });
-    rows.push({ name, ...res });
-    process.stderr.write(`${name}: ${JSON.stringify(res)}\n`);
+    out[name] = res;
+    process.stderr.write(`${url}: ${name}: ${JSON.stringify(res)}\n`);
   }
-  await measure('order: shuffle 256 tokens (attention twice with weights, 2 heatmaps)', 'order', 'shuffle');
-  await measure('order: toggle the causal mask, 256 tokens', 'order', 'causal');
-  await measure('sinusoidal: sinusoidal base slider, 256 positions x 128 dims (+ PE PE^T)', 'sinusoidal', 'sinBase');
-  await measure('RoPE lab: position slider (6 rotations, angle map, decay over 1024)', 'rope', 'ropeM');
-  await measure('bias: ALiBi slopes, 16 heads x 256 x 256 + T5 buckets', 'bias', 'alibi');
+  for (const [name, section, kind] of INTERACTIONS) await measure(name, section, kind);
+  return { out, page };
+}
+
+try {
+  const urls = { current: await siteUrl(current), baseline: baseline && await siteUrl(baseline.site) };
+  // A B A B: each build measured twice on fresh pages; per interaction the
+  // pass with the lower median work is kept (the other was disturbed more).
+  const best = { current: {}, baseline: {} };
+  let page;
+  for (let round = 0; round < 2; round++) {
+    for (const which of baseline ? ['baseline', 'current'] : ['current']) {
+      const r = await measurePage(urls[which]);
+      for (const [name, v] of Object.entries(r.out)) {
+        if (!best[which][name] || v.work < best[which][name].work) best[which][name] = v;
+      }
+      if (which === 'current' && round === 1) page = r.page;
+      else await r.page.close();
+    }
+  }
 
   // Longest main-thread task while the Worker trains a language model.
   const longest = await page.evaluate(async () => {
@@ -103,18 +166,22 @@ try {
   process.stderr.write(`training: ${JSON.stringify(longest)}\n`);
 
   const f = (v) => v.toFixed(1);
+  const rows = INTERACTIONS.map(([name]) => ({ name, ...best.current[name], base: best.baseline[name] }));
+  const baseCols = baseline ? ` work at ${baseline.sha}, median (ms) | ratio |` : '';
   const table = [
-    `| interaction (Chromium ${browser.version()}, headless) | work per update, median / worst (ms) | input to next frame, median / worst (ms) |`,
-    '|---|---:|---:|',
-    ...rows.map((r) => `| ${r.name} | ${f(r.work)} / ${f(r.workMax)} | ${f(r.total)} / ${f(r.totalMax)} |`),
+    `| interaction (Chromium ${browser.version()}, headless) | work per update, median / worst (ms) | input to next frame, median / worst (ms) |${baseCols}`,
+    `|---|---:|---:|${baseline ? '---:|---:|' : ''}`,
+    ...rows.map((r) => `| ${r.name} | ${f(r.work)} / ${f(r.workMax)} | ${f(r.total)} / ${f(r.totalMax)} |${
+      baseline ? ` ${r.base ? f(r.base.work) : 'n/a'} | ${r.base ? `${(r.work / r.base.work).toFixed(2)}x` : 'n/a'} |` : ''}`),
     '',
+    ...(baseline ? [`Each build measured twice, alternating (${baseline.sha}, this build, ${baseline.sha}, this build), on fresh pages; the pass with the lower median work is shown. Ratio: this build's median work over ${baseline.sha}'s (below 1: faster).`, ''] : []),
     `While the Worker trained a language model for 200 steps (${longest.seconds.toFixed(1)} s), the page drew ${longest.frames} frames; the longest gap between frames was ${f(longest.worstGap)} ms and the longest main-thread task ${longest.longTask ? `${f(longest.longTask)} ms` : 'under 50 ms (none reported)'}.`,
     '',
-    `Measured by \`npm run bench:page\`, ${REPS} repetitions each after 3 warm-ups, ${new Date().toISOString().slice(0, 10)}. "Input to next frame" includes waiting for the display frame (about 16.7 ms at 60 Hz).`,
+    `Measured by \`npm run bench:page${baseline ? ` -- --baseline ${baselineRef}` : ''}\`, ${REPS} repetitions each after 3 warm-ups, ${new Date().toISOString().slice(0, 10)}. "Input to next frame" includes waiting for the display frame (about 16.7 ms at 60 Hz).`,
   ].join('\n');
   console.log(table);
-  if (process.argv.includes('--readme')) rewriteReadme('page-latency', table);
+  if (argv.includes('--readme')) rewriteReadme('page-latency', table);
 } finally {
   await browser.close();
-  server.close();
+  for (const sv of servers) sv.close();
 }

@@ -44,6 +44,7 @@ export class Heatmap {
   readonly canvas: HTMLCanvasElement;
   private readonly readout: HTMLElement;
   private data: ArrayLike<number> = [];
+  private img: ImageData | undefined;
   private rows = 0;
   private cols = 0;
 
@@ -66,8 +67,12 @@ export class Heatmap {
   }
 
   /** data: [rows, cols] row-major; -Infinity cells (masked) are drawn neutral grey. */
-  draw(data: ArrayLike<number>, rows: number, cols: number, range?: [number, number]): void {
-    this.data = data;
+  draw(source: ArrayLike<number>, rows: number, cols: number, range?: [number, number]): void {
+    this.data = source;
+    // The loops below see only Float32Array: fed several array kinds (the
+    // page passes Int32Array and Float64Array too), V8 compiles them
+    // polymorphic and they run about three times slower.
+    const data = source instanceof Float32Array ? source : Float32Array.from(source);
     this.rows = rows;
     this.cols = cols;
     if (this.canvas.width !== cols || this.canvas.height !== rows) {
@@ -95,7 +100,10 @@ export class Heatmap {
     if (!(hi > lo)) hi = lo + 1;
     const ctx = this.canvas.getContext('2d');
     if (!ctx) return;
-    const img = ctx.createImageData(cols, rows);
+    // The pixel buffer is kept between draws of the same size (a fresh
+    // megabyte per update costs more than filling it).
+    if (!this.img || this.img.width !== cols || this.img.height !== rows) this.img = ctx.createImageData(cols, rows);
+    const img = this.img;
     // A 256-entry colour table for this range; each cell picks its entry.
     const lut = new Uint8Array(256 * 3);
     const m = mid();
