@@ -11,6 +11,10 @@ import * as pipeline from './text/pipeline.js';
 import * as positions from './text/positions.js';
 import * as quiz from './text/quiz.js';
 import * as taxonomy from './text/taxonomy.js';
+import * as visa from './text/visa.js';
+import * as visb from './text/visb.js';
+import * as controls from './text/controls.js';
+import * as loading from './text/loading.js';
 
 export type Lang = 'en' | 'zh';
 
@@ -222,6 +226,7 @@ const base = {
 
 const en = {
   ...base, ...taxonomy.en, ...derivation.en, ...pipeline.en, ...examples.en, ...positions.en, ...quiz.en,
+  ...visa.en, ...visb.en, ...controls.en, ...loading.en,
 };
 
 export type Key = keyof typeof en;
@@ -434,6 +439,7 @@ const zhBase: Record<keyof typeof base, string> = {
 
 const zh: Record<Key, string> = {
   ...zhBase, ...taxonomy.zh, ...derivation.zh, ...pipeline.zh, ...examples.zh, ...positions.zh, ...quiz.zh,
+  ...visa.zh, ...visb.zh, ...controls.zh, ...loading.zh,
 };
 
 const tables: Record<Lang, Record<Key, string>> = { en, zh };
