@@ -28,6 +28,8 @@ namespace {
 constexpr int kLong = 128;          // the extended length (trained at 64)
 constexpr uint64_t kEvalSeed = 31;  // evaluation data, unseen in training
 
+using test::ExpectError;
+using test::Logits;
 using test::Shipped;
 
 RopeScaling Linear2() {
@@ -95,19 +97,6 @@ InferenceOptions With(const RopeScaling& s) {
   InferenceOptions o;
   o.scaling = s;
   return o;
-}
-
-std::vector<float> Logits(const Model& m, const std::vector<int32_t>& tokens,
-                          const InferenceOptions& opt) {
-  InferenceResult r;
-  const Status st = Infer(m, tokens.data(), tokens.size(), opt, &r);
-  EXPECT_TRUE(st.ok()) << st.message();
-  return r.logits;
-}
-
-void ExpectError(const Status& st, const std::string& part) {
-  ASSERT_FALSE(st.ok()) << "expected an error containing: " << part;
-  EXPECT_NE(st.message().find(part), std::string::npos) << st.message();
 }
 
 // A few dozen steps at 128 with linear x2 recover positions 64..127, which

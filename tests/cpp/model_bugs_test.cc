@@ -28,6 +28,8 @@ constexpr size_t kT = 64;         // the shipped models' training length
 constexpr size_t kExamples = 16;  // 16 x 64 tokens per loss
 constexpr uint64_t kSeed = 4242;  // evaluation data
 
+using test::ExpectError;
+using test::Logits;
 using test::Shipped;
 
 InferenceOptions WithBug(PositionBug bug) {
@@ -50,14 +52,6 @@ std::vector<int32_t> Sequence(size_t T) {
   return SampleBatch(TaskKind::kLanguage, T, 1, 99)[0].tokens;
 }
 
-std::vector<float> Logits(const Model& m, const std::vector<int32_t>& tokens,
-                          const InferenceOptions& opt) {
-  InferenceResult r;
-  const Status st = Infer(m, tokens.data(), tokens.size(), opt, &r);
-  EXPECT_TRUE(st.ok()) << st.message();
-  return r.logits;
-}
-
 // Max |a - b| over rows [from, to) of [*, V] logits (all rows by default).
 double MaxDiff(const std::vector<float>& a, const std::vector<float>& b,
                size_t V = 1, size_t from = 0, size_t to = SIZE_MAX) {
@@ -67,11 +61,6 @@ double MaxDiff(const std::vector<float>& a, const std::vector<float>& b,
     d = std::fmax(d, std::fabs(static_cast<double>(a[i]) - b[i]));
   }
   return d;
-}
-
-void ExpectError(const Status& st, const std::string& part) {
-  ASSERT_FALSE(st.ok()) << "expected an error containing: " << part;
-  EXPECT_NE(st.message().find(part), std::string::npos) << st.message();
 }
 
 // Decoder logits for `tokens` fed `chunk` tokens per call.

@@ -1,5 +1,6 @@
-// Loads one of the shipped tiny models (web/public/models/<name>.safetensors)
-// for the model-layer tests; a missing or corrupt file fails the test.
+// Helpers of the model-layer tests: one of the shipped tiny models
+// (web/public/models/<name>.safetensors; a missing or corrupt file fails the
+// test), its logits for a token sequence, and an error-message check.
 #ifndef POSENC_TESTS_CPP_SHIPPED_MODEL_H_
 #define POSENC_TESTS_CPP_SHIPPED_MODEL_H_
 
@@ -9,7 +10,9 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
+#include "model/inference.h"
 #include "model/model_io.h"
 
 namespace posenc {
@@ -26,6 +29,22 @@ inline Model Shipped(const std::string& name) {
                               bytes.size(), &m);
   EXPECT_TRUE(st.ok()) << path << ": " << st.message();
   return m;
+}
+
+// logits: [tokens.size(), vocab] for a decoder, [classes] for a classifier.
+inline std::vector<float> Logits(const Model& m,
+                                 const std::vector<int32_t>& tokens,
+                                 const InferenceOptions& opt) {
+  InferenceResult r;
+  const Status st = Infer(m, tokens.data(), tokens.size(), opt, &r);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return r.logits;
+}
+
+// `st` is an error whose message contains `part`.
+inline void ExpectError(const Status& st, const std::string& part) {
+  ASSERT_FALSE(st.ok()) << "expected an error containing: " << part;
+  EXPECT_NE(st.message().find(part), std::string::npos) << st.message();
 }
 
 }  // namespace test
