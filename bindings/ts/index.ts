@@ -8,8 +8,8 @@
  *   const pe = await init();
  *   pe.alibiSlopes(8);
  */
-import { initWith } from './loader.js';
-import type { InitOptions, Posenc } from './types.js';
+import { compileBytes, compileWith, initWith } from './loader.js';
+import type { CompileOptions, InitOptions, Posenc } from './types.js';
 
 export type * from './types.js';
 export { simdSupported } from './loader.js';
@@ -20,7 +20,8 @@ function defaultUrl(simd: boolean): URL {
     : new URL('./wasm/posenc-scalar.wasm', import.meta.url);
 }
 
-async function fetchWasm(url: URL): Promise<Uint8Array> {
+/** Fetches and compiles the .wasm, streaming when the server sends application/wasm. */
+async function fetchAndCompile(url: URL): Promise<WebAssembly.Module> {
   let res: Response;
   try {
     res = await fetch(url);
@@ -28,10 +29,22 @@ async function fetchWasm(url: URL): Promise<Uint8Array> {
     throw new Error(`posenc: could not fetch ${url.href}: ${String(e)}`);
   }
   if (!res.ok) throw new Error(`posenc: fetching ${url.href} failed with HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
+  const type = res.headers.get('Content-Type') ?? '';
+  if (typeof WebAssembly.compileStreaming === 'function' && type.startsWith('application/wasm')) {
+    return WebAssembly.compileStreaming(res);
+  }
+  return compileBytes(new Uint8Array(await res.arrayBuffer()), url.href);
 }
 
 /** Loads the SIMD binary when supported (scalar otherwise, or with `{ simd: false }`). */
 export function init(options?: InitOptions): Promise<Posenc> {
-  return initWith(options, defaultUrl, fetchWasm);
+  return initWith(options, defaultUrl, fetchAndCompile);
+}
+
+/**
+ * Fetches and compiles the binary `init()` would use, without instantiating it: pass the module to
+ * `init({ module })`, here and in Workers (a WebAssembly.Module can be posted), to fetch and compile once.
+ */
+export function compileWasm(options?: CompileOptions): Promise<WebAssembly.Module> {
+  return compileWith(options, defaultUrl, fetchAndCompile);
 }

@@ -1,10 +1,10 @@
 /**
- * Shared loader logic: SIMD detection, binary checks, instantiation and the
- * warm-up. The browser (index.ts) and Node (node.ts) entries differ only in
- * how they read the .wasm bytes.
+ * Shared loader logic: SIMD detection, binary checks, compilation,
+ * instantiation and the warm-up. The browser (index.ts) and Node (node.ts)
+ * entries differ only in how they fetch or read and compile the .wasm.
  */
-import { createPosenc } from './core.js';
-import type { InitOptions, Posenc } from './types.js';
+import { createPosenc, type RawModule } from './core.js';
+import type { CompileOptions, InitOptions, Posenc } from './types.js';
 
 /** A module with one function `() -> v128` (i32.const 0; i8x16.splat): valid only where SIMD is. */
 const SIMD_PROBE = new Uint8Array([
@@ -23,7 +23,8 @@ export function simdSupported(): boolean {
   }
 }
 
-export type ReadWasm = (url: URL, simd: boolean) => Promise<Uint8Array>;
+/** Fetches (browser) or reads (Node) the .wasm at `url` and compiles it. */
+export type CompileUrl = (url: URL) => Promise<WebAssembly.Module>;
 
 /** Checks the magic word so a mis-served HTML page gives a useful error. */
 export function checkWasmBytes(bytes: Uint8Array, where: string): Uint8Array {
@@ -38,7 +39,14 @@ export function checkWasmBytes(bytes: Uint8Array, where: string): Uint8Array {
   return bytes;
 }
 
-export async function initWith(options: InitOptions | undefined, defaultUrl: (simd: boolean) => URL, read: ReadWasm): Promise<Posenc> {
+/** Compiles checked bytes (copied first if they view a SharedArrayBuffer, which compile() refuses). */
+export function compileBytes(bytes: Uint8Array, where: string): Promise<WebAssembly.Module> {
+  const b = checkWasmBytes(bytes, where);
+  return WebAssembly.compile(b.buffer instanceof ArrayBuffer ? (b as Uint8Array<ArrayBuffer>) : new Uint8Array(b));
+}
+
+/** The options object (TypeError unless an object) and the flavour it asks for. */
+function flavour(options: InitOptions | undefined): { o: InitOptions; simd: boolean } {
   const o = options ?? {};
   if (typeof o !== 'object') throw new TypeError(`init options must be an object, got ${typeof o}`);
   if (o.simd !== undefined && typeof o.simd !== 'boolean') {
@@ -49,22 +57,68 @@ export async function initWith(options: InitOptions | undefined, defaultUrl: (si
   if (simd && !supported) {
     throw new Error('posenc: this engine does not support WebAssembly SIMD; call init({ simd: false }) for the scalar build');
   }
-  let bytes: Uint8Array;
+  return { o, simd };
+}
+
+/** Compiles the binary the options name (`wasmBinary`, `wasmUrl` or the default of the flavour). */
+export async function compileWith(options: CompileOptions | undefined, defaultUrl: (simd: boolean) => URL, compileUrl: CompileUrl): Promise<WebAssembly.Module> {
+  const { o, simd } = flavour(options);
   if (o.wasmBinary !== undefined) {
     const b = o.wasmBinary;
     if (!(b instanceof ArrayBuffer) && !(b instanceof Uint8Array)) {
       throw new TypeError('wasmBinary must be an ArrayBuffer or a Uint8Array');
     }
-    bytes = checkWasmBytes(b instanceof Uint8Array ? b : new Uint8Array(b), 'wasmBinary');
-  } else {
-    const url = o.wasmUrl !== undefined ? new URL(String(o.wasmUrl), defaultUrl(simd)) : defaultUrl(simd);
-    bytes = checkWasmBytes(await read(url, simd), url.href);
+    return compileBytes(b instanceof Uint8Array ? b : new Uint8Array(b), 'wasmBinary');
   }
-  const factory = simd
-    ? (await import('./wasm/posenc-simd.mjs')).default
-    : (await import('./wasm/posenc-scalar.mjs')).default;
-  const module = await factory({ wasmBinary: bytes });
-  const pe = createPosenc(module, simd);
+  return compileUrl(o.wasmUrl !== undefined ? new URL(String(o.wasmUrl), defaultUrl(simd)) : defaultUrl(simd));
+}
+
+/** The `module` option, checked: a WebAssembly.Module, given without wasmBinary / wasmUrl. */
+function givenModule(o: InitOptions): WebAssembly.Module | undefined {
+  const m: unknown = o.module;
+  if (m === undefined) return undefined;
+  if (!(m instanceof WebAssembly.Module)) {
+    const got = m === null ? 'null' : typeof m === 'object' ? `an object (${Object.prototype.toString.call(m)})` : `a ${typeof m}`;
+    throw new TypeError(`module must be a WebAssembly.Module (from compileWasm() or WebAssembly.compile()), got ${got}`);
+  }
+  if (o.wasmBinary !== undefined || o.wasmUrl !== undefined) {
+    throw new TypeError('pass module or wasmBinary / wasmUrl to init(), not both');
+  }
+  return m;
+}
+
+type Glue = typeof import('./wasm/posenc-simd.mjs');
+
+/**
+ * Instantiates a compiled module through Emscripten's `instantiateWasm`
+ * hook, so the factory neither fetches nor compiles anything; a module that
+ * does not link (not a posenc binary) rejects instead of hanging.
+ */
+async function instantiate(module: WebAssembly.Module, glue: Promise<Glue>): Promise<RawModule> {
+  const factory = (await glue).default;
+  let fail: (e: unknown) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => {
+    fail = reject;
+  });
+  const ready = factory({
+    instantiateWasm(imports, receive) {
+      WebAssembly.instantiate(module, imports)
+        .then((instance) => receive(instance, module))
+        .catch((e: unknown) => fail(new Error(`posenc: could not instantiate the module given to init() (is it a posenc binary?): ${String(e)}`)));
+      return {};
+    },
+  });
+  return Promise.race([ready, failed]);
+}
+
+export async function initWith(options: InitOptions | undefined, defaultUrl: (simd: boolean) => URL, compileUrl: CompileUrl): Promise<Posenc> {
+  const { o, simd } = flavour(options);
+  const given = givenModule(o);
+  // The Emscripten glue loads while the binary compiles.
+  const glue: Promise<Glue> = simd ? import('./wasm/posenc-simd.mjs') : import('./wasm/posenc-scalar.mjs');
+  glue.catch(() => undefined);
+  const module = given ?? (await compileWith(o, defaultUrl, compileUrl));
+  const pe = createPosenc(await instantiate(module, glue), simd);
   warmUp(pe);
   return pe;
 }

@@ -4,8 +4,8 @@
  */
 import { readFile } from 'node:fs/promises';
 
-import { initWith } from './loader.js';
-import type { InitOptions, Posenc } from './types.js';
+import { compileBytes, compileWith, initWith } from './loader.js';
+import type { CompileOptions, InitOptions, Posenc } from './types.js';
 
 export type * from './types.js';
 export { simdSupported } from './loader.js';
@@ -27,7 +27,19 @@ async function readWasm(url: URL): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
 }
 
+async function readAndCompile(url: URL): Promise<WebAssembly.Module> {
+  return compileBytes(await readWasm(url), url.href);
+}
+
 /** Loads the SIMD binary when supported (scalar otherwise, or with `{ simd: false }`). */
 export function init(options?: InitOptions): Promise<Posenc> {
-  return initWith(options, defaultUrl, readWasm);
+  return initWith(options, defaultUrl, readAndCompile);
+}
+
+/**
+ * Reads and compiles the binary `init()` would use, without instantiating it: pass the module to
+ * `init({ module })`, here and in worker threads (a WebAssembly.Module can be posted), to compile once.
+ */
+export function compileWasm(options?: CompileOptions): Promise<WebAssembly.Module> {
+  return compileWith(options, defaultUrl, readAndCompile);
 }

@@ -379,7 +379,16 @@ export interface InitOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Where to fetch the .wasm from (browser). Default: next to the module, via `import.meta.url`. */
   wasmUrl?: string | URL;
+  /**
+   * An already compiled binary (from `compileWasm()`), instantiated as is: nothing is fetched or
+   * compiled. A page can compile once and post the module to its Workers. Give `simd: false` with
+   * a module compiled from the scalar binary. Not together with `wasmBinary` / `wasmUrl`.
+   */
+  module?: WebAssembly.Module;
 }
+
+/** What `compileWasm()` accepts: the binary to compile, as for `init()`. */
+export type CompileOptions = Pick<InitOptions, 'simd' | 'wasmBinary' | 'wasmUrl'>;
 
 /** An initialised module. Every method validates its arguments and throws `TypeError`/`RangeError` naming the parameter. */
 // ---- Tiny models

@@ -12,6 +12,8 @@
 // update measured 14 ms on 2026-11-29 and 49 ms on 2026-12-01 for the same
 // build), so a claim "no slower" is made against a baseline built and
 // measured in the same run, alternating A B A B.
+// A second table measures the first load (see measureLoad):
+//   npm run bench:page -- --load-only           only the load table
 import { existsSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -49,9 +51,17 @@ const baseline = baselineRef ? buildBaseline(baselineRef) : undefined;
 // POSENC_SITE_DIR: measure another build of the page (default: dist/site).
 const current = process.env.POSENC_SITE_DIR ?? join(root, 'dist/site');
 const servers = [];
+// Every response the servers send: { path, bytes } (bytes on the wire,
+// headers included; the server compresses and caches nothing, so this is
+// what a first visit transfers, the Worker's requests included).
+const served = [];
 async function siteUrl(dir) {
   const s = await serve(dir, 0);
   servers.push(s.server);
+  s.server.on('request', (req, res) => {
+    const before = req.socket.bytesWritten;
+    res.on('finish', () => served.push({ path: new URL(req.url, 'http://x').pathname, bytes: req.socket.bytesWritten - before, t: Date.now() }));
+  });
   return s.url;
 }
 const browser = await chromium.launch({
@@ -66,6 +76,95 @@ const INTERACTIONS = [
   ['RoPE lab: position slider (6 rotations, angle map, decay over 1024)', 'rope', 'ropeM'],
   ['bias: ALiBi slopes, 16 heads x 256 x 256 + T5 buckets', 'bias', 'alibi'],
 ];
+
+// The first load of the page at `url` + `hash` in a fresh browser context
+// (the browser itself warm), without scrolling, until the network has been
+// quiet for QUIET ms: requests and bytes the servers sent (page and Worker),
+// how often the .wasm was fetched and compiled (V8's trace events, every
+// thread), the time from navigation to the first section interactive (the
+// page ready and section 1 drawn: its `.body` has data-ms) and the
+// cumulative layout shift (every 'layout-shift' entry without recent
+// input, summed over the whole load: no session windows, so an upper bound of
+// the web-vitals CLS). `at`: where the section `hash` names sits afterwards
+// (its top relative to the viewport, px), when hash names a section.
+const QUIET = 2000;
+const COMPILE_EVENTS = /^wasm\.(SyncCompile|AsyncCompile|StartStreamingCompilation|StreamingCompile)$/;
+async function measureLoad(url, hash = '') {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(() => {
+    window.__cls = 0;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) if (!e.hadRecentInput) window.__cls += e.value;
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+  const page = await context.newPage();
+  served.length = 0;
+  await browser.startTracing(page, { categories: ['v8.wasm'] });
+  await page.goto(`${url}${hash}`);
+  const landing = hash.match(/^#([a-z]+)$/)?.[1] ?? 'order';
+  await page.waitForFunction((id) => {
+    const ready = document.documentElement.dataset.ready;
+    if (ready === 'error') return true;
+    const s = document.getElementById(id);
+    if (!(ready === '1' || s?.dataset.shown) || s?.querySelector('.body')?.dataset.ms === undefined) return false;
+    window.__interactive ??= performance.now();
+    return true;
+  }, landing, { timeout: 60000, polling: 'raf' });
+  await page.waitForFunction(() => document.documentElement.dataset.ready !== undefined, null, { timeout: 60000 });
+  for (;;) {
+    await page.waitForTimeout(250);
+    const last = served.length ? served[served.length - 1].t : 0;
+    if (Date.now() - last >= QUIET) break;
+  }
+  const trace = JSON.parse((await browser.stopTracing()).toString('utf8'));
+  const r = await page.evaluate((id) => {
+    const s = id && document.getElementById(id);
+    return { interactive: window.__interactive, cls: window.__cls, at: s ? s.getBoundingClientRect().top : undefined };
+  }, hash.match(/^#([a-z]+)$/)?.[1]);
+  await context.close();
+  return {
+    ...r,
+    requests: served.length,
+    bytes: served.reduce((a, x) => a + x.bytes, 0),
+    wasmFetched: served.filter((x) => x.path.endsWith('.wasm')).length,
+    wasmCompiled: trace.traceEvents.filter((e) => COMPILE_EVENTS.test(e.name) && e.ph !== 'E').length,
+    paths: served.map((x) => x.path),
+  };
+}
+
+// LOAD_RUNS loads per build and hash after one warm-up load; the median
+// time, the worst CLS and the largest byte count are kept.
+const LOAD_RUNS = 3;
+const LOADS = [['top of the page', ''], ['deep link #sinusoidal', '#sinusoidal']];
+async function loadTable(urls) {
+  const rows = [];
+  for (const which of baseline ? ['baseline', 'current'] : ['current']) {
+    await measureLoad(urls[which]);
+    for (const [name, hash] of LOADS) {
+      const runs = [];
+      for (let i = 0; i < LOAD_RUNS; i++) runs.push(await measureLoad(urls[which], hash));
+      process.stderr.write(`${urls[which]}${hash}: ${JSON.stringify(runs.map(({ paths, ...x }) => x))}\n`);
+      const by = (k) => runs.map((x) => x[k]).sort((a, b) => a - b);
+      rows.push({
+        build: which === 'baseline' ? baseline.sha : 'this build', name,
+        requests: Math.max(...by('requests')), bytes: Math.max(...by('bytes')),
+        wasmFetched: Math.max(...by('wasmFetched')), wasmCompiled: Math.max(...by('wasmCompiled')),
+        interactive: by('interactive')[Math.floor(LOAD_RUNS / 2)], cls: Math.max(...by('cls')),
+        at: runs[0].at, paths: runs[0].paths,
+      });
+    }
+  }
+  const mb = (b) => (b / 1e6).toFixed(2);
+  return [
+    '| first load, before scrolling (1280 x 900) | requests | transferred (MB) | wasm fetched / compiled | first section interactive (ms) | layout shift |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${baseline ? `${r.build}: ` : ''}${r.name} | ${r.requests} | ${mb(r.bytes)} | ${r.wasmFetched} / ${r.wasmCompiled} | ${r.interactive.toFixed(0)} | ${r.cls.toFixed(3)} |`),
+    '',
+    `Targets (issue 13): at most 1.5 MB, the wasm fetched and compiled once, the first section interactive within 1000 ms, layout shift at most 0.1. ` +
+      `Each load in a fresh browser context of a warm browser, served without compression or caching; counted until the network was quiet for ${QUIET / 1000} s, the Worker's requests included. ` +
+      `Median time of ${LOAD_RUNS} loads, largest byte count and layout shift (the sum of every shift without recent input, an upper bound of the web-vitals CLS).`,
+  ].join('\n');
+}
 
 // One pass over the interactions on a fresh page of the site at `url`:
 // { [name]: { work, workMax, total, totalMax } }.
@@ -122,6 +221,11 @@ async function measurePage(url) {
 
 try {
   const urls = { current: await siteUrl(current), baseline: baseline && await siteUrl(baseline.site) };
+  const loads = await loadTable(urls);
+  if (argv.includes('--load-only')) {
+    console.log(loads);
+    process.exit(0);
+  }
   // A B A B: each build measured twice on fresh pages; per interaction the
   // pass with the lower median work is kept (the other was disturbed more).
   const best = { current: {}, baseline: {} };
@@ -178,6 +282,8 @@ try {
     `While the Worker trained a language model for 200 steps (${longest.seconds.toFixed(1)} s), the page drew ${longest.frames} frames; the longest gap between frames was ${f(longest.worstGap)} ms and the longest main-thread task ${longest.longTask ? `${f(longest.longTask)} ms` : 'under 50 ms (none reported)'}.`,
     '',
     `Measured by \`npm run bench:page${baseline ? ` -- --baseline ${baselineRef}` : ''}\`, ${REPS} repetitions each after 3 warm-ups, ${new Date().toISOString().slice(0, 10)}. "Input to next frame" includes waiting for the display frame (about 16.7 ms at 60 Hz).`,
+    '',
+    loads,
   ].join('\n');
   console.log(table);
   if (argv.includes('--readme')) rewriteReadme('page-latency', table);

@@ -84,6 +84,8 @@ describe('the page (Chromium, strict CSP)', () => {
     assert.match(page.url(), /o\.causal=1/);
 
     // The word-order models: NoPE gives one answer to a sentence and its mirror, the others two.
+    // The answers table loads its models only when the reader comes near.
+    await page.$eval('#order-answers', (e) => e.scrollIntoView());
     await page.waitForSelector('#order-answers[data-ready="1"]', { timeout: 60000 });
     const same = await page.$$eval('#order-answers tbody tr', (rows) => rows.map((r) => [(r as HTMLElement).dataset.model, (r as HTMLElement).dataset.same]));
     assert.deepEqual(same.find(([m]) => m === 'word-order-nope'), ['word-order-nope', 'true']);

@@ -2,9 +2,20 @@
 // the cells only). A wrapper, so heatmap.ts can evolve on its own: the
 // colour bar is itself a one-column Heatmap, so its colours are exactly the
 // map's.
+import './overview.css';
+import './visb.css';
+
 import { Heatmap, type HeatmapOptions } from './heatmap.js';
-import { type Key } from './i18n.js';
+import { t, type Key } from './i18n.js';
 import { el, fmtNum, text } from './ui.js';
+
+/**
+ * How values become colours: 'linear' as they are; 'log' by log10 of the
+ * value (positive data such as attention weights; the bar shows the values,
+ * not their logarithms; zeros are drawn grey); 'row' each row divided by its
+ * own largest value (the bar then reads 0 to 1, "share of the row's largest").
+ */
+export type ColourScale = 'linear' | 'log' | 'row';
 
 export interface AxesOptions extends HeatmapOptions {
   /** Name of the vertical axis (rows), translated. */
@@ -16,6 +27,10 @@ export interface AxesOptions extends HeatmapOptions {
   /** Tick value of the first row / column (default 0). */
   y0?: number;
   x0?: number;
+  /** Colour scale (default 'linear'); can be changed later with setScale. */
+  scale?: ColourScale;
+  /** With scale 'log': the decades shown below the largest value (default 4). */
+  decades?: number;
 }
 
 const BAR_STEPS = 64;
@@ -24,27 +39,38 @@ export class AxedHeatmap {
   readonly el: HTMLElement;
   readonly map: Heatmap;
   private readonly bar: Heatmap;
-  private readonly ticks: { top: HTMLElement; bottom: HTMLElement; left: HTMLElement; right: HTMLElement; hi: HTMLElement; lo: HTMLElement };
+  private readonly ticks: { top: HTMLElement; bottom: HTMLElement; left: HTMLElement; right: HTMLElement; hi: HTMLElement; mid: HTMLElement; lo: HTMLElement };
+  private readonly scaleNote: HTMLElement;
+  private readonly readout: HTMLElement | null;
+  private scale: ColourScale;
   private last: { data: ArrayLike<number>; rows: number; cols: number; range: [number, number] | undefined } | undefined;
 
   constructor(private readonly o: AxesOptions) {
     this.map = new Heatmap(o);
+    this.scale = o.scale ?? 'linear';
     this.bar = new Heatmap({ kind: o.kind, label: o.label, range: o.kind === 'sequential' ? [0, 1] : [-1, 1], minAspect: 0.02 });
     this.bar.canvas.classList.add('colour-bar');
     const tick = (cls: string): HTMLElement => el('span', { class: cls });
-    this.ticks = { top: tick('t-top'), bottom: tick('t-bottom'), left: tick('t-left'), right: tick('t-right'), hi: tick('t-hi'), lo: tick('t-lo') };
-    const readout = this.map.el.querySelector('.readout');
+    this.ticks = { top: tick('t-top'), bottom: tick('t-bottom'), left: tick('t-left'), right: tick('t-right'), hi: tick('t-hi'), mid: tick('t-mid'), lo: tick('t-lo') };
+    this.readout = this.map.el.querySelector('.readout');
+    this.scaleNote = el('span', { class: 'ax-scale' });
     // Grid: the row axis named above the map (horizontal text reads in both
     // languages), ticks left and below, the colour bar right.
     const yName = el('div', { class: 'ax-yname' }, '↓ ', text(o.y, 'span', 'ax-name'));
     const yTicks = el('div', { class: 'ax-yticks' }, this.ticks.top, this.ticks.bottom);
     const xAxis = el('div', { class: 'ax-x' }, el('div', { class: 'ax-xticks' }, this.ticks.left, this.ticks.right), el('span', {}, text(o.x, 'span', 'ax-name'), ' →'));
-    const bar = el('div', { class: 'ax-bar' }, this.ticks.hi, this.bar.canvas, this.ticks.lo);
+    // The colour bar with its values on its right: top, middle, bottom.
+    // (The bar canvas sits in a wrapper that gives it the map's height: on
+    // its own its 1 x 64 pixels would set the row to 64 times its width.)
+    const bar = el('div', { class: 'ax-bar side' }, el('span', { class: 'ax-bar-wrap' }, this.bar.canvas), el('div', { class: 'ax-bar-ticks' }, this.ticks.hi, this.ticks.mid, this.ticks.lo));
     this.el = el('div', { class: 'axed' },
       el('span', {}), yName, el('span', {}),
       yTicks, this.map.canvas, bar,
       el('span', {}), xAxis, el('span', {}),
-      el('span', {}), el('div', { class: 'ax-value' }, text(o.value, 'span', 'ax-name'), ...(readout ? [readout] : [])));
+      el('span', {}), el('div', { class: 'ax-value' }, el('span', {}, text(o.value, 'span', 'ax-name'), this.scaleNote), ...(this.readout ? [this.readout] : [])));
+    // With a transformed scale the read-out shows the value itself, not its
+    // colour coordinate (this listener runs after Heatmap's own).
+    this.map.canvas.addEventListener('mousemove', (e) => this.readOriginal(e));
     window.addEventListener('posenc-theme', () => this.redraw());
   }
 
@@ -52,21 +78,86 @@ export class AxedHeatmap {
     return this.map.canvas;
   }
 
-  /** data: [rows, cols] row-major, as Heatmap.draw. */
+  /**
+   * Names every row (e.g. its token) in place of the two end ticks, each name
+   * centred on its row whatever the map's height; undefined brings the ticks
+   * back. The names are data (sample text): marked data-sample.
+   */
+  setRowLabels(labels: readonly string[] | undefined): void {
+    const column = this.ticks.top.parentElement!;
+    column.querySelector('.ax-rowlabels')?.remove();
+    this.ticks.top.hidden = this.ticks.bottom.hidden = labels !== undefined;
+    if (!labels) return;
+    // Absolutely placed names do not size the column: an invisible copy of
+    // the longest one gives it its width.
+    const longest = labels.reduce((a, b) => (b.length > a.length ? b : a), '');
+    const sizer = el('span', { 'aria-hidden': 'true' }, longest);
+    sizer.style.cssText = 'display:block;visibility:hidden;height:0;overflow:hidden;white-space:nowrap';
+    const box = el('div', { class: 'ax-rowlabels', 'data-sample': '' }, sizer);
+    box.style.cssText = 'position:relative;flex:1 1 auto;min-height:0';
+    labels.forEach((name, i) => {
+      const s = el('span', { class: 'ax-rowlabel' }, name);
+      s.style.cssText = `position:absolute;right:0;top:${(100 * (i + 0.5)) / labels.length}%;transform:translateY(-50%);white-space:nowrap;line-height:1`;
+      box.append(s);
+    });
+    column.append(box);
+  }
+
+  /** Changes the colour scale and redraws. */
+  setScale(scale: ColourScale): void {
+    this.scale = scale;
+    this.redraw();
+  }
+
+  /** data: [rows, cols] row-major, as Heatmap.draw (range: of the values, for scale 'linear'). */
   draw(data: ArrayLike<number>, rows: number, cols: number, range?: [number, number]): void {
     this.last = { data, rows, cols, range };
-    this.map.draw(data, rows, cols, range);
-    const [lo, hi] = range ?? this.o.range ?? finiteRange(data);
     const y0 = this.o.y0 ?? 0, x0 = this.o.x0 ?? 0;
     this.ticks.top.textContent = String(y0);
     this.ticks.bottom.textContent = String(y0 + rows - 1);
     this.ticks.left.textContent = String(x0);
     this.ticks.right.textContent = String(x0 + cols - 1);
-    // A diverging map is symmetric around 0 (Heatmap's rule).
-    const amax = Math.max(Math.abs(lo), Math.abs(hi));
-    this.ticks.hi.textContent = label(this.o.kind === 'sequential' ? hi : amax);
-    this.ticks.lo.textContent = label(this.o.kind === 'sequential' ? lo : -amax);
+    this.el.dataset.scale = this.scale;
+    this.scaleNote.dataset.i18n = `axes.scale.${this.scale}`;
+    this.scaleNote.textContent = t(`axes.scale.${this.scale}` as Key);
+    let lo: number, hi: number, mid: string;
+    if (this.scale === 'log') {
+      const [top, decades] = logTop(data, this.o.decades ?? 4);
+      const shown = Float32Array.from(data, (v) => (v > 0 ? Math.max(Math.log10(v), top - decades) : -Infinity));
+      this.map.draw(shown, rows, cols, [top - decades, top]);
+      [lo, hi] = [10 ** (top - decades), 10 ** top];
+      mid = fmtNum(10 ** (top - decades / 2), 2);
+    } else if (this.scale === 'row') {
+      this.map.draw(rowShare(data, rows, cols), rows, cols, this.o.kind === 'sequential' ? [0, 1] : [-1, 1]);
+      [lo, hi] = this.o.kind === 'sequential' ? [0, 1] : [-1, 1];
+      mid = this.o.kind === 'sequential' ? '0.5' : '0';
+    } else {
+      this.map.draw(data, rows, cols, range);
+      [lo, hi] = range ?? this.o.range ?? finiteRange(data);
+      // A diverging map is symmetric around 0 (Heatmap's rule).
+      if (this.o.kind === 'diverging') {
+        hi = Math.max(Math.abs(lo), Math.abs(hi));
+        lo = -hi;
+      }
+      mid = label((lo + hi) / 2);
+    }
+    this.ticks.hi.textContent = label(hi);
+    this.ticks.mid.textContent = mid;
+    this.ticks.lo.textContent = label(lo);
+    this.el.dataset.lo = String(lo);
+    this.el.dataset.hi = String(hi);
     this.drawBar();
+  }
+
+  private readOriginal(e: MouseEvent): void {
+    if (!this.last || this.scale === 'linear' || !this.readout) return;
+    const { data, rows, cols } = this.last;
+    const r = this.map.canvas.getBoundingClientRect();
+    const j = Math.floor(((e.clientX - r.left) / r.width) * cols);
+    const i = Math.floor(((e.clientY - r.top) / r.height) * rows);
+    if (i < 0 || i >= rows || j < 0 || j >= cols) return;
+    const name = (n: string | (() => string) | undefined, fallback: string): string => (n === undefined ? fallback : typeof n === 'string' ? n : n());
+    this.readout.textContent = `${name(this.o.rowName, 'row')} ${(this.o.y0 ?? 0) + i}, ${name(this.o.colName, 'col')} ${(this.o.x0 ?? 0) + j}: ${fmtNum(data[i * cols + j]!, 4)}`;
   }
 
   private drawBar(): void {
@@ -80,6 +171,38 @@ export class AxedHeatmap {
   private redraw(): void {
     if (this.last) this.draw(this.last.data, this.last.rows, this.last.cols, this.last.range);
   }
+}
+
+/** log10 of the largest positive value, and the decades to show below it (fewer if the data span fewer). */
+function logTop(data: ArrayLike<number>, decades: number): [number, number] {
+  let hi = 0, lo = Infinity;
+  for (let e = 0; e < data.length; e++) {
+    const v = data[e]!;
+    if (v > 0 && Number.isFinite(v)) {
+      hi = Math.max(hi, v);
+      lo = Math.min(lo, v);
+    }
+  }
+  if (!(hi > 0)) return [0, decades];
+  const top = Math.log10(hi);
+  return [top, Math.max(Math.min(decades, top - Math.log10(lo)), 1e-6)];
+}
+
+/** Each row divided by its largest |value| (rows of zeros stay zero; ±Infinity kept as masked). */
+function rowShare(data: ArrayLike<number>, rows: number, cols: number): Float32Array {
+  const out = new Float32Array(rows * cols);
+  for (let i = 0; i < rows; i++) {
+    let m = 0;
+    for (let j = 0; j < cols; j++) {
+      const v = data[i * cols + j]!;
+      if (Number.isFinite(v)) m = Math.max(m, Math.abs(v));
+    }
+    for (let j = 0; j < cols; j++) {
+      const v = data[i * cols + j]!;
+      out[i * cols + j] = Number.isFinite(v) ? (m > 0 ? v / m : 0) : -Infinity;
+    }
+  }
+  return out;
 }
 
 function finiteRange(data: ArrayLike<number>): [number, number] {

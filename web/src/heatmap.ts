@@ -6,8 +6,21 @@ import { el, fmtNum } from './ui.js';
 type Rgb = [number, number, number];
 
 // Sequential: dark blue -> teal -> yellow (perceptually ordered, in the
-// spirit of viridis; our own anchor points).
-const SEQ: Rgb[] = [[38, 24, 92], [44, 92, 146], [33, 145, 140], [94, 201, 98], [250, 231, 33]];
+// spirit of viridis; our own anchor points). On the dark theme the low end
+// is lifted so that it stays apart from the page background (#15171c).
+const SEQ_LIGHT: Rgb[] = [[38, 24, 92], [44, 92, 146], [33, 145, 140], [94, 201, 98], [250, 231, 33]];
+const SEQ_DARK: Rgb[] = [[74, 58, 150], [52, 108, 170], [38, 158, 150], [112, 208, 100], [252, 234, 70]];
+
+/** Colours of one theme: sequential anchors, diverging ends and middle, masked cells. */
+interface Palette { seq: Rgb[]; neg: Rgb; pos: Rgb; mid: Rgb; masked: Rgb }
+const LIGHT: Palette = { seq: SEQ_LIGHT, neg: [49, 104, 196], pos: [203, 54, 48], mid: [247, 247, 247], masked: [128, 128, 128] };
+// Dark: brighter ends, and a middle (value 0) lighter than the background so
+// that zero cells read as cells, not as holes.
+const DARK: Palette = { seq: SEQ_DARK, neg: [96, 150, 255], pos: [255, 104, 92], mid: [62, 66, 80], masked: [128, 128, 128] };
+
+export function palette(): Palette {
+  return document.documentElement.dataset.theme === 'dark' ? DARK : LIGHT;
+}
 
 function ramp(anchors: Rgb[], x: number): Rgb {
   const p = Math.min(Math.max(x, 0), 1) * (anchors.length - 1);
@@ -19,8 +32,21 @@ function ramp(anchors: Rgb[], x: number): Rgb {
 
 const str = (s: string | (() => string)): string => (typeof s === 'string' ? s : s());
 
-function mid(): Rgb {
-  return document.documentElement.dataset.theme === 'dark' ? [34, 36, 44] : [247, 247, 247];
+/** Every live heatmap, redrawn when the theme changes (weakly held: maps a section drops are collected). */
+const live = new Set<WeakRef<Heatmap>>();
+let listening = false;
+
+function watchTheme(h: Heatmap): void {
+  live.add(new WeakRef(h));
+  if (listening) return;
+  listening = true;
+  window.addEventListener('posenc-theme', () => {
+    for (const ref of live) {
+      const m = ref.deref();
+      if (m) m.redraw();
+      else live.delete(ref);
+    }
+  });
 }
 
 export interface HeatmapOptions {
@@ -47,6 +73,8 @@ export class Heatmap {
   private img: ImageData | undefined;
   private rows = 0;
   private cols = 0;
+  private range: [number, number] | undefined;
+  private theme = '';
 
   constructor(private readonly o: HeatmapOptions) {
     this.canvas = el('canvas', { role: 'img', 'aria-label': str(o.label), class: 'heatmap' });
@@ -64,11 +92,22 @@ export class Heatmap {
       }
     });
     this.canvas.addEventListener('mouseleave', () => { this.readout.textContent = '\u00a0'; });
+    watchTheme(this);
+  }
+
+  /** Draws the last data again (after a theme change), if the colours changed. */
+  redraw(): void {
+    if (this.rows > 0 && this.theme !== (document.documentElement.dataset.theme ?? '')) {
+      this.draw(this.data, this.rows, this.cols, this.range);
+    }
   }
 
   /** data: [rows, cols] row-major; -Infinity cells (masked) are drawn neutral grey. */
   draw(source: ArrayLike<number>, rows: number, cols: number, range?: [number, number]): void {
     this.data = source;
+    this.range = range;
+    this.theme = document.documentElement.dataset.theme ?? '';
+    this.canvas.dataset.theme = this.theme;
     // The loops below see only Float32Array: fed several array kinds (the
     // page passes Int32Array and Float64Array too), V8 compiles them
     // polymorphic and they run about three times slower.
@@ -106,13 +145,14 @@ export class Heatmap {
     const img = this.img;
     // A 256-entry colour table for this range; each cell picks its entry.
     const lut = new Uint8Array(256 * 3);
-    const m = mid();
+    const pal = palette();
+    const m = pal.mid;
     for (let k = 0; k < 256; k++) {
       let c: Rgb;
-      if (this.o.kind === 'sequential') c = ramp(SEQ, k / 255);
+      if (this.o.kind === 'sequential') c = ramp(pal.seq, k / 255);
       else {
         const x = (k - 127.5) / 127.5;
-        const end: Rgb = x < 0 ? [49, 104, 196] : [203, 54, 48];
+        const end: Rgb = x < 0 ? pal.neg : pal.pos;
         const f = Math.abs(x);
         c = [m[0] + (end[0] - m[0]) * f, m[1] + (end[1] - m[1]) * f, m[2] + (end[2] - m[2]) * f];
       }
@@ -134,9 +174,9 @@ export class Heatmap {
         px[o + 1] = lut[k + 1]!;
         px[o + 2] = lut[k + 2]!;
       } else {
-        px[o] = 128;
-        px[o + 1] = 128;
-        px[o + 2] = 128;
+        px[o] = pal.masked[0];
+        px[o + 1] = pal.masked[1];
+        px[o + 2] = pal.masked[2];
       }
       px[o + 3] = 255;
     }

@@ -1,11 +1,13 @@
 // The page: loads posenc (here for instant small computations, and in a
 // module Worker for models and training), then mounts each section.
 import './style.css';
+import './loading.css';
 
-import { init } from 'posenc';
+import { compileWasm, init } from 'posenc';
 
 import { WorkerClient } from './client.js';
 import { lang, onLangChange, setLang, t, type Key, type Lang } from './i18n.js';
+import { buildNav, landOnSection } from './nav.js';
 import { refreshPlots } from './plot.js';
 import { Ctx } from './sections/context.js';
 import { mountBias } from './sections/bias.js';
@@ -21,18 +23,33 @@ import { mountRope } from './sections/rope.js';
 import { mountSinusoidal } from './sections/sinusoidal.js';
 import { mountTaxonomy } from './sections/taxonomy.js';
 import { mountTrain } from './sections/train.js';
-import { getChoice, setParam } from './state.js';
+import { getChoice, getParam, setParam } from './state.js';
 import { renderRich } from './tex.js';
 
-/** Re-renders every translated element; section headings are numbered in page order. */
-function translate(): void {
-  for (const e of document.querySelectorAll<HTMLElement>('[data-i18n]')) e.textContent = t(e.dataset.i18n as Key);
-  for (const e of document.querySelectorAll<HTMLElement>('[data-i18n-rich]')) renderRich(e, t(e.dataset.i18nRich as Key));
-  for (const e of document.querySelectorAll<HTMLElement>('[data-i18n-aria]')) e.setAttribute('aria-label', t(e.dataset.i18nAria as Key));
+/** Re-renders the translated elements under `root` (except those `skip` names). */
+function translateIn(root: ParentNode, skip: (e: Element) => boolean = () => false): void {
+  const all = (sel: string): HTMLElement[] => Array.from(root.querySelectorAll<HTMLElement>(sel)).filter((e) => !skip(e));
+  for (const e of all('[data-i18n]')) e.textContent = t(e.dataset.i18n as Key);
+  for (const e of all('[data-i18n-rich]')) renderRich(e, t(e.dataset.i18nRich as Key));
+  for (const e of all('[data-i18n-aria]')) e.setAttribute('aria-label', t(e.dataset.i18nAria as Key));
+}
+
+/**
+ * Re-renders every translated element; section headings are numbered in page
+ * order. `sections: false` (start-up) leaves the inside of the sections to
+ * mountSections, which translates each as it mounts it.
+ */
+function translate(sections = true): void {
+  translateIn(document, sections ? undefined : (e) => e.closest('main > section') !== null && e.tagName !== 'H2');
+  numberHeadings();
+  document.title = t('title');
+}
+
+/** Section headings carry their number in page order. */
+function numberHeadings(): void {
   document.querySelectorAll<HTMLElement>('main > section > h2').forEach((h, i) => {
     h.textContent = `${i + 1}. ${t(h.dataset.i18n as Key)}`;
   });
-  document.title = t('title');
 }
 
 function setTheme(theme: 'light' | 'dark'): void {
@@ -40,29 +57,76 @@ function setTheme(theme: 'light' | 'dark'): void {
   document.getElementById('theme-switch')?.setAttribute('aria-pressed', String(theme === 'dark'));
 }
 
-function buildNav(): void {
-  const nav = document.getElementById('nav')!;
-  nav.replaceChildren(
-    ...Array.from(document.querySelectorAll<HTMLElement>('main > section'), (s) => {
-      const a = document.createElement('a');
-      a.href = `#${s.id}`;
-      a.textContent = s.querySelector('h2')?.textContent ?? s.id;
-      a.addEventListener('click', (e) => {
-        e.preventDefault();
-        s.scrollIntoView({ behavior: 'smooth' });
-        s.querySelector('h2')?.focus({ preventScroll: true });
-      });
-      return a;
-    }),
-  );
+type Mount = (ctx: Ctx, body: HTMLElement) => void;
+
+/** The sections in page order. */
+const SECTIONS: Array<[string, Mount]> = [
+  ['order', mountOrder], ['taxonomy', mountTaxonomy], ['pipeline', mountPipeline], ['sinusoidal', mountSinusoidal],
+  ['derivation', mountDerivation], ['rope', mountRope], ['bias', mountBias], ['examples', mountExamples],
+  ['positions', mountPositions], ['extrapolation', mountExtrapolation], ['bugs', mountBugs], ['train', mountTrain],
+  ['quiz', mountQuiz],
+];
+
+/** Lets the browser handle input (and maybe paint) between two pieces of start-up work. */
+const yieldToBrowser = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Waits until a frame has been drawn (what whenNear and coalesced draws wait for); at most 100 ms (hidden tabs draw none). */
+const afterFrame = (): Promise<void> => new Promise((resolve) => {
+  const timer = setTimeout(resolve, 100);
+  requestAnimationFrame(() => setTimeout(() => {
+    clearTimeout(timer);
+    resolve();
+  }, 0));
+});
+
+/**
+ * Mounts the sections one task each (performance.measure `posenc:mount:<id>`),
+ * so the section the reader lands on draws and answers input while the
+ * others mount. A section takes no space until its turn (data-mount;
+ * loading.css), so nothing below the one mounting comes "near" (whenNear)
+ * before its place is known. Each shows (data-shown) once mounted and
+ * translated; with a deep link to `landing`, the sections up to it show
+ * together once it is mounted, and the page scrolls to it (nav.ts holds it
+ * there once all are mounted).
+ */
+async function mountSections(ctx: Ctx, deepLink: string | undefined): Promise<void> {
+  const landing = deepLink !== undefined && SECTIONS.some(([id]) => id === deepLink) ? deepLink : SECTIONS[0]![0];
+  let waiting = true;
+  const mounted: HTMLElement[] = [];
+  for (const [id, mount] of SECTIONS) {
+    const section = document.getElementById(id)!;
+    section.dataset.mount = '1';
+    const t0 = performance.now();
+    mount(ctx, section.querySelector<HTMLElement>('.body')!);
+    translateIn(section);
+    numberHeadings();
+    performance.measure(`posenc:mount:${id}`, { start: t0 });
+    mounted.push(section);
+    if (id === landing) waiting = false;
+    if (!waiting) {
+      for (const m of mounted.splice(0)) m.dataset.shown = '1';
+    }
+    if (id === landing) {
+      if (landing !== SECTIONS[0]![0]) section.scrollIntoView({ behavior: 'instant', block: 'start' });
+      // It draws (and starts what is near it) before the next section mounts.
+      await afterFrame();
+      await afterFrame();
+    }
+    await yieldToBrowser();
+  }
 }
 
 async function main(): Promise<void> {
+  // The .wasm is fetched and compiled once, here, while the text is set up;
+  // the Worker (started by the first section that needs a model)
+  // instantiates the same compiled module.
+  const compiled = compileWasm();
+  compiled.catch(() => undefined);
   const prefersDark = window.matchMedia('(prefers-color-scheme: dark)').matches;
   setTheme(getChoice('theme', prefersDark ? 'dark' : 'light', ['light', 'dark'] as const));
   const browserLang: Lang = navigator.language.toLowerCase().startsWith('zh') ? 'zh' : 'en';
   setLang(getChoice('lang', browserLang, ['en', 'zh'] as const));
-  translate();
+  translate(false);
   onLangChange(() => {
     translate();
     buildNav();
@@ -87,38 +151,39 @@ async function main(): Promise<void> {
   });
   for (const h of document.querySelectorAll<HTMLElement>('main h2')) h.tabIndex = -1;
   buildNav();
-
-  const modelBase = new URL('models/', document.baseURI).href;
-  const worker = new WorkerClient();
-  const [pe, w] = await Promise.all([init(), worker.call('init', { modelBase })]);
   const badge = document.getElementById('runtime')!;
+  badge.textContent = `${t('runtime')}${t('colon')}…`;
+  // loading.css shows the page once its text is in place, and the sections
+  // once they are mounted: nothing the reader sees moves while it loads.
+  document.documentElement.dataset.booted = '1';
+
+  performance.mark('posenc:translated');
+  const modelBase = new URL('models/', document.baseURI).href;
+  const module = await compiled;
+  performance.mark('posenc:compiled');
+  const pe = await init({ module });
+  performance.mark('posenc:instantiated');
+  const worker = new WorkerClient({ modelBase, module, simd: pe.simd });
+  const flavour = (simd: boolean): string => (simd ? 'SIMD' : t('runtime.scalar'));
+  let workerFlavour: boolean | undefined;
   const showBadge = (): void => {
-    badge.textContent = `${t('runtime')}${t('colon')}wasm ${pe.simd ? 'SIMD' : t('runtime.scalar')} (${pe.target}) · Worker ${w.simd ? 'SIMD' : t('runtime.scalar')}`;
+    const w = workerFlavour === undefined ? t('loading.worker.idle') : `Worker ${flavour(workerFlavour)}`;
+    badge.textContent = `${t('runtime')}${t('colon')}wasm ${flavour(pe.simd)} (${pe.target}) · ${w}`;
   };
   showBadge();
   onLangChange(showBadge);
+  worker.onStart((w) => {
+    workerFlavour = w.simd;
+    showBadge();
+  });
   badge.dataset.state = 'ready';
   document.getElementById('loading')?.remove();
 
   const ctx = new Ctx(pe, worker);
-  const body = (id: string): HTMLElement => document.querySelector<HTMLElement>(`#${id} .body`)!;
-  mountOrder(ctx, body('order'));
-  mountTaxonomy(ctx, body('taxonomy'));
-  mountPipeline(ctx, body('pipeline'));
-  mountSinusoidal(ctx, body('sinusoidal'));
-  mountDerivation(ctx, body('derivation'));
-  mountRope(ctx, body('rope'));
-  mountBias(ctx, body('bias'), modelBase);
-  mountExamples(ctx, body('examples'));
-  mountPositions(ctx, body('positions'));
-  mountExtrapolation(ctx, body('extrapolation'));
-  mountBugs(ctx, body('bugs'));
-  mountTrain(ctx, body('train'));
-  mountQuiz(ctx, body('quiz'));
-  translate();
+  await mountSections(ctx, getParam('section'));
+  performance.mark('posenc:mounted');
   document.documentElement.dataset.ready = '1';
-  const target = location.hash.match(/(?:^#|&)section=([a-z]+)/)?.[1];
-  if (target) document.getElementById(target)?.scrollIntoView();
+  landOnSection();
 }
 
 main().catch((e: unknown) => {

@@ -2,6 +2,7 @@
 // enough to redraw on every slider event; no dependencies, no eval (works
 // under a strict CSP). Colours follow the page theme.
 import 'uplot/dist/uPlot.min.css';
+import './visb.css';
 
 import uPlot from 'uplot';
 
@@ -29,15 +30,35 @@ export interface LinePlotOptions {
   /** Horizontal marker lines (e.g. the entropy rate). */
   hMarkers?: () => number[];
   points?: boolean;
-  /** Fixed x range. */
-  xRange?: [number, number];
-  /** Fixed x tick positions (e.g. the evaluated lengths on a log axis). */
-  xTicks?: number[];
+  /** Fixed x range (a function is re-read on every redraw). */
+  xRange?: [number, number] | (() => [number, number]);
+  /** Fixed x tick positions (e.g. the evaluated lengths on a log axis; a function is re-read). */
+  xTicks?: number[] | (() => number[]);
   /** x takes integer values only (e.g. a pair index): ticks at whole numbers. */
   integerX?: boolean;
+  /** Text drawn beside each vertical / horizontal marker line (same order as the markers). */
+  markerText?: () => string[];
+  hMarkerText?: () => string[];
+  /** Each visible series' label drawn at the end of its line. */
+  endLabels?: boolean;
+  /** Hovering near a line fades the others. */
+  highlight?: boolean;
+  /** Legend rows to reserve before the first data arrives (default 1), so the page does not shift. */
+  legendRows?: number;
+  /** Fixed y range, or one computed from the data's [min, max]. */
+  yRange?: [number, number] | ((min: number, max: number) => [number, number]);
 }
 
 const plots = new Set<LinePlot>();
+
+function xRangeOf(r: NonNullable<LinePlotOptions['xRange']>): uPlot.Range.MinMax | uPlot.Range.Function {
+  return typeof r === 'function' ? () => r() : r;
+}
+const ticksOf = (t: NonNullable<LinePlotOptions['xTicks']>): number[] => (typeof t === 'function' ? t() : t);
+
+function yRangeOf(r: NonNullable<LinePlotOptions['yRange']>): uPlot.Range.MinMax | uPlot.Range.Function {
+  return typeof r === 'function' ? (_u: uPlot, min: number, max: number) => r(min, max) : r;
+}
 
 const labelOf = (s: LineSeries): string => (typeof s.label === 'string' ? s.label : s.label());
 
@@ -59,6 +80,9 @@ export class LinePlot {
   constructor(private readonly o: LinePlotOptions) {
     this.series = o.series;
     this.el = el('div', { class: 'plot' });
+    // The final size (canvas + legend) is reserved now: charts filled later
+    // by the Worker must not push the text below them down.
+    this.el.style.minHeight = `${(o.height ?? 260) + 28 * (o.legendRows ?? 1)}px`;
     plots.add(this);
     new ResizeObserver(() => {
       const w = this.width();
@@ -73,7 +97,7 @@ export class LinePlot {
   /** data[0]: x values; data[k]: series k (null = gap). */
   setData(data: uPlot.AlignedData, series?: LineSeries[]): void {
     this.data = data;
-    if (series && (series.length !== this.series.length || series.some((s, i) => labelOf(s) !== labelOf(this.series[i]!)))) {
+    if (series && (series.length !== this.series.length || series.some((s, i) => labelOf(s) !== labelOf(this.series[i]!) || s.color !== this.series[i]!.color))) {
       this.series = series;
       this.plot?.destroy();
       this.plot = undefined;
@@ -95,18 +119,20 @@ export class LinePlot {
         width: this.width(),
         height: this.o.height ?? 260,
         scales: {
-          x: { time: false, distr: this.o.logX ? 3 : 1, ...(this.o.logX ? { log: 2 as const } : {}), ...(this.o.xRange ? { range: this.o.xRange } : {}) },
-          y: { distr: this.o.logY ? 3 : 1 },
+          x: { time: false, distr: this.o.logX ? 3 : 1, ...(this.o.logX ? { log: 2 as const } : {}), ...(this.o.xRange ? { range: xRangeOf(this.o.xRange) } : {}) },
+          y: { distr: this.o.logY ? 3 : 1, ...(this.o.yRange ? { range: yRangeOf(this.o.yRange) } : {}) },
         },
         axes: [
           {
             ...axis(this.o.xLabel()), ...(this.o.integerX ? { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] } : {}),
-            ...(this.o.xTicks ? { splits: () => this.o.xTicks! } : {}),
+            ...(this.o.xTicks ? { space: 26, splits: () => ticksOf(this.o.xTicks!), values: (_u: uPlot, splits: number[]) => this.tickLabels(splits) } : {}),
           },
           axis(this.o.yLabel()),
         ],
         legend: { show: true },
-        cursor: { drag: { x: false, y: false } },
+        cursor: { drag: { x: false, y: false }, ...(this.o.highlight ? { focus: { prox: 24 } } : {}) },
+        ...(this.o.highlight ? { focus: { alpha: 0.25 } } : {}),
+        ...(this.o.endLabels ? { padding: [12, 84, 0, 0] as uPlot.Padding } : {}),
         series: [
           { label: this.o.xLabel() },
           ...this.series.map((s, i) => ({
@@ -119,6 +145,9 @@ export class LinePlot {
           })),
         ],
         hooks: {
+          // The legend's value column only while the cursor is on the plot
+          // (uPlot writes '--' placeholders otherwise).
+          setCursor: [(u: uPlot) => { this.el.classList.toggle('idle', u.cursor.idx == null); }],
           draw: [
             (u: uPlot) => {
               const ctx = u.ctx;
@@ -140,6 +169,8 @@ export class LinePlot {
                 ctx.lineTo(u.bbox.left + u.bbox.width, py);
                 ctx.stroke();
               }
+              this.drawMarkerText(u, fg);
+              if (this.o.endLabels) this.drawEndLabels(u);
               ctx.restore();
             },
           ],
@@ -148,5 +179,70 @@ export class LinePlot {
       this.data,
       this.el,
     );
+    this.el.classList.add('idle');
+    // For tests and readers of the DOM: each series' label and colour.
+    this.el.dataset.series = JSON.stringify(this.series.map((s, i) => [labelOf(s), s.color ?? PALETTE[i % PALETTE.length]!]));
+  }
+
+  /** Plain tick labels (no thousands separators), kept in data-xticks for readers of the DOM (the axis itself is canvas). */
+  private tickLabels(splits: Array<number | null>): string[] {
+    // uPlot passes null for ticks it leaves out for lack of room.
+    const labels = splits.map((v) => (v == null ? '' : String(v)));
+    this.el.dataset.xticks = labels.filter((l) => l !== '').join(',');
+    return labels;
+  }
+
+  private drawMarkerText(u: uPlot, fg: string): void {
+    const ctx = u.ctx;
+    const dpr = window.devicePixelRatio || 1;
+    ctx.setLineDash([]);
+    ctx.fillStyle = fg;
+    ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+    const vs = this.o.markers?.() ?? [], vt = this.o.markerText?.() ?? [];
+    // Along the vertical line, reading upwards, centred on the plot's height
+    // (the corners are where lines start and end labels sit).
+    vs.forEach((x, k) => {
+      if (!vt[k]) return;
+      ctx.save();
+      ctx.translate(u.valToPos(x, 'x', true) - 4 * dpr, u.bbox.top + u.bbox.height / 2);
+      ctx.rotate(-Math.PI / 2);
+      ctx.textAlign = 'center';
+      ctx.fillText(vt[k]!, 0, 0);
+      ctx.restore();
+    });
+    const hs = this.o.hMarkers?.() ?? [], ht = this.o.hMarkerText?.() ?? [];
+    hs.forEach((y, k) => {
+      if (!ht[k]) return;
+      ctx.textAlign = 'left';
+      ctx.fillText(ht[k]!, u.bbox.left + 4 * dpr, u.valToPos(y, 'y', true) - 4 * dpr);
+    });
+  }
+
+  /** Labels at the last drawn point of each visible series, pushed apart vertically. */
+  private drawEndLabels(u: uPlot): void {
+    const ctx = u.ctx;
+    const dpr = window.devicePixelRatio || 1;
+    const gap = 12 * dpr;
+    const items: Array<{ x: number; y: number; text: string; color: string }> = [];
+    for (let k = 1; k < u.series.length; k++) {
+      const s = u.series[k]!;
+      if (!s.show) continue;
+      const ys = u.data[k] as Array<number | null | undefined>;
+      let last = ys.length - 1;
+      while (last >= 0 && (ys[last] == null || !Number.isFinite(ys[last]!))) last--;
+      if (last < 0) continue;
+      items.push({ x: u.valToPos(u.data[0][last]!, 'x', true), y: u.valToPos(ys[last]!, 'y', true), text: String(s.label ?? ''), color: this.series[k - 1]?.color ?? PALETTE[(k - 1) % PALETTE.length]! });
+    }
+    items.sort((a, b) => a.y - b.y);
+    for (let k = 1; k < items.length; k++) items[k]!.y = Math.max(items[k]!.y, items[k - 1]!.y + gap);
+    ctx.setLineDash([]);
+    ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'middle';
+    for (const it of items) {
+      ctx.fillStyle = it.color;
+      ctx.fillText(it.text, it.x + 4 * dpr, it.y);
+    }
+    ctx.textBaseline = 'alphabetic';
   }
 }

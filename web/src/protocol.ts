@@ -29,10 +29,19 @@ export interface LossCurve {
 }
 
 export interface Api {
-  /** Loads the posenc module in the worker; returns its flavour. */
-  init: { args: { modelBase: string }; result: { simd: boolean; target: string } };
+  /**
+   * Instantiates posenc in the worker from the module the page compiled
+   * (nothing fetched or compiled twice) in the page's flavour; returns it.
+   * WorkerClient sends it first, by itself.
+   */
+  init: { args: { modelBase: string; module: WebAssembly.Module; simd: boolean }; result: { simd: boolean; target: string } };
   /** Loads (once) and describes a model: `<task>-<encoding>` or CUSTOM. */
   describe: { args: { model: string }; result: { config: TinyModelConfig; classes: string[]; vocab: string[] } };
+  /**
+   * One float32 tensor of a shipped model's file, e.g. `t5.bias` or
+   * `pos.weight` (the file is fetched once, for the model and its tensors).
+   */
+  tensor: { args: { model: string; name: string }; result: { shape: number[]; data: Float32Array } };
   /** Word-order answers for each sentence. */
   answer: { args: { model: string; sentences: string[] }; result: Answer[] };
   /** Loss and per-position loss at each length. */

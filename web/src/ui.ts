@@ -31,6 +31,8 @@ const nextId = (): string => `c${++uid}`;
 export interface Slider {
   el: HTMLElement;
   input: HTMLInputElement;
+  /** The number box beside the slider (when shown). */
+  box?: HTMLInputElement;
   value(): number;
   set(v: number): void;
 }
@@ -44,18 +46,75 @@ export interface SliderOptions {
   value: number;
   /** Shows the value (default: as is). */
   format?: (v: number) => string;
-  /** The slider moves over log2(value) (for bases and factors). */
+  /** The slider moves over log2(value) (for bases and factors) and stops at round values. */
   log?: boolean;
+  /**
+   * Log sliders: the values the slider stops at, by drag and by arrow keys.
+   * Default: the powers of two when max / min is one (factors, lengths),
+   * else 1-2-5 steps (10, 20, 50, 100, ...), and always min and max.
+   */
+  stops?: readonly number[];
+  /**
+   * A number box beside the slider for exact values (same URL parameter,
+   * kept in sync both ways). Default: on for log sliders and for sliders
+   * with more than 400 positions, where a drag cannot hit every value.
+   */
+  numeric?: boolean;
   onInput: (v: number) => void;
 }
+
+/** Rounds away binary noise (0.30000000000000004 -> 0.3). */
+const clean = (v: number): number => Number(v.toPrecision(12));
+
+const onGrid = (v: number, step: number): boolean => Math.abs(v / step - Math.round(v / step)) < 1e-9;
+
+/** Default stops of a log slider: powers of two from min, or 1-2-5 steps; min and max included. */
+export function logStops(min: number, max: number, step: number): number[] {
+  const out = new Set<number>([min, max]);
+  const octaves = Math.log2(max / min);
+  if (Math.abs(octaves - Math.round(octaves)) < 1e-9) {
+    for (let k = 1; k < Math.round(octaves); k++) out.add(clean(min * 2 ** k));
+  } else {
+    for (let e = Math.floor(Math.log10(min)); e <= Math.ceil(Math.log10(max)); e++) {
+      for (const m of [1, 2, 5]) {
+        const v = clean(m * 10 ** e);
+        if (v > min && v < max && onGrid(v, step)) out.add(v);
+      }
+    }
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
+/** The stop nearest to v on a log scale. */
+function nearestStop(stops: readonly number[], v: number): number {
+  let best = stops[0]!;
+  for (const s of stops) if (Math.abs(Math.log(s / v)) < Math.abs(Math.log(best / v))) best = s;
+  return best;
+}
+
+/** `n` stops up (n > 0) or down (n < 0) from v (v need not be a stop). */
+function moveStops(stops: readonly number[], v: number, n: number): number {
+  if (n > 0) {
+    const up = stops.filter((s) => s > v * (1 + 1e-9));
+    return up.length ? up[Math.min(n, up.length) - 1]! : stops[stops.length - 1]!;
+  }
+  const down = stops.filter((s) => s < v * (1 - 1e-9));
+  return down.length ? down[Math.max(down.length + n, 0)]! : stops[0]!;
+}
+
+const KEY_MOVES: Record<string, number> = {
+  ArrowUp: 1, ArrowRight: 1, ArrowDown: -1, ArrowLeft: -1, PageUp: 3, PageDown: -3, Home: -1e9, End: 1e9,
+};
 
 export function slider(o: SliderOptions): Slider {
   const id = nextId();
   const toPos = (v: number): number => (o.log ? Math.log2(v) : v);
-  const fromPos = (p: number): number => {
-    if (!o.log) return p;
-    const v = 2 ** p;
-    return Math.min(o.max, Math.max(o.min, o.step >= 1 ? Math.round(v / o.step) * o.step : Math.round(v * 1000) / 1000));
+  const stops = o.log ? (o.stops ?? logStops(o.min, o.max, o.step)) : [];
+  /** A value typed or read from a position, on the slider's grid and range (undefined if not a number). */
+  const toGrid = (v: number): number | undefined => {
+    if (!Number.isFinite(v) || v < o.min - 1e-9 || v > o.max + 1e-9) return undefined;
+    const g = o.log ? (o.step >= 1 ? Math.round(v / o.step) * o.step : v) : Math.round((v - o.min) / o.step) * o.step + o.min;
+    return clean(Math.min(o.max, Math.max(o.min, g)));
   };
   const input = el('input', {
     type: 'range', id, min: String(toPos(o.min)), max: String(toPos(o.max)),
@@ -63,24 +122,68 @@ export function slider(o: SliderOptions): Slider {
   });
   const out = el('output', { for: id });
   const fmt = o.format ?? ((v: number) => String(v));
+  const numeric = o.numeric ?? (o.log === true || (o.max - o.min) / o.step > 400);
+  const box = numeric
+    ? el('input', { type: 'number', class: 'num', min: String(o.min), max: String(o.max), step: String(o.step), inputmode: o.step < 1 ? 'decimal' : 'numeric' })
+    : undefined;
   let value = o.value;
-  const show = (): void => {
+  const show = (fromBox = false): void => {
     out.textContent = fmt(value);
     input.setAttribute('aria-valuetext', fmt(value));
+    if (box && !fromBox) {
+      box.value = String(value);
+      box.removeAttribute('aria-invalid');
+    }
   };
   show();
-  input.addEventListener('input', () => {
-    value = fromPos(Number(input.value));
-    if (!o.log) value = Math.round(value / o.step) * o.step;
-    show();
+  /** A new value from the reader: slider, keys or box. */
+  const commit = (v: number, fromBox = false): void => {
+    value = v;
+    if (o.log || fromBox) input.value = String(toPos(v));
+    show(fromBox);
     setParam(o.param, value);
     o.onInput(value);
+  };
+  input.addEventListener('input', () => {
+    const p = Number(input.value);
+    // Log sliders stop at round values (no Base of 10069, no 1990 steps).
+    commit(o.log ? nearestStop(stops, 2 ** p) : (toGrid(p) ?? value));
   });
-  const label = el('label', { for: id });
+  if (o.log) {
+    // Native arrow keys would move log2(value) by 0.01: too little for a
+    // factor (4 stays 4) and odd for a base (10000 -> 10069). One key press
+    // moves one stop instead.
+    input.addEventListener('keydown', (e) => {
+      const n = KEY_MOVES[e.key];
+      if (n === undefined || e.altKey || e.ctrlKey || e.metaKey) return;
+      e.preventDefault();
+      const v = moveStops(stops, value, n);
+      if (v !== value) commit(v);
+    });
+  }
+  const label = el('label', { for: id, id: `${id}-label` });
   label.append(text(o.label));
+  let row: HTMLElement = input;
+  if (box) {
+    box.setAttribute('aria-labelledby', `${id}-label`);
+    box.addEventListener('input', () => {
+      const v = box.value.trim() === '' ? undefined : toGrid(Number(box.value));
+      if (v === undefined) {
+        box.setAttribute('aria-invalid', 'true');
+        return;
+      }
+      box.removeAttribute('aria-invalid');
+      if (v !== value) commit(v, true);
+    });
+    // Leaving the box (or Enter) shows the value in effect.
+    box.addEventListener('change', () => show());
+    out.hidden = true;
+    row = el('div', { class: 'slider-row' }, input, box);
+  }
   return {
-    el: el('div', { class: 'control' }, label, input, out),
+    el: el('div', { class: 'control' }, label, row, out),
     input,
+    ...(box ? { box } : {}),
     value: () => value,
     set(v: number) {
       value = v;

@@ -1,18 +1,39 @@
-// The module Worker: owns its own posenc instance and the tiny models, so
-// evaluation and training never block the page.
+// The module Worker: owns its own posenc instance (instantiated from the
+// WebAssembly.Module the page compiled) and the tiny models, so evaluation
+// and training never block the page. Each model file is fetched once.
 import { init, type Posenc, type TinyModel } from 'posenc';
 
 import type { Api, LossCurve, Method, Reply, Request } from './protocol.js';
 import { CUSTOM } from './protocol.js';
+import { readTensor } from './safetensors.js';
 
-let pe: Posenc | undefined;
 let modelBase = '';
+let resolvePe: (pe: Posenc) => void = () => undefined;
+let rejectPe: (e: unknown) => void = () => undefined;
+/** The worker's posenc instance, once `init` has run (every other call waits for it, or fails with it). */
+const ready = new Promise<Posenc>((resolve, reject) => {
+  resolvePe = resolve;
+  rejectPe = reject;
+});
+ready.catch(() => undefined);
+/** The shipped models' files, each fetched once: the model and its tensors are read from them. */
+const files = new Map<string, Promise<Uint8Array>>();
 const models = new Map<string, Promise<TinyModel>>();
 let training: AbortController | undefined;
 
-function module(): Posenc {
-  if (!pe) throw new Error('worker: init() first');
-  return pe;
+function file(name: string): Promise<Uint8Array> {
+  let f = files.get(name);
+  if (!f) {
+    f = (async () => {
+      const url = new URL(`${name}.safetensors`, modelBase);
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`could not fetch ${url.href}: HTTP ${res.status}`);
+      return new Uint8Array(await res.arrayBuffer());
+    })();
+    files.set(name, f);
+    f.catch(() => files.delete(name));
+  }
+  return f;
 }
 
 function model(name: string): Promise<TinyModel> {
@@ -20,10 +41,8 @@ function model(name: string): Promise<TinyModel> {
   if (!m) {
     if (name === CUSTOM) return Promise.reject(new Error('no model trained yet'));
     m = (async () => {
-      const url = new URL(`${name}.safetensors`, modelBase);
-      const res = await fetch(url);
-      if (!res.ok) throw new Error(`could not fetch ${url.href}: HTTP ${res.status}`);
-      return module().loadModel(new Uint8Array(await res.arrayBuffer()));
+      const [pe, bytes] = await Promise.all([ready, file(name)]);
+      return pe.loadModel(bytes);
     })();
     models.set(name, m);
     m.catch(() => models.delete(name));
@@ -36,14 +55,22 @@ const post = (r: Reply, transfer: Transferable[] = []): void => (self as unknown
 type Handlers = { [M in Method]: (args: Api[M]['args'], id: number) => Promise<Api[M]['result']> };
 
 const handlers: Handlers = {
-  async init({ modelBase: base }) {
+  async init({ modelBase: base, module, simd }) {
     modelBase = base;
-    pe ??= await init();
+    const pe = await init({ module, simd }).catch((e: unknown) => {
+      rejectPe(e);
+      throw e;
+    });
+    resolvePe(pe);
     return { simd: pe.simd, target: pe.target };
   },
   async describe({ model: name }) {
     const m = await model(name);
     return { config: m.config, classes: [...m.classes], vocab: [...m.vocab] };
+  },
+  async tensor({ model: name, name: tensor }) {
+    if (name === CUSTOM) throw new Error('tensor: only shipped models');
+    return readTensor(await file(name), tensor);
   },
   async answer({ model: name, sentences }) {
     const m = await model(name);
@@ -69,7 +96,7 @@ const handlers: Handlers = {
     const sc = scaling ? { scaling } : {};
     const [clean] = m.evaluate({ lengths: [length], examples, ...sc });
     const [buggy] = m.evaluate({ lengths: [length], examples, ...sc, bug });
-    const prompt = module().sampleTask({ task: 'language', length: 24, seed: 3 }).tokens;
+    const prompt = (await ready).sampleTask({ task: 'language', length: 24, seed: 3 }).tokens;
     const gen = (b: typeof bug, cache = true): string[] =>
       m.detokenize(m.generate(prompt, { maxNewTokens: 40, ...sc, bug: b, cache })).split(' ');
     const strip = (r: typeof clean): LossCurve => ({ length: r!.length, loss: r!.loss, accuracy: r!.accuracy, positionLoss: r!.positionLoss });
@@ -99,7 +126,7 @@ const handlers: Handlers = {
     const ctrl = new AbortController();
     training = ctrl;
     try {
-      const m = await module().train(
+      const m = await (await ready).train(
         { task, encoding, steps, seqLen, seed: 1 },
         { signal: ctrl.signal, chunk: 5, onProgress: (p) => post({ id, progress: { step: p.step, steps: p.steps, loss: p.loss } }) },
       );
@@ -123,7 +150,7 @@ const handlers: Handlers = {
     const [before] = m.evaluate({ lengths: [seqLen], examples, ...sc });
     const t0 = performance.now();
     try {
-      const ext = await module().continueTraining(m, { steps, seqLen, ...sc }, {
+      const ext = await (await ready).continueTraining(m, { steps, seqLen, ...sc }, {
         signal: ctrl.signal, chunk: 5,
         onProgress: (p) => post({ id, progress: { step: p.step, steps: p.steps, loss: p.loss } }),
       });
@@ -152,6 +179,7 @@ self.addEventListener('message', (e: MessageEvent<Request>) => {
     (result) => {
       const transfer: Transferable[] = [];
       if (method === 'maps') transfer.push((result as Api['maps']['result']).maps.buffer);
+      if (method === 'tensor') transfer.push((result as Api['tensor']['result']).data.buffer);
       post({ id, ok: true, result }, transfer);
     },
     (err: unknown) => post({ id, ok: false, error: err instanceof Error ? err.message : String(err) }),

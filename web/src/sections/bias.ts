@@ -2,8 +2,9 @@
 // bucket map, and the T5 bias the shipped language model learned.
 import type { Posenc } from 'posenc';
 
-import { Heatmap } from '../heatmap.js';
-import { onLangChange, t } from '../i18n.js';
+import { AxedHeatmap } from '../axes.js';
+import { onLangChange, t, type Key } from '../i18n.js';
+import { LinePlot, type LineSeries } from '../plot.js';
 import { getBool, getChoice, getNumber } from '../state.js';
 import { checkbox, coalesce, el, figure, select, slider, text, whenNear } from '../ui.js';
 import type { Ctx } from './context.js';
@@ -19,11 +20,19 @@ export function readTensor(bytes: Uint8Array, name: string): { shape: number[]; 
   return { shape: t.shape, data: new Float32Array(bytes.slice(8 + n + a, 8 + n + b).buffer) };
 }
 
-function grid(maps: Heatmap[], labels: string[]): HTMLElement {
-  return el('div', { class: 'grid' }, ...maps.map((m, i) => el('div', { class: 'cell' }, el('div', { class: 'cell-label' }, labels[i]!), m.el)));
+function grid(maps: AxedHeatmap[], labels: string[]): HTMLElement {
+  return el('div', { class: 'axed-grid' }, ...maps.map((m, i) => el('div', { class: 'cell' }, el('div', { class: 'cell-label' }, labels[i]!), m.el)));
 }
 
-export function mountBias(ctx: Ctx, root: HTMLElement, modelBase: string): void {
+/** Head h's line colour: hues from the steepest head (blue) through purple to the gentlest (red-orange), no pale yellows. */
+export function headColour(h: number, heads: number): string {
+  const f = heads > 1 ? h / (heads - 1) : 0;
+  return `hsl(${Math.round(230 + 150 * f) % 360}, 72%, 50%)`;
+}
+
+const queryKey = { rowName: (): string => t('ax.query'), colName: (): string => t('ax.key'), y: 'ax.query', x: 'ax.key' } as const;
+
+export function mountBias(ctx: Ctx, root: HTMLElement): void {
   const pe: Posenc = ctx.pe;
   let heads = getNumber('b.heads', 8, 1, 16);
   let variant = getChoice('b.variant', 'paper', ['paper', 'simple'] as const);
@@ -31,11 +40,18 @@ export function mountBias(ctx: Ctx, root: HTMLElement, modelBase: string): void 
   let buckets = getNumber('b.buckets', 32, 2, 64);
   let maxDistance = getNumber('b.maxd', 128, 2, 1024);
   let bidirectional = getBool('b.bidir', true);
+  // Per-head colour scales by default: with one shared scale the gentle
+  // heads of a 16-head model look blank.
+  let perHead = getBool('b.perhead', true);
 
   const alibiBox = el('div', { id: 'alibi-maps' });
-  let alibiMaps: Heatmap[] = [];
+  let alibiMaps: AxedHeatmap[] = [];
   let alibiLabels: HTMLElement[] = [];
-  const bucketMap = new Heatmap({ kind: 'sequential', label: () => t('bias.bucketMap'), rowName: 'query', colName: 'key' });
+  const alibiLook = el('p', { class: 'note look', id: 'alibi-look' });
+  const bucketMap = new AxedHeatmap({ kind: 'sequential', label: () => t('bias.bucketMap'), ...queryKey, value: 'ax.bucket' });
+  bucketMap.canvas.id = 't5-buckets';
+  const lines = new LinePlot({ xLabel: () => t('bias.lines.x'), yLabel: () => t('bias.lines.y'), series: [], height: 260, highlight: true, integerX: true });
+  lines.el.id = 'alibi-lines';
   const learnedBox = el('div', { id: 't5-learned' });
 
   const update = coalesce(() => {
@@ -44,15 +60,28 @@ export function mountBias(ctx: Ctx, root: HTMLElement, modelBase: string): void 
     const bias = pe.alibiBias({ heads, queryLength: length, keyLength: length, variant, causal: true });
     // The maps are kept while the head count stays (no DOM rebuild per update).
     if (alibiMaps.length !== heads) {
-      alibiMaps = Array.from({ length: heads }, () => new Heatmap({ kind: 'diverging', label: () => t('bias.alibi'), rowName: 'query', colName: 'key' }));
+      alibiMaps = Array.from({ length: heads }, () => new AxedHeatmap({ kind: 'diverging', label: () => t('bias.alibi'), ...queryKey, value: 'ax.bias' }));
       alibiLabels = alibiMaps.map(() => el('div', { class: 'cell-label' }));
-      alibiBox.replaceChildren(el('div', { class: 'grid' }, ...alibiMaps.map((m, i) => el('div', { class: 'cell' }, alibiLabels[i]!, m.el))));
+      alibiBox.replaceChildren(el('div', { class: 'axed-grid' }, ...alibiMaps.map((m, i) => el('div', { class: 'cell' }, alibiLabels[i]!, m.el))));
     }
     const maps = alibiMaps;
-    // One colour range for all heads, so the slopes show.
-    // |bias| is largest at the farthest key: slope * (length - 1).
-    const amax = Math.max(...slopes) * Math.max(length - 1, 1);
-    maps.forEach((m, h) => m.draw(bias.subarray(h * length * length, (h + 1) * length * length), length, length, [-amax, amax]));
+    // |bias| is largest at the farthest key: slope * (length - 1). One range
+    // for all heads shows the slopes against each other; one per head shows
+    // every head's pattern.
+    const reach = Math.max(length - 1, 1);
+    const shared = Math.max(...slopes) * reach;
+    maps.forEach((m, h) => {
+      const amax = perHead ? slopes[h]! * reach : shared;
+      m.draw(bias.subarray(h * length * length, (h + 1) * length * length), length, length, [-amax, amax]);
+    });
+    alibiLook.dataset.i18n = perHead ? 'bias.alibi.look.perHead' : 'bias.alibi.look.shared';
+    alibiLook.textContent = t(alibiLook.dataset.i18n as Key);
+    // Bias against distance: the last query row, key j at distance length-1-j. [heads][length]
+    const dist = Array.from({ length }, (_, d) => d);
+    const perDistance = Array.from(slopes, (_, h) => dist.map((d) => bias[h * length * length + (length - 1) * length + (length - 1 - d)]!));
+    const series: LineSeries[] = Array.from(slopes, (m, h) => ({ label: `${t('bias.head')} ${h} (m = ${m.toPrecision(3)})`, color: headColour(h, heads), width: 2 }));
+    lines.setData([dist, ...perDistance], series);
+    lines.el.dataset.value = JSON.stringify(perDistance);
     slopes.forEach((m, h) => {
       alibiLabels[h]!.textContent = `${t('bias.head')} ${h}: m = ${m.toPrecision(3)}`;
       alibiLabels[h]!.dataset.value = String(m);
@@ -64,18 +93,17 @@ export function mountBias(ctx: Ctx, root: HTMLElement, modelBase: string): void 
 
   // The shipped T5 language model's learned table, through pe.t5Bias.
   whenNear(learnedBox, () => void (async () => {
-    const [info, res] = await Promise.all([
+    const [info, { shape, data }] = await Promise.all([
       ctx.worker.call('describe', { model: 'language-t5' }),
-      fetch(new URL('language-t5.safetensors', modelBase)),
+      ctx.worker.call('tensor', { model: 'language-t5', name: 't5.bias' }),
     ]);
-    const { shape, data } = readTensor(new Uint8Array(await res.arrayBuffer()), 't5.bias');
     const H = shape[1]!, L = 64;
     const c = info.config;
     const bias = pe.t5Bias({ table: data, heads: H, queryLength: L, keyLength: L, numBuckets: c.t5Buckets, maxDistance: c.t5MaxDistance, bidirectional: false });
     let amax = 0;
     for (const v of data) amax = Math.max(amax, Math.abs(v));
     const maps = Array.from({ length: H }, (_, h) => {
-      const m = new Heatmap({ kind: 'diverging', label: () => t('bias.learned'), rowName: 'query', colName: 'key', range: [-amax, amax] });
+      const m = new AxedHeatmap({ kind: 'diverging', label: () => t('bias.learned'), ...queryKey, value: 'ax.bias', range: [-amax, amax] });
       const slice = bias.subarray(h * L * L, (h + 1) * L * L).slice();
       for (let i = 0; i < L; i++) for (let j = i + 1; j < L; j++) slice[i * L + j] = -Infinity; // causal model
       m.draw(slice, L, L);
@@ -92,12 +120,17 @@ export function mountBias(ctx: Ctx, root: HTMLElement, modelBase: string): void 
       slider({ label: 'bias.heads', param: 'b.heads', min: 1, max: 16, step: 1, value: heads, onInput: (v) => { heads = v; update(); } }).el,
       select({ label: 'bias.variant', param: 'b.variant', value: variant, options: [['paper', () => t('bias.variant.paper')], ['simple', () => t('bias.variant.simple')]] as const, onChange: (v) => { variant = v; update(); } }).el,
       slider({ label: 'bias.length', param: 'b.len', min: 4, max: 256, step: 4, value: length, onInput: (v) => { length = v; update(); } }).el),
-    figure('bias.alibi', alibiBox, el('p', { class: 'note' }, text('bias.alibi.look'))),
+    el('div', { class: 'controls' },
+      checkbox({ label: 'bias.perHead', param: 'b.perhead', value: perHead, onChange: (v) => { perHead = v; update(); } }).el),
+    figure('bias.alibi', alibiBox, alibiLook),
+    figure('bias.lines', lines.el, text('bias.lines.look', 'p', 'note look')),
     el('div', { class: 'controls' },
       slider({ label: 'bias.buckets', param: 'b.buckets', min: 2, max: 64, step: 2, value: buckets, onInput: (v) => { buckets = v; update(); } }).el,
       slider({ label: 'bias.maxDistance', param: 'b.maxd', min: 2, max: 1024, step: 1, value: maxDistance, log: true, onInput: (v) => { maxDistance = v; update(); } }).el,
       checkbox({ label: 'bias.bidirectional', param: 'b.bidir', value: bidirectional, onChange: (v) => { bidirectional = v; update(); } }).el),
-    el('div', { class: 'figs' }, figure('bias.bucketMap', bucketMap.el), figure('bias.learned', learnedBox)),
+    el('div', { class: 'figs' },
+      figure('bias.bucketMap', bucketMap.el, text('bias.bucketMap.look', 'p', 'note look')),
+      figure('bias.learned', learnedBox, text('bias.learned.look', 'p', 'note look'))),
   );
   onLangChange(update);
   update();

@@ -66,30 +66,38 @@ export function mountBugs(ctx: Ctx, root: HTMLElement): void {
   const buggy = el('output', { id: 'bug-loss-buggy', class: 'big' });
   const texts = el('div', { id: 'bug-texts' });
   const plot = new LinePlot({ xLabel: () => t('ext.position'), yLabel: () => t('plot.loss'), series: [], height: 240, markers: () => [64] });
-  const modelSel = el('select', { id: 'bug-model', 'aria-label': t('bugs.model'), translate: 'no' });
+  const modelSel = el('select', { id: 'bug-model' });
+  const modelName = (m: string): string => t(`controls.model.${m}` as Key);
   const fillModels = (): void => {
-    modelSel.replaceChildren(...DEMO[bug].models.map((m) => el('option', { value: m }, m)));
+    modelSel.replaceChildren(...DEMO[bug].models.map((m) => el('option', { value: m }, modelName(m))));
     if (!DEMO[bug].models.includes(model)) model = DEMO[bug].models[0]!;
     modelSel.value = model;
   };
   let last: { bug: Bug; r: BugResult } | undefined;
+  /** What the status line says: a message key, or an error text (not translated). */
+  let state: { key: Key } | { error: string } | undefined;
 
   /** Everything that shows text: re-run on a language change without new work. */
   const render = (): void => {
     about.textContent = t(`bugs.${bug}` as Key);
-    modelSel.setAttribute('aria-label', t('bugs.model'));
+    for (const o of modelSel.options) o.text = modelName(o.value);
+    status.textContent = !state ? '' : 'key' in state ? t(state.key) : state.error;
     if (!last) return;
     const { r } = last;
     const demo = DEMO[last.bug];
-    status.textContent = demo.scaling ? t('bugs.yarnSetting') : '';
     const w = demo.length / 32; // mean over bins of positions: 12 examples are noisy
     const a = bin(r.clean.positionLoss, w), b = bin(r.buggy.positionLoss, w);
-    plot.setData([a.x, a.y, b.y], [{ label: () => t('bugs.correct') }, { label: () => t(`bugs.name.${last!.bug}` as Key) }]);
+    // The label captures this bug (not `last`, which a later run replaces):
+    // the plot compares labels to decide whether its legend must change.
+    const shown = last.bug;
+    plot.setData([a.x, a.y, b.y], [{ label: () => t('bugs.correct') }, { label: () => t(`bugs.name.${shown}` as Key) }]);
     const cachedAt = firstDiff(r.buggyText, r.cleanText);
     const uncachedAt = firstDiff(r.uncachedText, r.cleanText);
     const cacheGap = firstDiff(r.uncachedText, r.buggyText);
     const at = (i: number): string => (i < 0 ? t('bugs.same') : t('bugs.diverge').replace('{n}', String(i + 1)));
-    symptom.textContent = cacheGap < 0 ? t('bugs.cache.same') : t('bugs.cache.differ').replace('{n}', String(cacheGap + 1));
+    const noEffect = Math.abs(r.buggy.loss - r.clean.loss) < 1e-3 && cachedAt < 0 && uncachedAt < 0;
+    symptom.textContent = noEffect ? t('bugs.cache.none')
+      : cacheGap < 0 ? t('bugs.cache.same') : t('bugs.cache.differ').replace('{n}', String(cacheGap + 1));
     symptom.dataset.value = String(cacheGap);
     texts.replaceChildren(
       el('p', { class: 'note' }, `${t('bugs.prompt')}${t('colon')}`, el('span', { 'data-sample': '' }, r.prompt)),
@@ -106,8 +114,8 @@ export function mountBugs(ctx: Ctx, root: HTMLElement): void {
     const gen = ++generation;
     const demo = DEMO[bug];
     const b = bug;
+    state = { key: 'ext.running' };
     render();
-    status.textContent = t('ext.running');
     delete root.dataset.ready;
     ctx.worker
       .call('bug', { model, bug: b, length: demo.length, examples: 12, ...(demo.scaling ? { scaling: demo.scaling } : {}) })
@@ -119,11 +127,14 @@ export function mountBugs(ctx: Ctx, root: HTMLElement): void {
         buggy.textContent = r.buggy.loss.toFixed(3);
         buggy.dataset.value = String(r.buggy.loss);
         buggy.classList.toggle('zero', Math.abs(r.buggy.loss - r.clean.loss) < 1e-3);
+        state = demo.scaling ? { key: 'bugs.yarnSetting' } : undefined;
         render();
         root.dataset.ready = `${model}:${b}`;
       })
       .catch((e: unknown) => {
-        if (gen === generation) status.textContent = e instanceof Error ? e.message : String(e);
+        if (gen !== generation) return;
+        state = { error: e instanceof Error ? e.message : String(e) };
+        render();
       });
   });
   modelSel.addEventListener('change', () => {
@@ -136,9 +147,10 @@ export function mountBugs(ctx: Ctx, root: HTMLElement): void {
     onChange: (v) => { bug = v; fillModels(); run(); },
   });
   bugSel.input.id = 'bug-select';
+  const modelLabel = el('label', { for: 'bug-model' }, text('bugs.model'));
   onLangChange(render);
   root.append(
-    el('div', { class: 'controls' }, bugSel.el, el('div', { class: 'control' }, text('bugs.model', 'label'), modelSel)),
+    el('div', { class: 'controls' }, bugSel.el, el('div', { class: 'control' }, modelLabel, modelSel)),
     about,
     el('p', { class: 'result' }, text('bugs.loss'), text('colon'), text('bugs.correct'), ' ', clean, ' \u2003 ', text('bugs.with'), ' ', buggy),
     symptom,

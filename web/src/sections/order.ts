@@ -1,10 +1,15 @@
 // Section 1: permutation equivariance. Tokens the user reorders; attention
 // without position or mask permutes its output rows exactly; the causal mask
-// or an encoding lets order in. Then the word-order models answer.
+// or an encoding lets order in. The outputs of the original order (A) and
+// those of the shuffled sequence put back in the original order (B) are shown
+// side by side with B - A. Then the word-order models answer.
 import type { Posenc } from 'posenc';
 
-import { Heatmap } from '../heatmap.js';
-import { lang, onLangChange, t } from '../i18n.js';
+import '../overview.css';
+import './visa.css';
+
+import { AxedHeatmap } from '../axes.js';
+import { lang, onLangChange, t, type Key, type Lang } from '../i18n.js';
 import { CUSTOM, SHIPPED } from '../protocol.js';
 import { getBool, getChoice, getParam, setParam } from '../state.js';
 import { button, checkbox, coalesce, el, figure, fmtNum, select, text, whenNear } from '../ui.js';
@@ -13,8 +18,15 @@ import type { Ctx } from './context.js';
 const D = 16;
 const ENCODINGS = ['none', 'sinusoidal', 'rope', 'alibi'] as const;
 type Enc = (typeof ENCODINGS)[number];
-const SENTENCES = { en: 'the cat sat on the mat', zh: '我 喜欢 你 ， 你 喜欢 我' };
+/** Sample sentences per language; index 0 is the default. Chinese ones without spaces are cut by `segment`. */
+const SAMPLES: Record<Lang, readonly string[]> = {
+  en: ['the cat sat on the mat', 'Alice likes Bob', 'the big dog ran under the red rug'],
+  zh: ['我 喜欢 你 ， 你 喜欢 我', '小明常常帮助小红', '她很喜欢他，他也喜欢她'],
+};
 const WORDS = 'the a cat dog sat ran on under mat rug big small red blue and then'.split(' ');
+/** Token labels are drawn next to the rows up to this many tokens (numbers beyond). */
+const MAX_LABELS = 40;
+const TYPING_MS = 200;
 
 /** A fixed pseudo-random embedding per word (FNV-1a hash -> LCG). */
 function embed(word: string): Float32Array {
@@ -28,18 +40,59 @@ function embed(word: string): Float32Array {
   return v;
 }
 
+const CJK = /[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]/;
+
+/**
+ * Splits text into tokens. Whitespace separates; a piece containing CJK
+ * characters is cut by greedy longest match against `vocab` (what is not in
+ * it becomes one token per CJK character, or one token per run of other
+ * characters). Pieces without CJK stay whole.
+ */
+export function segment(raw: string, vocab: readonly string[]): string[] {
+  const words = vocab.filter((w) => w.length > 0 && !/^<.*>$/.test(w));
+  const longest = words.reduce((m, w) => Math.max(m, [...w].length), 1);
+  const known = new Set(words);
+  const out: string[] = [];
+  for (const piece of raw.split(/\s+/).filter(Boolean)) {
+    if (!CJK.test(piece)) {
+      out.push(piece);
+      continue;
+    }
+    const chars = [...piece];
+    let i = 0;
+    while (i < chars.length) {
+      let n = Math.min(longest, chars.length - i);
+      while (n > 1 && !known.has(chars.slice(i, i + n).join(''))) n--;
+      if (n === 1 && !known.has(chars[i]!) && !CJK.test(chars[i]!)) {
+        while (i + n < chars.length && !CJK.test(chars[i + n]!)) n++;  // a run of Latin, digits, ...
+      }
+      out.push(chars.slice(i, i + n).join(''));
+      i += n;
+    }
+  }
+  return out;
+}
+
 export interface OrderResult {
-  /** max |unpermuted output - original output| */
+  /** max |B - A| */
   diff: number;
-  out: Float32Array;
+  /** [T, D] outputs of the original order. */
+  a: Float32Array;
+  /** [T, D] outputs of the current order, row r moved back to row order[r]. */
+  b: Float32Array;
+  /** [T, D] B - A. */
+  delta: Float32Array;
+  /** [T, T] attention weights of the current order. */
   weights: Float32Array;
+  /** [T, D] token embeddings in the original order (before any encoding). */
+  x: Float32Array;
 }
 
 /** Attention over the tokens in `order` (indices into `tokens`), and the comparison with the original order. */
 export function orderAttention(pe: Posenc, tokens: string[], order: number[], enc: Enc, causal: boolean): OrderResult {
   const T = tokens.length;
   const run = (idx: number[]): { out: Float32Array; weights: Float32Array } => {
-    const x = new Float32Array(T * D);
+    const x = new Float32Array(T * D);  // [T, D]
     idx.forEach((src, r) => x.set(embed(tokens[src]!), r * D));
     if (enc === 'sinusoidal') {
       const p = pe.sinusoidal({ length: T, dim: D });
@@ -52,13 +105,23 @@ export function orderAttention(pe: Posenc, tokens: string[], order: number[], en
     });
     return { out: res.out, weights: res.weights! };
   };
-  const base = run(tokens.map((_, i) => i));
+  const identity = tokens.map((_, i) => i);
+  const base = run(identity);
   const cur = run(order);
+  const b = new Float32Array(T * D);
+  const delta = new Float32Array(T * D);
   let diff = 0;
   order.forEach((src, r) => {
-    for (let e = 0; e < D; e++) diff = Math.max(diff, Math.abs(cur.out[r * D + e]! - base.out[src * D + e]!));
+    for (let e = 0; e < D; e++) {
+      const v = cur.out[r * D + e]!;
+      b[src * D + e] = v;
+      delta[src * D + e] = v - base.out[src * D + e]!;
+      diff = Math.max(diff, Math.abs(delta[src * D + e]!));
+    }
   });
-  return { diff, out: cur.out, weights: cur.weights };
+  const x = new Float32Array(T * D);
+  identity.forEach((i) => x.set(embed(tokens[i]!), i * D));
+  return { diff, a: base.out, b, delta, weights: cur.weights, x };
 }
 
 function shuffle(a: number[]): number[] {
@@ -70,9 +133,95 @@ function shuffle(a: number[]): number[] {
   return b;
 }
 
+function maxAbs(...arrays: Float32Array[]): number {
+  let m = 0;
+  for (const a of arrays) for (let e = 0; e < a.length; e++) m = Math.max(m, Math.abs(a[e]!));
+  return m || 1;
+}
+
+/** The words of the word-order models (fetched once, the first time Chinese needs cutting). */
+function vocabLoader(ctx: Ctx): () => Promise<readonly string[]> {
+  let vocab: Promise<readonly string[]> | undefined;
+  return () => {
+    vocab ??= ctx.worker.call('describe', { model: 'word-order-nope' })
+      .then((d) => d.vocab)
+      .catch(() => { vocab = undefined; return []; });
+    return vocab;
+  };
+}
+
+/** The token chips, reordered by pointer (mouse, touch, pen) drags and by ← → on a focused chip. */
+function chipList(onMove: (from: number, to: number) => void): { el: HTMLElement; render(labels: string[]): void } {
+  const list = el('div', { class: 'chips', role: 'list', 'data-sample': '' });
+  let drag: { id: number; from: number; over: number } | undefined;
+  const chipAt = (x: number, y: number): HTMLElement | null => {
+    const hit = document.elementFromPoint(x, y)?.closest<HTMLElement>('.chip');
+    return hit && list.contains(hit) ? hit : null;
+  };
+  const mark = (over: number): void => {
+    for (const c of Array.from(list.children) as HTMLElement[]) c.classList.toggle('drop-target', drag !== undefined && Number(c.dataset.pos) === over && over !== drag.from);
+  };
+  const end = (): void => {
+    for (const c of Array.from(list.children) as HTMLElement[]) c.classList.remove('dragging', 'drop-target');
+    drag = undefined;
+  };
+  list.addEventListener('pointerdown', (e) => {
+    const chip = (e.target as Element).closest<HTMLElement>('.chip');
+    if (!chip || (e.pointerType === 'mouse' && e.button !== 0)) return;
+    const pos = Number(chip.dataset.pos);
+    drag = { id: e.pointerId, from: pos, over: pos };
+    chip.setPointerCapture(e.pointerId);
+    chip.classList.add('dragging');
+  });
+  list.addEventListener('pointermove', (e) => {
+    if (!drag || e.pointerId !== drag.id) return;
+    const chip = chipAt(e.clientX, e.clientY);
+    if (chip) drag.over = Number(chip.dataset.pos);
+    mark(drag.over);
+  });
+  list.addEventListener('pointerup', (e) => {
+    if (!drag || e.pointerId !== drag.id) return;
+    const chip = chipAt(e.clientX, e.clientY);
+    const { from } = drag;
+    const to = chip ? Number(chip.dataset.pos) : drag.over;
+    end();
+    if (to !== from) onMove(from, to);
+  });
+  list.addEventListener('pointercancel', end);
+  list.addEventListener('keydown', (e) => {
+    const chip = (e.target as Element).closest<HTMLElement>('.chip');
+    if (!chip) return;
+    const pos = Number(chip.dataset.pos);
+    const to = e.key === 'ArrowLeft' ? pos - 1 : e.key === 'ArrowRight' ? pos + 1 : -1;
+    if (to >= 0 && to < list.children.length) {
+      e.preventDefault();
+      onMove(pos, to);
+      (list.children[to] as HTMLElement | undefined)?.focus();
+    }
+  });
+  return {
+    el: list,
+    render(labels: string[]): void {
+      list.replaceChildren(...labels.map((s, pos) => el('button', { type: 'button', class: 'chip', role: 'listitem', 'data-pos': String(pos) }, s)));
+    },
+  };
+}
+
+/** A heatmap of [T, D] outputs with the tokens (original order) on its rows. */
+function outputMap(label: Key, value: Key): AxedHeatmap {
+  return new AxedHeatmap({
+    kind: 'diverging', label: () => t(label), rowName: () => t('visa.ax.tokenOrig'), colName: () => t('visa.ax.dim'),
+    y: 'visa.ax.tokenOrig', x: 'visa.ax.dim', value, minAspect: 0.6,
+  });
+}
+
 export function mountOrder(ctx: Ctx, root: HTMLElement): void {
   const pe = ctx.pe;
-  let tokens = (getParam('o.text') ?? SENTENCES[lang()]).split(/\s+/).filter(Boolean).slice(0, 256);
+  const vocab = vocabLoader(ctx);
+  const paramText = getParam('o.text');
+  let tokens = (paramText ?? SAMPLES[lang()][0]!).split(/\s+/).filter(Boolean).slice(0, 256);
+  /** Which sample is shown (it follows the language); undefined once the reader writes their own. */
+  let sample: number | undefined = paramText === undefined ? 0 : undefined;
   let order = tokens.map((_, i) => i);
   const permParam = getParam('o.perm');
   if (permParam) {
@@ -82,76 +231,116 @@ export function mountOrder(ctx: Ctx, root: HTMLElement): void {
   let enc: Enc = getChoice('o.enc', 'none', ENCODINGS);
   let causal = getBool('o.causal', false);
 
-  const input = el('input', { type: 'text', class: 'wide', 'aria-label': t('order.tokens'), 'data-i18n-aria': 'order.tokens' });
+  const input = el('input', { type: 'text', class: 'wide', 'aria-label': t('order.tokens'), 'data-i18n-aria': 'order.tokens', 'data-sample': '' });
   input.value = tokens.join(' ');
-  const chips = el('div', { class: 'chips', role: 'list', 'data-sample': '' });
   const live = el('div', { class: 'sr-only', 'aria-live': 'polite' });
   const diffOut = el('output', { id: 'order-diff', class: 'big' });
-  const outMap = new Heatmap({ kind: 'diverging', label: () => t('order.out'), rowName: 'token', colName: () => t('sin.dimension') });
-  const wMap = new Heatmap({ kind: 'sequential', label: () => t('order.weights'), rowName: 'query', colName: 'key', range: [0, 1] });
-  const rowLabels = el('ol', { class: 'row-labels' });
+  const verdict = el('p', { class: 'note verdict', id: 'order-verdict' });
+  const aMap = outputMap('visa.fig.orig', 'visa.ax.out');
+  const bMap = outputMap('visa.fig.back', 'visa.ax.out');
+  const dMap = outputMap('visa.fig.diff', 'visa.ax.diff');
+  const wMap = new AxedHeatmap({
+    kind: 'sequential', label: () => t('order.weights'), rowName: 'query', colName: 'key', range: [0, 1],
+    y: 'visa.ax.query', x: 'visa.ax.key', value: 'visa.ax.weight',
+  });
+  aMap.canvas.id = 'order-a';
+  bMap.canvas.id = 'order-b';
+  dMap.canvas.id = 'order-delta';
+  wMap.canvas.id = 'order-weights';
+  // A, B, B - A and the weights in one row where the screen is wide enough.
+  const outs = el('div', { class: 'figs figs-4', id: 'order-outs' },
+    figure('visa.fig.orig', aMap.el), figure('visa.fig.back', bMap.el), figure('visa.fig.diff', dMap.el),
+    figure('order.weights', wMap.el));
 
   const update = coalesce(() => {
     const t0 = performance.now();
     const r = orderAttention(pe, tokens, order, enc, causal);
+    const T = tokens.length;
     diffOut.textContent = fmtNum(r.diff, 6);
     diffOut.dataset.value = String(r.diff);
-    diffOut.classList.toggle('zero', r.diff < 1e-6);
-    const T = tokens.length;
-    outMap.draw(r.out, T, D);
+    diffOut.classList.toggle('zero', r.diff < 1e-5);
+    const shuffled = order.some((src, i) => src !== i);
+    const key: Key = !shuffled ? 'visa.verdict.order' : r.diff < 1e-5 ? 'visa.verdict.same' : 'visa.verdict.differ';
+    verdict.dataset.i18n = key;
+    verdict.textContent = t(key);
+    // A and B share one colour scale. B - A has its own, never finer than a
+    // tenth of theirs: rounding noise (1e-7) stays blank, a real change shows.
+    const amax = maxAbs(r.a, r.b);
+    const dmax = Math.max(maxAbs(r.delta), amax / 10);
+    aMap.draw(r.a, T, D, [-amax, amax]);
+    bMap.draw(r.b, T, D, [-amax, amax]);
+    dMap.draw(r.delta, T, D, [-dmax, dmax]);
     wMap.draw(r.weights, T, T);
-    rowLabels.replaceChildren(...(T <= 32 ? order.map((i) => el('li', {}, tokens[i]!)) : []));
+    const labels = T <= MAX_LABELS;
+    for (const m of [aMap, bMap, dMap]) m.setRowLabels(labels ? tokens : undefined);
+    wMap.setRowLabels(labels ? order.map((i) => tokens[i]!) : undefined);
+    // For the page tests: the inputs and both outputs ([T, D], original order), small sequences only.
+    if (T <= 32) {
+      outs.dataset.x = JSON.stringify(Array.from(r.x));
+      outs.dataset.a = JSON.stringify(Array.from(r.a));
+      outs.dataset.b = JSON.stringify(Array.from(r.b));
+    } else for (const k of ['x', 'a', 'b']) delete outs.dataset[k];
+    outs.dataset.order = order.join('.');
+    outs.dataset.tokens = JSON.stringify(tokens);
     root.dataset.ms = (performance.now() - t0).toFixed(2);
   });
 
-  const renderChips = (): void => {
-    chips.replaceChildren(
-      ...order.map((src, pos) => {
-        const chip = el('button', { type: 'button', class: 'chip', draggable: 'true', role: 'listitem', 'data-pos': String(pos) }, tokens[src]!);
-        chip.addEventListener('dragstart', (e) => e.dataTransfer?.setData('text/plain', String(pos)));
-        chip.addEventListener('dragover', (e) => e.preventDefault());
-        chip.addEventListener('drop', (e) => {
-          e.preventDefault();
-          const from = Number(e.dataTransfer?.getData('text/plain'));
-          if (Number.isInteger(from)) move(from, pos);
-        });
-        chip.addEventListener('keydown', (e) => {
-          const to = e.key === 'ArrowLeft' ? pos - 1 : e.key === 'ArrowRight' ? pos + 1 : -1;
-          if (to >= 0 && to < order.length) {
-            e.preventDefault();
-            move(pos, to);
-            (chips.children[to] as HTMLElement | undefined)?.focus();
-          }
-        });
-        return chip;
-      }),
-    );
-  };
-  const changed = (): void => {
-    setParam('o.perm', order.join('.'));
-    renderChips();
-    update();
-  };
-  const move = (from: number, to: number): void => {
+  const chips = chipList((from, to) => {
     const [x] = order.splice(from, 1);
     order.splice(to, 0, x!);
     live.textContent = `${tokens[x!]} → ${to + 1}`;
     changed();
+  });
+  const changed = (): void => {
+    setParam('o.perm', order.join('.'));
+    chips.render(order.map((i) => tokens[i]!));
+    update();
   };
-  const setTokens = (words: string[]): void => {
+  const setTokens = (words: string[], shownText?: string): void => {
+    if (words.length === 0) return;  // an empty box keeps the last tokens
     tokens = words.slice(0, 256);
-    if (tokens.length === 0) tokens = ['the'];
     order = tokens.map((_, i) => i);
-    input.value = tokens.join(' ');
+    if (shownText !== undefined) input.value = shownText;
     setParam('o.text', tokens.join(' '));
     changed();
   };
-  input.addEventListener('change', () => setTokens(input.value.split(/\s+/).filter(Boolean)));
+  /** Cuts `raw` (fetching the vocabulary only if it holds CJK text) and shows it, unless newer text came meanwhile. */
+  let pending = 0;
+  const applyText = async (raw: string, shown?: string): Promise<void> => {
+    const ticket = ++pending;
+    const words = segment(raw, CJK.test(raw) ? await vocab() : []);
+    if (ticket === pending) setTokens(words, shown);
+  };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  input.addEventListener('input', () => {
+    sample = undefined;
+    clearTimeout(timer);
+    timer = setTimeout(() => void applyText(input.value), TYPING_MS);
+  });
+  input.addEventListener('change', () => {
+    clearTimeout(timer);
+    void applyText(input.value);
+  });
+  const showSample = (i: number): void => {
+    sample = i;
+    const s = SAMPLES[lang()][i]!;
+    void applyText(s, s);
+  };
+  const samples = el('div', { class: 'samples' });
+  const renderSamples = (): void => {
+    samples.replaceChildren(text('visa.samples', 'span', 'samples-label'),
+      ...SAMPLES[lang()].map((s, i) => {
+        const b = el('button', { type: 'button', class: 'sample', 'data-sample': '' }, s.replace(/\s+(?=[，。])|(?<=[，。])\s+/g, ''));
+        b.addEventListener('click', () => showSample(i));
+        return b;
+      }));
+  };
   // The sample sentence follows the language (a sentence of the reader's own stays).
   onLangChange(() => {
-    const other = lang() === 'en' ? SENTENCES.zh : SENTENCES.en;
-    if (tokens.join(' ') === other) setTokens(SENTENCES[lang()].split(' '));
+    renderSamples();
+    if (sample !== undefined) showSample(sample);
   });
+  renderSamples();
 
   const encSel = select<Enc>({
     label: 'order.encoding', param: 'o.enc', value: enc,
@@ -159,24 +348,28 @@ export function mountOrder(ctx: Ctx, root: HTMLElement): void {
     onChange: (v) => { enc = v; update(); },
   });
   const causalBox = checkbox({ label: 'order.causal', param: 'o.causal', value: causal, onChange: (v) => { causal = v; update(); } });
-  const long = button('order.long', () => setTokens(Array.from({ length: 256 }, (_, i) => WORDS[(i * 7 + (i >> 3)) % WORDS.length]!)));
+  const long = button('order.long', () => {
+    sample = undefined;
+    const words = Array.from({ length: 256 }, (_, i) => WORDS[(i * 7 + (i >> 3)) % WORDS.length]!);
+    setTokens(words, words.join(' '));
+  });
   long.id = 'order-long';
 
   root.append(
     el('div', { class: 'controls' },
-      el('div', { class: 'control wide' }, text('order.tokens', 'label'), input),
-    ),
-    chips, live,
+      el('div', { class: 'control wide' }, text('order.tokens', 'label'), input, text('visa.tokens.hint', 'small', 'hint'))),
+    samples,
+    chips.el, live,
     el('div', { class: 'controls' },
       button('order.shuffle', () => { order = shuffle(order); changed(); }, 'shuffle'),
       button('order.reset', () => { order = tokens.map((_, i) => i); changed(); }),
       long, encSel.el, causalBox.el),
     el('p', { class: 'result' }, text('order.diff'), ' = ', diffOut),
-    el('div', { class: 'figs' },
-      figure('order.out', el('div', { class: 'labelled' }, rowLabels, outMap.el)),
-      figure('order.weights', wMap.el)),
+    verdict,
+    outs,
+    el('p', { class: 'note look' }, text('visa.outs.look'), ' ', text('visa.weights.look')),
   );
-  renderChips();
+  chips.render(order.map((i) => tokens[i]!));
   update();
   mountModels(ctx, root);
 }
@@ -230,5 +423,6 @@ function mountModels(ctx: Ctx, root: HTMLElement): void {
     el('div', { class: 'controls' }, el('div', { class: 'control wide' }, text('order.sentence', 'label'), sel)),
     table,
   );
-  whenNear(table, () => void render());
+  // The answers need seven models: fetched once the table is close, not with the first screen.
+  whenNear(table, () => void render(), '200px');
 }

@@ -2,10 +2,10 @@
 // frequency from pe.ropeFrequencies (with the chosen scaling).
 import type { RopeLayout, RopeScaling } from 'posenc';
 
-import { Heatmap } from '../heatmap.js';
-import { t, type Key } from '../i18n.js';
+import { AxedHeatmap } from '../axes.js';
+import { onLangChange, t, type Key } from '../i18n.js';
 import { LinePlot } from '../plot.js';
-import { getChoice, getNumber } from '../state.js';
+import { getChoice, getNumber, setParam } from '../state.js';
 import { coalesce, el, figure, fmtNum, select, slider, text } from '../ui.js';
 import type { Ctx } from './context.js';
 
@@ -61,6 +61,82 @@ function seeded(n: number, seed: number): Float32Array {
   });
 }
 
+/** Largest position of the m / n / shift controls. */
+const POS_MAX = 8192;
+/** The position slider is linear (one step per position) up to here, then logarithmic. */
+const POS_LINEAR = 256;
+/** Slider steps per doubling past POS_LINEAR. */
+const POS_OCTAVE = 64;
+const posFromSlider = (p: number): number => (p <= POS_LINEAR ? Math.round(p) : Math.min(POS_MAX, Math.round(POS_LINEAR * 2 ** ((p - POS_LINEAR) / POS_OCTAVE))));
+const sliderFromPos = (v: number): number => (v <= POS_LINEAR ? v : POS_LINEAR + POS_OCTAVE * Math.log2(v / POS_LINEAR));
+
+interface Control {
+  el: HTMLElement;
+  input: HTMLInputElement;
+}
+
+/**
+ * A position control: a slider that moves one position per step up to 256
+ * and then by about 1 % per step up to 8192 (so small positions are reachable
+ * by mouse), with an exact number box beside it.
+ */
+function positionControl(label: Key, param: string, value: number, onInput: (v: number) => void): Control {
+  const id = `rope-${param.replace('.', '-')}`;
+  const range = el('input', { type: 'range', id, min: '0', max: String(Math.ceil(sliderFromPos(POS_MAX))), step: '1', value: String(sliderFromPos(value)) });
+  const box = el('input', { type: 'number', min: '0', max: String(POS_MAX), step: '1', value: String(value), class: 'pos-number', 'aria-label': `${t(label)} (${t('rope.pos.number')})` });
+  onLangChange(() => box.setAttribute('aria-label', `${t(label)} (${t('rope.pos.number')})`));
+  const set = (v: number, from: 'range' | 'box'): void => {
+    if (from === 'range') box.value = String(v);
+    else range.value = String(sliderFromPos(v));
+    range.setAttribute('aria-valuetext', String(v));
+    setParam(param, v);
+    onInput(v);
+  };
+  range.setAttribute('aria-valuetext', String(value));
+  range.addEventListener('input', () => set(posFromSlider(Number(range.value)), 'range'));
+  box.addEventListener('input', () => {
+    const v = Number(box.value);
+    if (box.value !== '' && Number.isInteger(v) && v >= 0 && v <= POS_MAX) set(v, 'box');
+  });
+  const lab = el('label', { for: id });
+  lab.append(text(label));
+  return { el: el('div', { class: 'control' }, lab, el('div', { class: 'pos-control' }, range, box)), input: range };
+}
+
+/**
+ * A slider over a list of sensible values (one arrow key = the next value):
+ * bases, factors, context lengths. A value from the URL that is not in the
+ * list is kept until the slider moves.
+ */
+function listControl(label: Key, param: string, values: readonly number[], value: number, onInput: (v: number) => void): Control {
+  const id = `rope-${param.replace('.', '-')}`;
+  const nearest = (v: number): number => {
+    let best = 0;
+    values.forEach((x, i) => { if (Math.abs(Math.log(x / v)) < Math.abs(Math.log(values[best]! / v))) best = i; });
+    return best;
+  };
+  const input = el('input', { type: 'range', id, min: '0', max: String(values.length - 1), step: '1', value: String(nearest(value)) });
+  const out = el('output', { for: id }, fmtNum(value, 0));
+  const show = (v: number): void => {
+    out.textContent = v >= 1e4 && Number.isInteger(v) ? String(v) : fmtNum(v, Number.isInteger(v) ? 0 : 2);
+    input.setAttribute('aria-valuetext', out.textContent);
+  };
+  show(value);
+  input.addEventListener('input', () => {
+    const v = values[Number(input.value)]!;
+    show(v);
+    setParam(param, v);
+    onInput(v);
+  });
+  const lab = el('label', { for: id });
+  lab.append(text(label));
+  return { el: el('div', { class: 'control' }, lab, input, out), input };
+}
+
+const BASES = [100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000] as const;
+const FACTORS = [1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64] as const;
+const CONTEXTS = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768] as const;
+
 export function mountRope(ctx: Ctx, root: HTMLElement): void {
   const pe = ctx.pe;
   const st = {
@@ -89,7 +165,28 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
   const shortLengthOut = el('output', { id: 'rope-length-short' });
   const lengthNote = el('p', { class: 'note', id: 'rope-length-note' });
   const pairs = el('canvas', { class: 'pairs', role: 'img', 'aria-label': t('rope.pairs'), 'data-i18n-aria': 'rope.pairs' });
-  const angles = new Heatmap({ kind: 'sequential', label: () => t('rope.angles'), rowName: () => t('rope.pair'), colName: () => t('sin.position'), range: [0, 2 * Math.PI] });
+  const angles = new AxedHeatmap({
+    kind: 'sequential', label: () => t('rope.angles'), rowName: () => t('rope.pair'), colName: () => t('sin.position'), range: [0, 2 * Math.PI],
+    y: 'ax.pair', x: 'ax.position', value: 'ax.angle',
+  });
+  angles.canvas.id = 'rope-angles';
+  // Shift invariance: q·k at (m + s, n + s) for s = 0 … S, each pair rotated
+  // with L = max(m, n) + s + 1 (one sequence holding both).
+  const breakAt = (): number => st.orig - Math.max(st.m, st.n);
+  const shiftPlot = new LinePlot({
+    xLabel: () => t('rope.shiftPlot.x'), yLabel: () => 'q·k',
+    series: [{ label: () => t('rope.shiftPlot.series'), color: '#1f77b4', width: 2 }, { label: () => t('rope.shiftPlot.ref'), color: '#7f7f7f', dash: [4, 4] }],
+    height: 220,
+    // At least ±25 % of the score around it: float32 rounding (1e-6) stays invisible.
+    yRange: (lo, hi) => {
+      const pad = Math.max(0.25 * Math.max(Math.abs(lo), Math.abs(hi), 1), 0.1 * (hi - lo));
+      return [lo - pad, hi + pad];
+    },
+    markers: () => (LENGTH_DEPENDENT.has(st.scaling) && breakAt() >= 0 ? [breakAt()] : []),
+    markerText: () => [t('rope.shiftPlot.break')],
+  });
+  shiftPlot.el.id = 'rope-shift-plot';
+  const shiftLook = el('p', { class: 'note look', id: 'rope-shift-look' });
   const decay = new LinePlot({ xLabel: () => t('rope.distance'), yLabel: () => 'q·k', series: [{ label: 'q·k' }], height: 220 });
   const wave = new LinePlot({
     xLabel: () => t('rope.pair'), yLabel: () => 'λ', series: [{ label: () => t('scaling.default') }, { label: () => t('rope.scaled') }], height: 220, logY: true, points: true,
@@ -149,6 +246,21 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     }
   };
 
+  const drawShift = (q: Float32Array, k: Float32Array, score: number): void => {
+    // Far enough past the original context to show what happens there.
+    const S = Math.min(POS_MAX - Math.max(st.m, st.n), Math.max(256, 4 * st.orig));
+    const N = 129;
+    const xs = Array.from({ length: N }, (_, i) => Math.round((i * S) / (N - 1)));
+    const top = Math.max(st.m, st.n);
+    const ys = xs.map((sh) => dot(rot(q, st.m + sh, top + sh + 1), rot(k, st.n + sh, top + sh + 1)));
+    shiftPlot.setData([xs, ys, xs.map(() => score)]);
+    shiftPlot.el.dataset.value = ys.join(',');
+    shiftPlot.el.dataset.shifts = xs.join(',');
+    shiftPlot.el.dataset.break = LENGTH_DEPENDENT.has(st.scaling) ? String(breakAt()) : '';
+    shiftLook.dataset.i18n = LENGTH_DEPENDENT.has(st.scaling) ? 'rope.shiftPlot.look.dependent' : 'rope.shiftPlot.look.fixed';
+    shiftLook.textContent = t(shiftLook.dataset.i18n as Key);
+  };
+
   const update = coalesce(() => {
     const t0 = performance.now();
     const d = st.headDim, r = rotaryDim();
@@ -198,22 +310,23 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     const rotated = pe.applyRope(ones, { heads: 1, seqLen: DL, headDim: d, rotaryDim: r, layout: st.layout, base: st.base, scaling: scaling(), contextLength: DL });
     const dist = Array.from({ length: DL }, (_, i) => i);
     decay.setData([dist, dist.map((i) => { let acc = 0; for (let e = 0; e < d; e++) acc += rotated[i * d + e]!; return acc; })]);
+    drawShift(q, k, score);
     root.dataset.ms = (performance.now() - t0).toFixed(2);
   });
 
-  const sl = (label: Parameters<typeof slider>[0]['label'], param: string, key: keyof typeof st, min: number, max: number, step: number, log = false) =>
-    slider({ label, param, min, max, step, log, value: st[key] as number, onInput: (v) => { (st[key] as number) = v; update(); } });
+  const sl = (label: Parameters<typeof slider>[0]['label'], param: string, key: 'headDim' | 'frac', min: number, max: number, step: number) =>
+    slider({ label, param, min, max, step, value: st[key], onInput: (v) => { st[key] = v; update(); } });
   // Parameters of the chosen method only.
   const yarnParams = el('div', { class: 'controls sub' },
-    sl('rope.betaFast', 'r.bf', 'betaFast', 1, 128, 1, true).el,
-    sl('rope.betaSlow', 'r.bs', 'betaSlow', 0.25, 16, 0.25, true).el);
+    listControl('rope.betaFast', 'r.bf', [1, 2, 4, 8, 16, 32, 64, 128], st.betaFast, (v) => { st.betaFast = v; update(); }).el,
+    listControl('rope.betaSlow', 'r.bs', [0.25, 0.5, 1, 2, 4, 8, 16], st.betaSlow, (v) => { st.betaSlow = v; update(); }).el);
   const llamaParams = el('div', { class: 'controls sub' },
-    sl('rope.lowFreq', 'r.lf', 'lowFreqFactor', 0.25, 8, 0.25, true).el,
-    sl('rope.highFreq', 'r.hf', 'highFreqFactor', 1, 32, 0.25, true).el);
+    listControl('rope.lowFreq', 'r.lf', [0.25, 0.5, 1, 2, 4, 8], st.lowFreqFactor, (v) => { st.lowFreqFactor = v; update(); }).el,
+    listControl('rope.highFreq', 'r.hf', [1, 2, 4, 8, 16, 32], st.highFreqFactor, (v) => { st.highFreqFactor = v; update(); }).el);
   const scalingSel = select<ScalingName>({ label: 'rope.scaling', param: 'r.scaling', value: st.scaling, options: scalingOptions(), onChange: (v) => { st.scaling = v; showParams(); update(); } });
   scalingSel.input.id = 'rope-scaling';
-  const factorSl = sl('rope.factor', 'r.factor', 'factor', 1, 64, 1, true);
-  const origSl = sl('rope.orig', 'r.orig', 'orig', 64, 32768, 64, true);
+  const factorSl = listControl('rope.factor', 'r.factor', FACTORS, st.factor, (v) => { st.factor = v; update(); });
+  const origSl = listControl('rope.orig', 'r.orig', CONTEXTS, st.orig, (v) => { st.orig = v; update(); });
   const showParams = (): void => {
     factorSl.el.hidden = st.scaling === 'default';
     origSl.el.hidden = st.scaling === 'default' || st.scaling === 'linear' || st.scaling === 'ntk';
@@ -223,25 +336,30 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
   showParams();
   root.append(
     el('div', { class: 'controls' },
-      sl('rope.m', 'r.m', 'm', 0, 8192, 1).el,
-      sl('rope.n', 'r.n', 'n', 0, 8192, 1).el,
-      sl('rope.shift', 'r.s', 's', 0, 8192, 1).el),
+      positionControl('rope.m', 'r.m', st.m, (v) => { st.m = v; update(); }).el,
+      positionControl('rope.n', 'r.n', st.n, (v) => { st.n = v; update(); }).el,
+      positionControl('rope.shift', 'r.s', st.s, (v) => { st.s = v; update(); }).el),
     el('p', { class: 'result' }, text('rope.score'), ' = ', scoreOut, ' \u2003 ', text('rope.score.shifted'), ' = ', shiftedOut,
       ' \u2003 (', text('rope.length'), ' L = ', lengthOut, ')'),
     el('p', { class: 'result' }, text('rope.score.short'), ' L = ', shortLengthOut, ': q·k = ', shortOut),
     lengthNote,
-    figure('rope.pairs', pairs),
+    figure('rope.pairs', pairs, text('rope.pairs.look', 'p', 'note look')),
     el('div', { class: 'controls' },
       sl('rope.headDim', 'r.d', 'headDim', 8, 128, 8).el,
       sl('rope.rotary', 'r.frac', 'frac', 0.25, 1, 0.25).el,
-      sl('rope.base', 'r.base', 'base', 100, 1e6, 1, true).el,
+      listControl('rope.base', 'r.base', BASES, st.base, (v) => { st.base = v; update(); }).el,
       select<RopeLayout>({ label: 'rope.layout', param: 'r.layout', value: st.layout, options: [['interleaved', () => t('rope.layout.interleaved')], ['half', () => t('rope.layout.half')]], onChange: (v) => { st.layout = v; update(); } }).el,
       scalingSel.el,
       factorSl.el,
       origSl.el,
       yarnParams, llamaParams),
-    el('div', { class: 'figs' }, figure('rope.angles', angles.el), figure('rope.decay', decay.el)),
-    el('div', { class: 'figs' }, figure('rope.wavelength', wave.el), figure('rope.ramp', ramp.el)),
+    el('div', { class: 'figs' },
+      figure('rope.shiftPlot', shiftPlot.el, shiftLook),
+      figure('rope.angles', angles.el, text('rope.angles.look', 'p', 'note look'))),
+    el('div', { class: 'figs' },
+      figure('rope.decay', decay.el, text('rope.decay.look', 'p', 'note look')),
+      figure('rope.wavelength', wave.el, text('rope.wavelength.look', 'p', 'note look'))),
+    el('div', { class: 'figs' }, figure('rope.ramp', ramp.el, text('rope.ramp.look', 'p', 'note look'))),
   );
   update();
 }

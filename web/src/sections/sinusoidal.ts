@@ -1,40 +1,82 @@
 // Section 2: the sinusoidal table as a heatmap, a few of its waves as
-// rulers of different scale, and the position-similarity matrix PE PE^T.
-import { Heatmap } from '../heatmap.js';
+// rulers of different scale, the position-similarity matrix PE PE^T, and
+// PE_p . PE_q against the offset p - q for one chosen p (all from the table
+// the core returns).
+import '../overview.css';
+import './visa.css';
+
+import { AxedHeatmap } from '../axes.js';
 import { t } from '../i18n.js';
 import { LinePlot } from '../plot.js';
 import { getNumber } from '../state.js';
 import { coalesce, el, figure, slider, text } from '../ui.js';
 import type { Ctx } from './context.js';
 
+/** PE PE^T: [length, length] from the table [length, dim]. */
+function similarity(table: Float32Array, length: number, dim: number): Float32Array {
+  const s = new Float32Array(length * length);
+  for (let p = 0; p < length; p++) {
+    for (let q = 0; q <= p; q++) {
+      let acc = 0;
+      for (let e = 0; e < dim; e++) acc += table[p * dim + e]! * table[q * dim + e]!;
+      s[p * length + q] = acc;
+      s[q * length + p] = acc;
+    }
+  }
+  return s;
+}
+
 export function mountSinusoidal(ctx: Ctx, root: HTMLElement): void {
   let base = getNumber('s.base', 10000, 10, 1e6);
   let dim = getNumber('s.dim', 64, 8, 256);
   let length = getNumber('s.len', 128, 8, 256);
-  const pe = new Heatmap({ kind: 'diverging', label: () => t('sin.heatmap'), rowName: () => t('sin.position'), colName: () => t('sin.dimension'), range: [-1, 1] });
-  const sim = new Heatmap({ kind: 'diverging', label: () => t('sin.sim'), rowName: 'p', colName: 'q' });
+  let p = getNumber('s.p', Math.floor(length / 2), 0, 255);
+  const pe = new AxedHeatmap({
+    kind: 'diverging', label: () => t('sin.heatmap'), rowName: () => t('sin.position'), colName: () => t('sin.dimension'), range: [-1, 1],
+    y: 'visa.sin.ax.pos', x: 'visa.sin.ax.dim', value: 'visa.sin.ax.pe',
+  });
+  const sim = new AxedHeatmap({
+    kind: 'diverging', label: () => t('sin.sim'), rowName: 'p', colName: 'q',
+    y: 'visa.sin.ax.pos', x: 'visa.sin.ax.posq', value: 'visa.sin.ax.dot',
+  });
+  pe.canvas.id = 'sin-table';
+  sim.canvas.id = 'sin-sim';
   const waves = new LinePlot({ xLabel: () => t('sin.position'), yLabel: () => 'PE', series: [], height: 220 });
+  const dots = new LinePlot({
+    xLabel: () => t('visa.sin.dx'), yLabel: () => 'PE_p · PE_q', series: [{ label: () => t('visa.sin.series') }], height: 240,
+    markers: () => [0],
+  });
+  dots.el.id = 'sin-dots';
+
+  const pSlider = slider({ label: 'visa.sin.p', param: 's.p', min: 0, max: 255, step: 1, value: p, onInput: (v) => { p = v; update(); } });
+  pSlider.el.classList.add('sin-p');
+  const clampP = (): void => {
+    pSlider.input.max = String(length - 1);
+    if (p > length - 1) {
+      p = length - 1;
+      pSlider.set(p);
+    }
+  };
 
   const update = coalesce(() => {
     const t0 = performance.now();
-    const table = ctx.pe.sinusoidal({ length, dim, base });
+    clampP();
+    const table = ctx.pe.sinusoidal({ length, dim, base });  // [length, dim]
     pe.draw(table, length, dim);
-    // PE PE^T from the core's table.
-    const s = new Float32Array(length * length);
-    for (let p = 0; p < length; p++) {
-      for (let q = 0; q <= p; q++) {
-        let acc = 0;
-        for (let e = 0; e < dim; e++) acc += table[p * dim + e]! * table[q * dim + e]!;
-        s[p * length + q] = acc;
-        s[q * length + p] = acc;
-      }
-    }
+    const s = similarity(table, length, dim);  // [length, length]
     sim.draw(s, length, length);
+    // Row p of PE PE^T against p - q, the offsets in increasing order (q from length - 1 down to 0).
+    const xs = Array.from({ length }, (_, k) => p - (length - 1) + k);
+    const ys = xs.map((dx) => s[p * length + (p - dx)]!);
+    dots.setData([xs, ys]);
+    dots.el.dataset.p = String(p);
+    dots.el.dataset.x = JSON.stringify(xs);
+    dots.el.dataset.y = JSON.stringify(ys);
     // Even dims 0, d/8, d/4, d/2 - 2: sines of shorter to longer wavelength.
     const dims = [...new Set([0, 2 * Math.floor(dim / 16), 2 * Math.floor(dim / 8), 2 * Math.floor(dim / 4), dim - 2])];
-    const xs = Array.from({ length }, (_, p) => p);
+    const ps = Array.from({ length }, (_, k) => k);
     waves.setData(
-      [xs, ...dims.map((e) => xs.map((p) => table[p * dim + e]!))],
+      [ps, ...dims.map((e) => ps.map((k) => table[k * dim + e]!))],
       dims.map((e) => ({ label: () => `${t('sin.dimension')} ${e}` })),
     );
     root.dataset.ms = (performance.now() - t0).toFixed(2);
@@ -47,7 +89,9 @@ export function mountSinusoidal(ctx: Ctx, root: HTMLElement): void {
     el('div', { class: 'figs' },
       figure('sin.heatmap', pe.el, el('p', { class: 'note' }, text('sin.heatmap.look'))),
       figure('sin.sim', sim.el, el('p', { class: 'note' }, text('sin.sim.look')))),
-    figure('sin.waves', waves.el),
+    el('div', { class: 'controls' }, pSlider.el),
+    figure('visa.sin.dot', dots.el, el('p', { class: 'note', 'data-i18n-rich': 'visa.sin.dot.look' })),
+    figure('sin.waves', waves.el, el('p', { class: 'note' }, text('visa.sin.waves.look'))),
   );
   update();
 }

@@ -11,7 +11,6 @@ import { SHIPPED } from '../protocol.js';
 import { getNumber } from '../state.js';
 import { liveText, rich } from '../textfill.js';
 import { coalesce, el, fmtNum, slider, text, whenNear } from '../ui.js';
-import { readTensor } from './bias.js';
 import type { Ctx } from './context.js';
 
 /** The families in the order of the table. */
@@ -258,10 +257,7 @@ function learnedFigure(ctx: Ctx): { el: HTMLElement; start(): void } {
     status, look.el, el('p', { class: 'note' }, beyond.el, ' ', beyondError));
   const start = (): void => {
     void (async () => {
-      const url = new URL('models/language-learned.safetensors', document.baseURI);
-      const res = await fetch(url);
-      if (!res.ok) throw new Error(`could not fetch ${url.href}: HTTP ${res.status}`);
-      const { shape, data } = readTensor(new Uint8Array(await res.arrayBuffer()), 'pos.weight');
+      const { shape, data } = await ctx.worker.call('tensor', { model: 'language-learned', name: 'pos.weight' });
       const [maxLength, dim] = [shape[0]!, shape[1]!];
       // [maxLength, dim]: every row, looked up by the core as the model does.
       const rows = ctx.pe.learnedPositions({ table: data, maxLength, dim, positions: Int32Array.from({ length: maxLength }, (_, p) => p) });

@@ -2,7 +2,7 @@
 // loss curve; cancel works; the result joins sections 1 and 5 as "yours".
 import type { EncodingName, RopeScaling, TaskName } from 'posenc';
 
-import { t, type Key } from '../i18n.js';
+import { onLangChange, t, type Key } from '../i18n.js';
 import { LinePlot } from '../plot.js';
 import { getChoice, getNumber } from '../state.js';
 import { button, el, figure, select, slider, text } from '../ui.js';
@@ -12,6 +12,24 @@ import { makeScaling } from './rope.js';
 
 const ENCODINGS: readonly EncodingName[] = ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'xpos'];
 const TASKS: readonly TaskName[] = ['word-order', 'language', 'retrieval'];
+
+type Progress = { step: number; steps: number; loss: number };
+/** A status line: the last progress report and how the run ended. */
+type Shown = { progress?: Progress; end?: { key: Key } | { error: string } };
+
+function statusText(s: Shown): string {
+  const p = s.progress;
+  const parts: string[] = [];
+  if (p) parts.push(t('train.progress').replace('{step}', String(p.step)).replace('{steps}', String(p.steps)).replace('{loss}', p.loss.toFixed(3)));
+  if (s.end) parts.push('key' in s.end ? t(s.end.key) : s.end.error);
+  return parts.join(' · ');
+}
+
+/** How a failed run is reported: a cancel is translated, an error is shown as it is. */
+function ended(e: unknown): { key: Key } | { error: string } {
+  const msg = e instanceof Error ? e.message : String(e);
+  return /cancel/i.test(msg) ? { key: 'train.cancelled' } : { error: msg };
+}
 
 export function mountTrain(ctx: Ctx, root: HTMLElement): void {
   let task = getChoice<TaskName>('t.task', 'word-order', TASKS);
@@ -24,6 +42,10 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
   const xs: number[] = [];
   const ys: number[] = [];
   let running = false;
+  /** The status line as data, so that a language switch re-renders it. */
+  let shown: Shown = {};
+  const renderStatus = (): void => { status.textContent = statusText(shown); };
+  onLangChange(renderStatus);
 
   const start = button('train.start', () => {
     if (running) return;
@@ -32,7 +54,9 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
     cancel.disabled = false;
     xs.length = 0;
     ys.length = 0;
-    status.textContent = '';
+    shown = {};
+    renderStatus();
+    delete status.dataset.done;
     progress.value = 0;
     const seqLen = task === 'word-order' ? 8 : 64;
     ctx.worker
@@ -41,18 +65,20 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
         xs.push(p.step);
         ys.push(p.loss);
         plot.setData([xs.slice(), ys.slice()]);
-        status.textContent = t('train.progress').replace('{step}', String(p.step)).replace('{steps}', String(p.steps)).replace('{loss}', p.loss.toFixed(3));
+        shown = { progress: p };
+        renderStatus();
         status.dataset.first = String(ys[0]);
         status.dataset.last = String(p.loss);
       })
       .then((r) => {
-        status.textContent = `${status.textContent} · ${t('train.done')}`;
+        shown = { ...shown, end: { key: 'train.done' } };
+        renderStatus();
         status.dataset.done = '1';
         ctx.setCustom(r.config);
       })
       .catch((e: unknown) => {
-        const msg = e instanceof Error ? e.message : String(e);
-        status.textContent = /cancel/i.test(msg) ? t('train.cancelled') : msg;
+        shown = { ...shown, end: ended(e) };
+        renderStatus();
         status.dataset.done = 'cancelled';
       })
       .finally(() => {
@@ -69,8 +95,10 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
   root.append(
     el('div', { class: 'controls' },
       select<TaskName>({ label: 'train.task', param: 't.task', value: task, options: TASKS.map((x) => [x, () => t(`task.${x}`)] as const), onChange: (v) => { task = v; } }).el,
-      select<EncodingName>({ label: 'train.encoding', param: 't.enc', value: encoding, options: ENCODINGS.map((x) => [x, x] as const), onChange: (v) => { encoding = v; } }).el,
-      slider({ label: 'train.steps', param: 't.steps', min: 10, max: 5000, step: 10, value: steps, log: true, onInput: (v) => { steps = v; } }).el,
+      select<EncodingName>({ label: 'train.encoding', param: 't.enc', value: encoding, options: ENCODINGS.map((x) => [x, () => t(`controls.enc.${x}`)] as const), onChange: (v) => { encoding = v; } }).el,
+      // Round step counts (10, 20, 50, 100, 200, 500, 1000, ...) by drag and
+      // arrow keys; any count in the number box.
+      slider({ label: 'train.steps', param: 't.steps', min: 10, max: 5000, step: 10, value: steps, log: true, numeric: true, onInput: (v) => { steps = v; } }).el,
       start, cancel),
     progress, status,
     figure('train.loss', plot.el),
@@ -121,19 +149,33 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
   const scaling = (): RopeScaling | undefined =>
     method === 'none' ? undefined : makeScaling(method, length / trainLen, trainLen, 16);
   let running = false;
+  // The status line as data (re-rendered on a language switch).
+  let shown: Shown = {};
+  let finished: { steps: number; seconds: number } | undefined;
+  const renderStatus = (): void => {
+    status.textContent = finished
+      ? t('train.ext.done').replace('{steps}', String(finished.steps)).replace('{s}', finished.seconds.toFixed(1))
+        .replace('{rate}', finished.steps > 0 ? (finished.steps / finished.seconds).toFixed(1) : '–')
+      : statusText(shown);
+  };
+  onLangChange(renderStatus);
   const start = button('train.ext.start', () => {
     if (running) return;
     running = true;
     start.disabled = true;
     cancel.disabled = false;
-    status.textContent = '';
+    shown = {};
+    finished = undefined;
+    renderStatus();
     delete status.dataset.done;
     progress.value = 0;
     const s = scaling();
+    const n = steps;
     ctx.worker
       .call('extend', { model, seqLen: length, steps, examples: 12, ...(s ? { scaling: s } : {}) }, (p) => {
         progress.value = p.step / p.steps;
-        status.textContent = t('train.progress').replace('{step}', String(p.step)).replace('{steps}', String(p.steps)).replace('{loss}', p.loss.toFixed(3));
+        shown = { progress: p };
+        renderStatus();
       })
       .then((r) => {
         const w = length / 32;
@@ -143,13 +185,13 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
         show(cells.bf, meanLoss(r.before.positionLoss, trainLen, length));
         show(cells.an, meanLoss(r.after.positionLoss, 0, trainLen));
         show(cells.af, meanLoss(r.after.positionLoss, trainLen, length));
-        status.textContent = t('train.ext.done').replace('{steps}', String(steps)).replace('{s}', r.seconds.toFixed(1))
-          .replace('{rate}', steps > 0 ? (steps / r.seconds).toFixed(1) : '–');
+        finished = { steps: n, seconds: r.seconds };
+        renderStatus();
         status.dataset.done = '1';
       })
       .catch((e: unknown) => {
-        const msg = e instanceof Error ? e.message : String(e);
-        status.textContent = /cancel/i.test(msg) ? t('train.cancelled') : msg;
+        shown = { ...shown, end: ended(e) };
+        renderStatus();
         status.dataset.done = 'cancelled';
       })
       .finally(() => {
@@ -165,7 +207,7 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
     el('h3', {}, text('train.ext.title')),
     el('p', { class: 'explain', 'data-i18n-rich': 'train.ext.text' }),
     el('div', { class: 'controls' },
-      select({ label: 'train.ext.model', param: 'x.model', value: model, options: MODELS.map((m) => [m, m] as const), onChange: (v) => { model = v; } }).el,
+      select({ label: 'train.ext.model', param: 'x.model', value: model, options: MODELS.map((m) => [m, () => t(`controls.model.${m}`)] as const), onChange: (v) => { model = v; } }).el,
       select<ExtMethod>({ label: 'train.ext.method', param: 'x.method', value: method, options: EXT_METHODS.map((m) => [m, () => t(`scaling.${m}` as Key)] as const), onChange: (v) => { method = v; } }).el,
       select({ label: 'train.ext.length', param: 'x.len', value: String(length) as '128' | '256', options: [['128', '128'], ['256', '256']] as const, onChange: (v) => { length = Number(v); } }).el,
       slider({ label: 'train.steps', param: 'x.steps', min: 0, max: 400, step: 10, value: steps, onInput: (v) => { steps = v; } }).el,

@@ -39,31 +39,32 @@ function outOfRange(base: Float32Array, inv: Float32Array, trainLen: number, len
   return n;
 }
 
-function build(ctx: Ctx, box: HTMLElement, m: RopeModel): void {
+/**
+ * Lays the panel out at once (its final height, so nothing below it moves)
+ * and fills it when the shipped model's settings arrive.
+ */
+function build(ctx: Ctx, box: HTMLElement, model: Promise<RopeModel>, status: HTMLElement): void {
   const st = {
     len: getNumber('wl.len', 256, 64, 8192),
     method: getChoice<Method>('wl.method', 'yarn', METHODS),
     factor: getNumber('wl.factor', 4, 1, 32),
   };
-  const half = m.rotaryDim / 2;
-  const pairs = Array.from({ length: half }, (_, i) => i);
-  const freqs = (scaled: boolean): { invFreq: Float32Array; attentionFactor: number } => ctx.pe.ropeFrequencies({
-    headDim: m.headDim, rotaryDim: m.rotaryDim, base: m.base, seqLen: st.len,
-    ...(scaled ? { scaling: makeScaling(st.method, st.factor, m.trainLen, m.rotaryDim) } : {}),
+  let m: RopeModel | undefined;
+  let half = 0;
+  let pairs: number[] = [];
+  let def: Float32Array = new Float32Array(0);
+  const freqs = (rm: RopeModel, scaled: boolean): { invFreq: Float32Array; attentionFactor: number } => ctx.pe.ropeFrequencies({
+    headDim: rm.headDim, rotaryDim: rm.rotaryDim, base: rm.base, seqLen: st.len,
+    ...(scaled ? { scaling: makeScaling(st.method, st.factor, rm.trainLen, rm.rotaryDim) } : {}),
   });
-  const def = freqs(false).invFreq;
-  const lambdas = Array.from(def, (f) => TWO_PI / f);
-  const long = lambdas.filter((l) => l > m.trainLen).length;
 
   // Wavelengths (these do not move with the controls).
   const wave = new LinePlot({
     xLabel: () => t('wl.pair'), yLabel: () => t('wl.lambda.y'), series: [{ label: 'λ_i', color: '#1f77b4' }],
-    height: 230, logY: true, points: true, integerX: true, hMarkers: () => [m.trainLen],
+    height: 230, logY: true, points: true, integerX: true, hMarkers: () => (m ? [m.trainLen] : []),
   });
   wave.el.id = 'wl-lambdas';
-  wave.el.dataset.value = lambdas.join(',');
-  wave.setData([pairs, lambdas]);
-  const count = el('output', { id: 'wl-count', class: 'big', 'data-value': String(long) }, `${long} / ${half}`);
+  const count = el('output', { id: 'wl-count', class: 'big' });
 
   const angleSeries = (): LineSeries[] => [
     { label: t('wl.angle.train'), color: '#9ecae1', width: 7 },
@@ -86,14 +87,16 @@ function build(ctx: Ctx, box: HTMLElement, m: RopeModel): void {
   const extra = el('p', { class: 'note', id: 'wl-extra' });
 
   const update = coalesce(() => {
-    const sc = freqs(true);
+    const rm = m;
+    if (!rm) return;
+    const sc = freqs(rm, true);
     const inv = sc.invFreq;
-    angles.setData([pairs, pairs.map((i) => largestAngle(def[i]!, m.trainLen)), pairs.map((i) => largestAngle(def[i]!, st.len)),
+    angles.setData([pairs, pairs.map((i) => largestAngle(def[i]!, rm.trainLen)), pairs.map((i) => largestAngle(def[i]!, st.len)),
       pairs.map((i) => largestAngle(inv[i]!, st.len))], angleSeries());
     const r = pairs.map((i) => inv[i]! / def[i]!);
     ratio.setData([pairs, r]);
     ratio.el.dataset.value = r.join(',');
-    const a = outOfRange(def, def, m.trainLen, st.len), b = outOfRange(def, inv, m.trainLen, st.len);
+    const a = outOfRange(def, def, rm.trainLen, st.len), b = outOfRange(def, inv, rm.trainLen, st.len);
     outNone.textContent = `${a} / ${half}`;
     outNone.dataset.value = String(a);
     outScaled.textContent = `${b} / ${half}`;
@@ -122,8 +125,20 @@ function build(ctx: Ctx, box: HTMLElement, m: RopeModel): void {
     methodText,
     el('div', { class: 'figs' }, el('div', {}, figure('wl.ratio.fig', ratio.el), text('wl.ratio.look', 'p', 'note'), extra)),
   );
-  update();
-  box.dataset.ready = '1';
+  model.then((rm) => {
+    m = rm;
+    half = rm.rotaryDim / 2;
+    pairs = Array.from({ length: half }, (_, i) => i);
+    def = freqs(rm, false).invFreq;
+    const lambdas = Array.from(def, (f) => TWO_PI / f);
+    const long = lambdas.filter((l) => l > rm.trainLen).length;
+    wave.el.dataset.value = lambdas.join(',');
+    wave.setData([pairs, lambdas]);
+    count.textContent = `${long} / ${half}`;
+    count.dataset.value = String(long);
+    update();
+    box.dataset.ready = '1';
+  }).catch((e: unknown) => { status.textContent = e instanceof Error ? e.message : String(e); });
 }
 
 /** Mounts the wavelength panel into `root`; reads the model's settings only when the reader comes near. */
@@ -132,10 +147,13 @@ export function mountWavelengths(ctx: Ctx, root: HTMLElement): void {
   const box = el('div', { id: 'wl-panel', class: 'wl' },
     el('h3', {}, text('wl.title')), el('div', { class: 'explain', 'data-i18n-rich': 'wl.text' }), status);
   root.append(box);
-  whenNear(box, () => {
+  // The layout now (while the section mounts hidden), the model's settings
+  // only when the reader comes near.
+  const model = new Promise<RopeModel>((resolve, reject) => whenNear(box, () => {
     ctx.worker.call('describe', { model: 'language-rope' }).then(({ config: c }) => {
       const headDim = c.dModel / c.heads;
-      build(ctx, box, { headDim, rotaryDim: c.rotaryDim || headDim, base: c.ropeBase, trainLen: c.trainLen });
-    }).catch((e: unknown) => { status.textContent = e instanceof Error ? e.message : String(e); });
-  });
+      resolve({ headDim, rotaryDim: c.rotaryDim || headDim, base: c.ropeBase, trainLen: c.trainLen });
+    }, reject);
+  }));
+  build(ctx, box, model, status);
 }

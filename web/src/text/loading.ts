@@ -1,8 +1,8 @@
 // Text added for issue 13 (loading), English and Chinese (see i18n.ts).
 export const en = {
-  'loading.placeholder': '',
+  'loading.worker.idle': 'Worker starts when a model is needed',
 };
 
 export const zh: Record<keyof typeof en, string> = {
-  'loading.placeholder': '',
+  'loading.worker.idle': 'Worker 在需要模型时才启动',
 };

@@ -21,7 +21,7 @@ export const en = {
 
   'pos.sc.prefill': 'The whole sequence goes through the model in one call, exactly as in training: token t gets position id t.',
   'pos.sc.kv': 'The prompt (N tokens) is prefilled in one call and its keys go into the KV cache; then new tokens are fed a few at a time. Each new token’s id must be its place in the whole sequence, the cache length plus its offset in the step: after a 128-token prompt the first generated token gets id 128, not 0. Keys are rotated once, when they enter the cache, at their own ids.',
-  'pos.sc.padding': 'Two sequences of different lengths share a batch: the shorter one (row B) is padded on the left so that both end in the same slot, and the attention mask marks the pads with 0. Hugging Face derives the ids from the mask, cumsum(mask) − 1, so the real tokens are numbered from 0 as if the pads were not there; pad slots get a dummy id (1), they are masked anyway. Tick “Count the pads” to number row B’s slots 0 … T−1 instead (the left-padding bug).',
+  'pos.sc.padding': 'Two sequences of different lengths share a batch: the shorter one (row B) is padded on the left so that both end in the same slot, and the attention mask marks the pads with 0. Hugging Face derives the ids from the mask, cumsum(mask) − 1, so the real tokens are numbered from 0 as if the pads were not there; pad slots get a dummy id (1), they are masked anyway, which is why the pads in the chips read 1. Tick “Count the pads” to number row B’s slots 0 … T−1 instead (the left-padding bug).',
   'pos.sc.window': 'Each query sees only the last W keys, itself included; older keys are dropped (a rolling KV cache evicts them). The ids stay absolute: token 100 is still at 100 after token 3 has left the window, so its distances to the keys still in the window do not change.',
   'pos.sc.restart': 'The bug: every cached call numbers its tokens from 0, as if each were a new sequence. The prompt is right (0 … N−1), but every later token is rotated at 0, 1, …: its distances to the cached keys are wrong, and tokens far apart look like neighbours. (Set N = 16 and 16 tokens per step: that is how the run in the loss table below numbers its tokens.)',
 
@@ -98,7 +98,7 @@ export const en = {
   'pad.c.look': 'Look: the two curves have little to do with each other. With the mismatch, every score the new token computes is the score of a distance off by 16 (the pads); when the prefill counts the pads and the decode does not, the new query even lands before its own prompt (distance −15).',
 
   'wl.title': 'Why RoPE breaks past the training length',
-  'wl.text': `Pair $i$ of the shipped RoPE model turns by $\\theta_i = b^{-2i/r}$ per token, so it completes a turn every $\\lambda_i = 2\\pi/\\theta_i$ tokens. The interview notes blame the fast, high-frequency pairs for the trouble past the training length. It is the other way round. A pair whose $\\lambda_i$ is shorter than the training length went round many times in training: at any position its angle is one it has met, so it stays in distribution. A pair whose $\\lambda_i$ is longer never completed a turn: training only showed it the arc from $0$ to about $64\\,\\theta_i$ (positions 0 … 63). Past 64 tokens its angle leaves that arc, and q·k takes values the model never learned to read. These low-frequency pairs are the ones every scaling method slows down. ($M$ below is the training length, 64.)`,
+  'wl.text': `Pair $i$ of the shipped RoPE model turns by $\\theta_i = b^{-2i/r}$ per token, so it completes a turn every $\\lambda_i = 2\\pi/\\theta_i$ tokens. The interview notes blame the fast, high-frequency pairs for the trouble past the training length. The grain of truth: the fast pairs are the ones that plain linear interpolation damages (it squeezes their angles together, so neighbouring positions become hard to tell apart), which is why NTK and YaRN leave them alone. But they are not what breaks past the training length. A pair whose $\\lambda_i$ is shorter than the training length went round many times in training: at any position its angle is one it has met, so it stays in distribution. A pair whose $\\lambda_i$ is longer never completed a turn: training only showed it the arc from $0$ to about $64\\,\\theta_i$ (positions 0 … 63). Past 64 tokens its angle leaves that arc, and q·k takes values the model never learned to read. These low-frequency pairs are the ones every scaling method slows down. ($M$ below is the training length, 64.)`,
   'wl.pair': 'pair i (fast → slow)',
   'wl.lambda.y': 'λ_i (tokens, log)',
   'wl.lambda.fig': 'Wavelength of each pair of the shipped RoPE model; the dashed line is the training length',
@@ -148,7 +148,7 @@ export const zh: Record<keyof typeof en, string> = {
 
   'pos.sc.prefill': '整个序列一次性送进模型，和训练时完全一样：第 t 个 token 的 position id 就是 t。',
   'pos.sc.kv': 'prompt（N 个 token）一次 prefill，它们的 key 存进 KV cache；之后每次只输入少量新 token。新 token 的 id 必须是它在完整序列中的位置，即 cache 长度加上它在本步中的偏移：prompt 有 128 个 token 时，生成的第一个 token 的 id 是 128，而不是 0。key 在进入 cache 时按自己的 id 旋转一次，之后不再变。',
-  'pos.sc.padding': '两条长度不同的序列放在同一个 batch 里：较短的那条（第 B 行）在左边补 pad，使两条序列结束在同一个位置；attention mask 中 pad 记为 0。Hugging Face 由 mask 推出 id：cumsum(mask) − 1，真实 token 从 0 开始编号，就像 pad 不存在一样；pad 位置填一个占位 id（1），反正会被 mask 掉。勾选“把 pad 也计入 id”，第 B 行就改为按 0 … T−1 编号（左填充错误）。',
+  'pos.sc.padding': '两条长度不同的序列放在同一个 batch 里：较短的那条（第 B 行）在左边补 pad，使两条序列结束在同一个位置；attention mask 中 pad 记为 0。Hugging Face 由 mask 推出 id：cumsum(mask) − 1，真实 token 从 0 开始编号，就像 pad 不存在一样；pad 位置填一个占位 id（1），反正会被 mask 掉，所以 chip 上的 pad 都显示 1。勾选“把 pad 也计入 id”，第 B 行就改为按 0 … T−1 编号（左填充错误）。',
   'pos.sc.window': '每个 query 只看最近的 W 个 key（包括自己），更早的 key 被丢弃（滚动 KV cache 会把它们逐出）。id 仍是绝对位置：第 3 个 token 离开窗口之后，第 100 个 token 的 id 还是 100，所以它到窗口内各个 key 的距离不变。',
   'pos.sc.restart': '错误写法：每次带 cache 的调用都把本步的 token 从 0 开始编号，好像每次都是一条新序列。prompt 的 id 是对的（0 … N−1），之后的 token 却都在 0、1、… 处旋转：它们到缓存 key 的距离全错了，相隔很远的 token 看上去像是邻居。（把 N 设为 16、每步 16 个 token，就是下面损失表所测的那种编号方式。）',
 
@@ -225,18 +225,18 @@ export const zh: Record<keyof typeof en, string> = {
   'pad.c.look': '看：两条曲线几乎毫无关系。不一致时，新 token 算出的每个分数都对应一个差了 16（pad 的个数）的距离；若 prefill 计入 pad 而 decode 不计，新的 query 甚至落到了自己的 prompt 之前（距离 −15）。',
 
   'wl.title': 'RoPE 为什么在训练长度之外失效',
-  'wl.text': `页面自带的 RoPE 模型的第 $i$ 对每个 token 转 $\\theta_i = b^{-2i/r}$，所以每 $\\lambda_i = 2\\pi/\\theta_i$ 个 token 转满一圈。面试笔记说，超过训练长度后是转得快的高频维度导致外推不稳定。实际情况恰好相反。$\\lambda_i$ 比训练长度短的对，训练中已经转过很多圈：无论位置多远，它的角度都是见过的，仍在训练分布之内。$\\lambda_i$ 比训练长度长的对，训练中一圈都没转完：模型只见过从 $0$ 到约 $64\\,\\theta_i$ 这段弧（位置 0 … 63）。超过 64 个 token 后，它们的角度跑出这段弧，q·k 取到模型从没学过怎么解读的值。各种缩放方法要放慢的，正是这些低频的对。（下文的 $M$ 指训练长度 64。）`,
+  'wl.text': `页面自带的 RoPE 模型的第 $i$ 对每个 token 转 $\\theta_i = b^{-2i/r}$，所以每 $\\lambda_i = 2\\pi/\\theta_i$ 个 token 转满一圈。面试笔记说，超过训练长度后是转得快的高频维度导致外推不稳定。这话只有一点是对的：线性插值会伤到这些高频的对（相邻位置的角度被压得太近，难以区分），所以 NTK 和 YaRN 都不动它们。但超过训练长度后出问题的并不是它们。$\\lambda_i$ 比训练长度短的对，训练中已经转过很多圈：无论位置多远，它的角度都是见过的，仍在训练分布之内。$\\lambda_i$ 比训练长度长的对，训练中一圈都没转完：模型只见过从 $0$ 到约 $64\\,\\theta_i$ 这段弧（位置 0 … 63）。超过 64 个 token 后，它们的角度跑出这段弧，q·k 取到模型从没学过怎么解读的值。各种缩放方法要放慢的，正是这些低频的对。（下文的 $M$ 指训练长度 64。）`,
   'wl.pair': '第 i 对（快 → 慢）',
   'wl.lambda.y': 'λ_i（token 数，对数）',
   'wl.lambda.fig': '页面自带的 RoPE 模型每一对的波长；虚线为训练长度',
-  'wl.count': 'λ_i 超过训练长度的对数（训练中没转满一圈）：',
+  'wl.count': 'λ_i 超过训练长度的维度对个数（训练中一圈都没转满）：',
   'wl.lambda.look': '看这些点在哪里越过虚线：虚线以上的每一对，在 64 个 token 之后遇到的角度对模型来说都是新的。',
   'wl.angle.train': '训练，64·θ_i',
   'wl.angle.eval': 'L·θ_i，不缩放',
   'wl.angle.scaled': 'L·θ′_i，缩放后',
   'wl.angle.y': '角度（弧度，至多 2π）',
   'wl.angle.fig': '每一对转过的最大角度：训练时与评估长度 L 下；虚线为一整圈',
-  'wl.out': '角度超出训练所见范围的对数：',
+  'wl.out': '角度超出训练所见范围的维度对个数：',
   'wl.out.none': '不缩放',
   'wl.out.scaled': '缩放后',
   'wl.angle.look': '找红线或绿线高出蓝线的点：这些对遇到了没见过的角度。快的那些对三条线都在 2π（已转满一圈：没有新角度）。',
@@ -250,7 +250,7 @@ export const zh: Record<keyof typeof en, string> = {
   'wl.m.linear': '线性缩放（位置插值）：每一对都按倍数放慢，θ′ = θ/s，L 个 token 覆盖的角度相当于原来 L/s 个 token。慢的对回到了训练范围，但快的对相邻 token 之间的步长比训练中见过的都小，近处的位置会变得模糊；通常要配合少量微调。',
   'wl.m.ntk': 'NTK-aware：位置不动，把 base 调大，b′ = b·s^(r/(r−2))。第 i 对被放慢 s^(2i/(r−2)) 倍：最快的一对完全不变，最慢的一对正好放慢 s 倍，中间的按几何比例过渡。',
   'wl.m.dynamic': '动态 NTK：同样调整 base，但倍数随当前长度增长，取 sL/M − (s−1)，序列变长时重新计算；在 M 以内就是普通 RoPE。频率随长度变化，所以在某个长度下缓存的 key 与另一个长度下的 query 不再严格对应。',
-  'wl.m.yarn': 'YaRN：在 M 内转超过 β_fast = 32 圈的对保持不变，转不到 β_slow = 1 圈的对像线性缩放一样插值（θ/s），介于两者之间的用线性斜坡过渡（边界按 Hugging Face 代码的做法取整到整数个维度对，所以转不满 32 圈的对也可能保持不变）。它还给 logits 乘上注意力温度 (0.1·ln s + 1)²，让 softmax 保持训练时的锐度。',
+  'wl.m.yarn': 'YaRN：在 M 内转超过 β_fast = 32 圈的维度对保持不变，转不满 β_slow = 1 圈的维度对则像线性插值那样除以 s（θ/s），介于两者之间的用线性斜坡过渡（边界按 Hugging Face 代码的做法取整到整数个维度对，所以转不满 32 圈的对也可能保持不变）。它还给 logits 乘上注意力温度 (0.1·ln s + 1)²，让 softmax 保持训练时的锐度。',
   'wl.m.llama3': 'Llama 3：思路相同，但按波长设阈值：λ 短于 M/4（high_freq_factor 为 4）的对保持原频率，λ 长于 M（low_freq_factor 为 1）的对除以 s，两者之间平滑过渡；没有温度系数。',
   'wl.m.longrope': 'LongRoPE：每一对的缩放倍数由搜索得到，短输入和长输入各一组，长度超过 M 时切换。本页用一个简单规则代替搜索出的倍数（长输入组：最快的一对为 1，线性增加到最慢一对的 s；短输入组全为 1）。它的注意力因子为 √(1 + ln s / ln M)。',
 };

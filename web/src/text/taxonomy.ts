@@ -52,7 +52,7 @@ export const en = {
   'tax.status.error': 'Evaluation failed: {error}',
   'tax.cannot': 'cannot run: see below',
   'tax.cannot.note': 'Where a cell shows “—”, the model refused to run at that length. The Worker’s own error for {model} at {len} tokens:',
-  'tax.table.look': 'What to look at: at the training length the models are close. Longer, an encoding holds up only if nothing it meets is new. ALiBi multiplies a fixed slope by a distance, and Shaw clips distances at k = {clip}, a distance every training sequence already contains. T5’s buckets for distances longer than the training sequences were never trained. RoPE and xPos pairs turn to angles they never reached in training, sinusoidal inputs carry vectors the model never saw, and NoPE must infer position from the causal mask alone, a skill it only ever practised on short inputs. The learned table has no rows at all.',
+  'tax.table.look': 'What to look at: at the training length the language models are close. The retrieval models are not: with the same training budget, T5 and NoPE only partly learned to copy (at the training length they are right a fifth to a quarter of the time, against 1 in 16 by chance and near 100% for the others), so their longer columns say little about extrapolation. Longer, an encoding holds up only if nothing it meets is new. ALiBi multiplies a fixed slope by a distance, and Shaw clips distances at k = {clip}, a distance every training sequence already contains. T5’s buckets for distances longer than the training sequences were never trained. RoPE and xPos pairs turn to angles they never reached in training, sinusoidal inputs carry vectors the model never saw, and NoPE must infer position from the causal mask alone, a skill it only ever practised on short inputs. The learned table has no rows at all.',
   'tax.ratios': 'Shading: how far a loss rises above the same model’s loss at the training length. Loss at {long} tokens ÷ loss at {train}, lowest first:',
   'tax.stable': 'Within 5% of their training-length loss: {names}.',
 
@@ -79,7 +79,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'taxonomy.title': '绝对还是相对：位置编码的几大类',
-  'taxonomy.text': `<b>绝对</b>位置编码告诉每个 token 它在哪：位置 $p$ 有自己的信号，通常是一个加到 token embedding 上的向量。<b>相对</b>位置编码告诉 attention 两个 token 相隔多远：query $i$ 与 key $j$ 的 attention score 多出一项，只取决于 $j-i$。RoPE 介于两者之间：按绝对位置旋转 $q$ 和 $k$，算出来的分数却只取决于距离。下表每行是一类方法；最后五列是此刻在你的浏览器里、用本页页面自带的小模型实测出来的（它们都只在同一种合成语言的短序列上训练，再拿去跑更长的序列）。`,
+  'taxonomy.text': `<b>绝对</b>位置编码告诉每个 token 它在哪：位置 $p$ 有自己的信号，通常是一个加到 token embedding 上的向量。<b>相对</b>位置编码告诉 attention 两个 token 相隔多远：query $i$ 与 key $j$ 的 attention score 多出一项，只取决于 $j-i$。RoPE 介于两者之间：按绝对位置旋转 $q$ 和 $k$，算出来的分数却只取决于距离。下表每行是一类方法；最后五列是此刻在你的浏览器里、用本页自带的小模型实测出来的（它们都只在同一种合成语言的短序列上训练，再拿去跑更长的序列）。`,
 
   'tax.col.family': '位置编码',
   'tax.col.where': '作用在哪里',
@@ -102,7 +102,7 @@ export const zh: Record<keyof typeof en, string> = {
   'tax.shaw.where': '在 attention 内部加到 key（以及 value）上',
   'tax.shaw.kind': '相对，距离超过 k 截断',
   'tax.shaw.params': '每层 key 和 value 各 2k + 1 个向量',
-  'tax.t5.name': 'T5 相对位置 bias',
+  'tax.t5.name': 'T5 相对位置偏置',
   'tax.t5.where': '加到 attention score 上',
   'tax.t5.kind': '相对，按对数分桶',
   'tax.t5.params': '每个桶、每个 head 一个标量',
@@ -125,11 +125,11 @@ export const zh: Record<keyof typeof en, string> = {
 
   'tax.status.waiting': '滚动到这里时才会加载并运行模型。',
   'tax.status.running': '正在评估 {model}，长度 {len}（第 {i} / {n} 项）…',
-  'tax.status.done': '刚刚实测：共 {n} 次评估，每个长度用 {lm} 条语言序列、{rt} 条检索序列，由页面 Worker 里的页面自带的模型完成。',
+  'tax.status.done': '刚刚实测：共 {n} 次评估，每个长度用 {lm} 条语言序列、{rt} 条检索序列，由页面 Worker 里自带的模型完成。',
   'tax.status.error': '评估失败：{error}',
   'tax.cannot': '无法运行，见下文',
   'tax.cannot.note': '表中显示“—”的格子，表示模型拒绝在该长度上运行。{model} 在 {len} 个 token 上，Worker 报出的原始错误：',
-  'tax.table.look': '看点：在训练长度上，各模型相差不大。序列一长，只有遇不到任何新东西的编码才撑得住。ALiBi 只是固定斜率乘以距离；Shaw 把距离截断在 k = {clip}，每条训练序列里都有这么远的距离。T5 中超过训练序列长度的那些距离桶从没被训练过。RoPE 和 xPos 的维度对转到了训练中从未到达的角度；sinusoidal 的输入带着模型从没见过的向量；NoPE 只能靠 causal mask 推断位置，而这种推断只在短输入上练过。可学习位置表则是根本没有更多的行。',
+  'tax.table.look': '看点：在训练长度上，各语言模型相差不大。检索模型则不然：训练量相同，T5 和 NoPE 只学会了一部分复制（在训练长度上只有五分之一到四分之一答对，随机猜是 1/16，其他模型接近 100%），所以它们更长的几列说明不了多少外推能力。序列一长，只有遇不到任何新东西的编码才撑得住。ALiBi 只是固定斜率乘以距离；Shaw 把距离截断在 k = {clip}，每条训练序列里都有这么远的距离。T5 中超过训练序列长度的那些距离桶从没被训练过。RoPE 和 xPos 的维度对转到了训练中从未到达的角度；sinusoidal 的输入带着模型从没见过的向量；NoPE 只能靠 causal mask 推断位置，而这种推断只在短输入上练过。可学习位置表则是根本没有更多的行。',
   'tax.ratios': '底色深浅表示 loss 比同一模型在训练长度上的 loss 高出多少。{long} 个 token 的 loss ÷ {train} 个 token 的 loss，从低到高：',
   'tax.stable': '与训练长度上的 loss 相差不到 5% 的：{names}。',
 

@@ -1,0 +1,161 @@
+// The section navigation: links that clear the sticky bar, the section in
+// view marked (aria-current) and kept in the URL (`section=<id>` in the hash
+// state), and deep links (`#section=rope` or `#rope`) that land on their
+// section once the widgets above it have laid out.
+import { deleteParam, getParam, setParam } from './state.js';
+
+let current = '';
+/** While a click's smooth scroll runs, the sections it passes are not "current". */
+let travelling = false;
+/** Until the reader moves the page, a deep link's section is kept in place. */
+let pinned: HTMLElement | undefined;
+let observing = false;
+/** Re-reads the current section (set once the observer runs). */
+let refresh = (): void => {};
+
+const sections = (): HTMLElement[] => Array.from(document.querySelectorAll<HTMLElement>('main > section'));
+
+/** Marks the link of section `id` (or none) and scrolls the nav strip so it is visible. */
+function mark(id: string): void {
+  current = id;
+  const nav = document.getElementById('nav');
+  if (!nav) return;
+  for (const a of nav.querySelectorAll<HTMLAnchorElement>('a')) {
+    const on = a.dataset.section === id;
+    if (on) a.setAttribute('aria-current', 'location');
+    else a.removeAttribute('aria-current');
+    // One-line (phone) nav: bring the current link into the strip's view,
+    // without scrolling the page itself.
+    if (on && nav.scrollWidth > nav.clientWidth) {
+      const left = a.offsetLeft - (nav.clientWidth - a.offsetWidth) / 2;
+      nav.scrollTo({ left: Math.max(0, left), behavior: 'instant' });
+    }
+  }
+}
+
+/** The sticky bar's height, for scroll-margin-top (CSS variable --nav-h). */
+function trackNavHeight(nav: HTMLElement): void {
+  const set = (): void => document.documentElement.style.setProperty('--nav-h', `${Math.ceil(nav.getBoundingClientRect().height)}px`);
+  set();
+  if (typeof ResizeObserver !== 'undefined') new ResizeObserver(set).observe(nav);
+}
+
+/** (Re)builds the links from the section headings (called again on a language change). */
+export function buildNav(): void {
+  const nav = document.getElementById('nav')!;
+  nav.replaceChildren(
+    ...sections().map((s) => {
+      const a = document.createElement('a');
+      a.href = `#${s.id}`;
+      a.dataset.section = s.id;
+      a.textContent = s.querySelector('h2')?.textContent ?? s.id;
+      a.addEventListener('click', (e) => {
+        e.preventDefault();
+        go(s);
+      });
+      return a;
+    }),
+  );
+  if (!nav.dataset.tracked) {
+    nav.dataset.tracked = '1';
+    trackNavHeight(nav);
+  }
+  mark(current);
+}
+
+/** A nav click: smooth scroll to the section, its heading focused, the URL updated. */
+function go(s: HTMLElement): void {
+  pinned = undefined;
+  travelling = true;
+  mark(s.id);
+  setParam('section', s.id);
+  // Sections passed on the way may grow as they mount their widgets: where
+  // the smooth scroll ends, the section is placed again and held.
+  const done = (): void => {
+    if (!travelling) return;
+    travelling = false;
+    window.removeEventListener('scrollend', done);
+    hold(s, 3000);
+  };
+  window.addEventListener('scrollend', done);
+  setTimeout(done, 1500);
+  s.scrollIntoView({ behavior: 'smooth', block: 'start' });
+  s.querySelector('h2')?.focus({ preventScroll: true });
+}
+
+// Any of these means the reader has taken over (a control changed too: its
+// content may resize the page, and the view must not jump back).
+const INPUTS = ['wheel', 'touchstart', 'keydown', 'pointerdown', 'input', 'change'] as const;
+
+/**
+ * Puts `target` at the top (below the nav) and keeps it there while the page
+ * above it changes size, for `ms` or until the reader scrolls, types or taps.
+ */
+function hold(target: HTMLElement, ms: number): void {
+  pinned = target;
+  const place = (): void => {
+    if (pinned === target) target.scrollIntoView({ behavior: 'instant', block: 'start' });
+  };
+  place();
+  let ro: ResizeObserver | undefined;
+  const release = (): void => {
+    for (const ev of INPUTS) window.removeEventListener(ev, release);
+    ro?.disconnect();
+    if (pinned !== target) return;
+    pinned = undefined;
+    refresh();
+  };
+  for (const ev of INPUTS) window.addEventListener(ev, release, { passive: true });
+  if (typeof ResizeObserver !== 'undefined') {
+    ro = new ResizeObserver(place);
+    ro.observe(document.body);
+  }
+  setTimeout(release, ms);
+}
+
+/**
+ * Watches which section crosses a line a third of the way down the space
+ * below the sticky nav: that one is current (marked and written to the URL).
+ * Above the first section (the page header) no section is current.
+ */
+function observe(): void {
+  if (observing || typeof IntersectionObserver === 'undefined') return;
+  observing = true;
+  const inBand = new Set<string>();
+  const update = (): void => {
+    if (travelling || pinned) return;
+    const first = sections().find((s) => inBand.has(s.id));
+    // At the very top (the header in view) no section is current.
+    const id = window.scrollY < 8 ? '' : (first?.id ?? current);
+    if (id === current) return;
+    mark(id);
+    if (id) setParam('section', id);
+    else deleteParam('section');
+  };
+  const io = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (e.isIntersecting) inBand.add(e.target.id);
+      else inBand.delete(e.target.id);
+    }
+    update();
+  }, { rootMargin: '-30% 0px -69% 0px' });
+  for (const s of sections()) io.observe(s);
+  window.addEventListener('scrollend', update);
+  refresh = update;
+}
+
+/**
+ * Lands on the section named in the URL (after the sections have mounted),
+ * keeps it in place while content above it still changes size, and from then
+ * on follows the reader. Any scroll input of the reader ends the pinning.
+ */
+export function landOnSection(): void {
+  const id = getParam('section');
+  const target = id ? document.getElementById(id) : null;
+  if (target && target.parentElement?.tagName === 'MAIN') {
+    mark(target.id);
+    hold(target, 6000);
+  }
+  // The observer starts once the landing scroll has settled.
+  requestAnimationFrame(() => requestAnimationFrame(observe));
+}
