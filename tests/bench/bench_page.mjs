@@ -52,13 +52,15 @@ const baseline = baselineRef ? buildBaseline(baselineRef) : undefined;
 const current = process.env.POSENC_SITE_DIR ?? join(root, 'dist/site');
 const servers = [];
 // Every response the servers send: { path, bytes } (bytes on the wire,
-// headers included; the server compresses and caches nothing, so this is
-// what a first visit transfers, the Worker's requests included).
+// headers included, gzipped as tools/serve.mjs sends text and wasm; each
+// load runs in a fresh browser context, so nothing comes from a cache: this
+// is what a first visit transfers, the Worker's requests included).
 const served = [];
 async function siteUrl(dir) {
   const s = await serve(dir, 0);
   servers.push(s.server);
-  s.server.on('request', (req, res) => {
+  // Before the server's own handler, which may write the whole response at once.
+  s.server.prependListener('request', (req, res) => {
     const before = req.socket.bytesWritten;
     res.on('finish', () => served.push({ path: new URL(req.url, 'http://x').pathname, bytes: req.socket.bytesWritten - before, t: Date.now() }));
   });
@@ -161,7 +163,7 @@ async function loadTable(urls) {
     ...rows.map((r) => `| ${baseline ? `${r.build}: ` : ''}${r.name} | ${r.requests} | ${mb(r.bytes)} | ${r.wasmFetched} / ${r.wasmCompiled} | ${r.interactive.toFixed(0)} | ${r.cls.toFixed(3)} |`),
     '',
     `Targets (issue 13): at most 1.5 MB, the wasm fetched and compiled once, the first section interactive within 1000 ms, layout shift at most 0.1. ` +
-      `Each load in a fresh browser context of a warm browser, served without compression or caching; counted until the network was quiet for ${QUIET / 1000} s, the Worker's requests included. ` +
+      `Each load in a fresh browser context of a warm browser, served by tools/serve.mjs (gzip for text and wasm, no cache shared between loads); counted until the network was quiet for ${QUIET / 1000} s, the Worker's requests included. ` +
       `Median time of ${LOAD_RUNS} loads, largest byte count and layout shift (the sum of every shift without recent input, an upper bound of the web-vitals CLS).`,
   ].join('\n');
 }

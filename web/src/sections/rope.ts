@@ -249,7 +249,7 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
   const drawShift = (q: Float32Array, k: Float32Array, score: number): void => {
     // Far enough past the original context to show what happens there.
     const S = Math.min(POS_MAX - Math.max(st.m, st.n), Math.max(256, 4 * st.orig));
-    const N = 129;
+    const N = 65;
     const xs = Array.from({ length: N }, (_, i) => Math.round((i * S) / (N - 1)));
     const top = Math.max(st.m, st.n);
     const ys = xs.map((sh) => dot(rot(q, st.m + sh, top + sh + 1), rot(k, st.n + sh, top + sh + 1)));
