@@ -9,17 +9,6 @@ import { getBool, getChoice, getNumber } from '../state.js';
 import { checkbox, coalesce, el, figure, select, slider, text, whenNear } from '../ui.js';
 import type { Ctx } from './context.js';
 
-/** One float32 tensor of a safetensors file (the format is 8 bytes of header length, JSON, data). */
-export function readTensor(bytes: Uint8Array, name: string): { shape: number[]; data: Float32Array } {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const n = Number(view.getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n))) as Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }>;
-  const t = header[name];
-  if (!t || t.dtype !== 'F32') throw new Error(`no float32 tensor ${name}`);
-  const [a, b] = t.data_offsets;
-  return { shape: t.shape, data: new Float32Array(bytes.slice(8 + n + a, 8 + n + b).buffer) };
-}
-
 function grid(maps: AxedHeatmap[], labels: string[]): HTMLElement {
   return el('div', { class: 'axed-grid' }, ...maps.map((m, i) => el('div', { class: 'cell' }, el('div', { class: 'cell-label' }, labels[i]!), m.el)));
 }
