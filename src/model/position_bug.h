@@ -1,5 +1,5 @@
-// The "bug zoo": common RoPE / position bugs (positional-encodings.md
-// section 7) applied on purpose to a trained tiny model at inference, so the
+// The "bug zoo": common RoPE / position bugs (docs/formulas.md#common-bugs)
+// applied on purpose to a trained tiny model at inference, so the
 // page can show their consequence on a real model. They are implemented in
 // src/model (inference.cc) with the ops' own options: positions arrays, key
 // masks, AttentionRope layout / frequencies / rotate_k (and, for the one that

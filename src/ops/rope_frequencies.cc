@@ -1,6 +1,6 @@
 // RoPE frequencies and scaling, written from the formulas in
-// shared/reference/positional-encodings.md section 3. All in double; callers
-// round to float32 once at the end.
+// docs/formulas.md#rope-scaling. All in double; callers round to float32 once
+// at the end.
 #include "ops/rope_frequencies.h"
 
 #include <cmath>

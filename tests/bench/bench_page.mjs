@@ -72,11 +72,11 @@ const browser = await chromium.launch({
     '--disable-component-update', '--disable-sync'],
 });
 const INTERACTIONS = [
-  ['order: shuffle 256 tokens (attention twice with weights, 2 heatmaps)', 'order', 'shuffle'],
-  ['order: toggle the causal mask, 256 tokens', 'order', 'causal'],
-  ['sinusoidal: sinusoidal base slider, 256 positions x 128 dims (+ PE PE^T)', 'sinusoidal', 'sinBase'],
-  ['RoPE lab: position slider (6 rotations, angle map, decay over 1024)', 'rope', 'ropeM'],
-  ['bias: ALiBi slopes, 16 heads x 256 x 256 + T5 buckets', 'bias', 'alibi'],
+  ['order: shuffle 256 tokens (attention twice with weights; outputs A, B, B - A and the weights map)', 'order', 'shuffle'],
+  ['order: toggle the causal mask, 256 tokens (the same work)', 'order', 'causal'],
+  ['sinusoidal: base slider, 256 positions x 128 dims (table and PE PE^T maps, PE_p . PE_q against p - q)', 'sinusoidal', 'sinBase'],
+  ['RoPE lab: position slider (pair dials, angle map, wavelengths, decay over 1024, shift chart at 65 points)', 'rope', 'ropeM'],
+  ['bias: ALiBi slope rule, 16 heads x 256 x 256 maps, bias against distance, T5 buckets', 'bias', 'alibi'],
 ];
 
 // The first load of the page at `url` + `hash` in a fresh browser context

@@ -1,7 +1,7 @@
 // Differential tests: thousands of seeded random cases (shapes, encodings,
 // masks, values) per run, each compared with a float64 reference written here
-// from shared/reference/positional-encodings.md (never by calling the code
-// under test). Runs per Highway target natively and in both wasm builds, so
+// from docs/formulas.md (never by calling the code under test). Runs per
+// Highway target natively and in both wasm builds, so
 // every flavour is checked against the same references on the same cases.
 //
 // Seed: kDefaultSeed, or POSENC_DIFF_SEED. Every case has a global index and
@@ -167,10 +167,10 @@ class Draw {
 };
 
 // ---------------------------------------------------------------------------
-// float64 references, from positional-encodings.md.
+// float64 references, from docs/formulas.md.
 
-// Section 3: inverse frequencies and attention factor for context `ctx`
-// (longest position + 1).
+// docs/formulas.md#rope-scaling: inverse frequencies and attention factor
+// for context `ctx` (longest position + 1).
 std::vector<double> RefInvFreq(const RopeFrequencyConfig& c, int64_t ctx,
                                double* factor) {
   const int r = c.rotary_dim ? c.rotary_dim : c.head_dim;
@@ -267,7 +267,7 @@ struct RefRopeSpec {
   bool xpos_key = false;
 };
 
-// Section 2 (+ xPos, section 5): x: [H, T, d] rotated at pos with the
+// docs/formulas.md#rope (+ #xpos): x: [H, T, d] rotated at pos with the
 // frequencies of context ctx (float32 frequencies, as the contract stores
 // them). mag_out: [H, T, d] the factor (|a| + |b|) * magnitude of each
 // element's pair, for the tolerance (|x| for pass-through elements).
@@ -312,7 +312,7 @@ std::vector<double> RefRope(const RefRopeSpec& o, const std::vector<float>& x,
   return out;
 }
 
-// ALiBi slopes (section 4), the authors' recursive rule.
+// ALiBi slopes (docs/formulas.md#alibi), the authors' recursive rule.
 std::vector<double> RefSlopes(size_t n) {
   size_t c = 1;
   while (2 * c <= n) c *= 2;
@@ -325,9 +325,10 @@ std::vector<double> RefSlopes(size_t n) {
   return s;
 }
 
-// T5 bucket (section 4) in float64. The reference implementation rounds the
-// log term in float32; where the float64 value is within 1e-6 of an integer
-// either bucket is right, so both candidates are returned.
+// T5 bucket (docs/formulas.md#t5-relative-bias) in float64. The reference
+// implementation rounds the log term in float32; where the float64 value is
+// within 1e-6 of an integer either bucket is right, so both candidates are
+// returned.
 std::pair<int32_t, int32_t> RefT5Bucket(int64_t rel, int32_t B, int32_t maxd,
                                         bool bidir) {
   int32_t base = 0, nb = B;
@@ -349,9 +350,10 @@ std::pair<int32_t, int32_t> RefT5Bucket(int64_t rel, int32_t B, int32_t maxd,
   return {pick(std::max(0.0, v - 1e-6)), pick(v + 1e-6)};
 }
 
-// Attention (section 6) in float64 over already-rotated q (kq: [H, Tq, D]) and
-// k (kr: [Hkv, Tk, D]); every logit materialised. tol_out / tol_w get the
-// per-element tolerance derived from the row's logit magnitude.
+// Attention (docs/formulas.md#attention-kernel) in float64 over
+// already-rotated q (kq: [H, Tq, D]) and k (kr: [Hkv, Tk, D]); every logit
+// materialised. tol_out / tol_w get the per-element tolerance derived from
+// the row's logit magnitude.
 struct RefAttentionResult {
   std::vector<double> out, weights, tol_out, tol_w;
 };

@@ -5,10 +5,11 @@
 // rotary, default / linear / ntk scaling and explicit or mask-derived
 // positions) and values. The outcome is either an error with a message, or:
 //   - with bounded finite inputs, the output (and the weights) match a
-//     float64 reference written here from attention.h and
-//     shared/reference/positional-encodings.md sections 2, 4 and 6, within
-//     tol = max|v| * (4 delta + 1e-5), delta = 4 eps32 (D + 8) * (the row's
-//     largest sum of |logit terms|), and contain no NaN;
+//     float64 reference written here from attention.h and docs/formulas.md
+//     (#rope, #alibi, #t5-relative-bias, #shaw-relative-positions,
+//     #attention-kernel), within tol = max|v| * (4 delta + 1e-5),
+//     delta = 4 eps32 (D + 8) * (the row's largest sum of |logit terms|),
+//     and contain no NaN;
 //   - with any inputs (NaN, inf, huge), rows with no visible key are exactly
 //     zero.
 // Anything else traps. `good` inputs are valid by construction and must be

@@ -4,9 +4,9 @@
 // subnormal, huge) included. Either the config is rejected with a message,
 // or every inverse frequency and the attention factor are finite and > 0,
 // and they agree with a float64 computation written here from
-// shared/reference/positional-encodings.md section 3 (default, linear, ntk:
-// frequencies and factor; yarn, longrope: the factor), and the frequencies
-// do not increase where the math guarantees it. Anything else traps.
+// docs/formulas.md#rope-scaling (default, linear, ntk: frequencies and
+// factor; yarn, longrope: the factor), and the frequencies do not increase
+// where the math guarantees it. Anything else traps.
 //   node tools/fuzz.mjs 60        (every target; build: tools/build.mjs fuzz)
 #include <fuzzer/FuzzedDataProvider.h>
 

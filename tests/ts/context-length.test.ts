@@ -24,7 +24,7 @@ const dot = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
   return s;
 };
 
-/** float64 frequencies and attention factor of a scaling at context length `ctx` (positional-encodings.md section 3). */
+/** float64 frequencies and attention factor of a scaling at context length `ctx` (docs/formulas.md#rope-scaling). */
 type Reference = (ctx: number) => { freq: number[]; factor: number };
 
 const DYNAMIC = { type: 'dynamic', factor: 4, maxPositionEmbeddings: 64 } as const;

@@ -62,6 +62,18 @@ export async function setRange(page: Page, sel: string, value: number): Promise<
   }, value);
 }
 
+/**
+ * Scrolls `selector` to the middle of the viewport at once (no smooth
+ * scrolling, which a following scroll would cut short) and waits for
+ * `ready` (a selector, by default `selector` itself) to appear. What the
+ * page loads "when near" (ui.ts whenNear) is started by this scroll, so a
+ * test never depends on an earlier scroll having passed by slowly enough.
+ */
+export async function reachAndWait(page: Page, selector: string, ready = selector, timeout = 60000): Promise<void> {
+  await page.$eval(selector, (e) => e.scrollIntoView({ block: 'center', behavior: 'instant' }));
+  await page.waitForSelector(ready, { timeout });
+}
+
 export async function screenshot(page: Page, name: string, selector?: string): Promise<void> {
   await page.addStyleTag({ content: 'nav { position: static !important; }' });
   if (selector) await page.locator(selector).screenshot({ path: join(shots, `${name}.png`) });

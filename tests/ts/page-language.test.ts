@@ -17,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 
 import type { Page } from 'playwright-core';
 
-import { num, startHarness, type Harness } from './page-harness.js';
+import { num, reachAndWait, startHarness, type Harness } from './page-harness.js';
 
 let h: Harness;
 
@@ -98,12 +98,12 @@ function chineseInEn(items: Array<{ where: string; text: string }>): string[] {
 async function visitAll(page: Page): Promise<void> {
   const ids = await page.$$eval('main > section', (ss) => ss.map((s) => s.id));
   for (const id of ids) {
-    await page.$eval(`#${id}`, (e) => e.scrollIntoView());
+    await page.$eval(`#${id}`, (e) => e.scrollIntoView({ behavior: 'instant' }));
     await page.waitForTimeout(150);
   }
   // Asynchronous parts (Worker results) that render text.
-  await page.waitForSelector('#order-answers[data-ready="1"]', { timeout: 60000 });
-  await page.waitForSelector('#bugs .body[data-ready]', { timeout: 120000 });
+  await reachAndWait(page, '#order-answers', '#order-answers[data-ready="1"]');
+  await reachAndWait(page, '#bugs .body', '#bugs .body[data-ready]', 120000);
 }
 
 describe('the page in two languages (Chromium, strict CSP)', () => {

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 
 import type { Page, Request } from 'playwright-core';
 
-import { startHarness, type Harness } from './page-harness.js';
+import { reachAndWait, startHarness, type Harness } from './page-harness.js';
 
 const MAX_BYTES = 1.5e6;
 const MAX_REQUESTS = 12;
@@ -146,7 +146,7 @@ describe('opening the page (Chromium, strict CSP)', () => {
       await l.page.evaluate((top) => window.scrollTo({ top, behavior: 'instant' }), y);
       await l.page.waitForTimeout(150);
     }
-    await l.page.waitForSelector('#t5-learned[data-ready="1"]', { timeout: 60000 });
+    await reachAndWait(l.page, '#t5-learned', '#t5-learned[data-ready="1"]');
     await l.page.waitForSelector('#tax-table[data-ready="1"]', { timeout: 120000 });
     await quiet(l);
     const trace = JSON.parse((await browser.stopTracing()).toString('utf8')) as { traceEvents: Array<{ name: string; ph: string }> };

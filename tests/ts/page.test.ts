@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { num, screenshot, startHarness, type Harness } from './page-harness.js';
+import { num, reachAndWait, screenshot, startHarness, type Harness } from './page-harness.js';
 
 const SECTIONS = ['order', 'taxonomy', 'pipeline', 'sinusoidal', 'derivation', 'rope', 'bias', 'examples', 'positions',
   'extrapolation', 'bugs', 'train', 'quiz'];
@@ -34,18 +34,19 @@ describe('the page (Chromium, strict CSP)', () => {
       const children = await page.$eval(`#${id} .body`, (e) => e.childElementCount);
       assert.ok(children > 0, `section ${id} rendered`);
     }
-    // Sections start their heavy work when the reader comes near: scroll through.
+    // Sections start their heavy work when the reader comes near: scroll
+    // through, then bring each awaited result into view before waiting on it.
     for (const id of SECTIONS) {
-      await page.$eval(`#${id}`, (e) => e.scrollIntoView());
+      await page.$eval(`#${id}`, (e) => e.scrollIntoView({ behavior: 'instant' }));
       await page.waitForTimeout(100);
     }
     // The Worker's results arrive asynchronously.
-    await page.waitForSelector('#order-answers[data-ready="1"]', { timeout: 60000 });
-    await page.waitForSelector('#ext-loss[data-ready="128"]', { timeout: 120000 });
-    await page.waitForSelector('#ext-retrieval[data-ready="1"]', { timeout: 120000 });
-    await page.waitForSelector('#t5-learned[data-ready="1"]', { timeout: 60000 });
-    await page.waitForSelector('#ext-map[data-rows]', { timeout: 60000 });
-    await page.waitForSelector('#bugs .body[data-ready]', { timeout: 60000 });
+    await reachAndWait(page, '#order-answers', '#order-answers[data-ready="1"]');
+    await reachAndWait(page, '#ext-loss', '#ext-loss[data-ready="128"]', 120000);
+    await reachAndWait(page, '#ext-retrieval', '#ext-retrieval[data-ready="1"]', 120000);
+    await reachAndWait(page, '#t5-learned', '#t5-learned[data-ready="1"]');
+    await reachAndWait(page, '#ext-map', '#ext-map[data-rows]');
+    await reachAndWait(page, '#bugs .body', '#bugs .body[data-ready]');
     // Every heatmap drawn with data.
     const canvases = await page.$$eval('canvas.heatmap', (cs) => cs.map((c) => Number((c as HTMLElement).dataset.rows ?? 0)));
     assert.ok(canvases.length >= 6 && canvases.every((r) => r > 0), `heatmaps: ${canvases.join(',')}`);

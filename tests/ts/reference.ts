@@ -4,7 +4,7 @@ import type { AttentionOptions } from 'posenc';
 
 /**
  * float64 references for the TypeScript tests, written from the formulas in
- * shared/reference/positional-encodings.md (independently of the C++ core).
+ * docs/formulas.md (independently of the C++ core).
  */
 
 export function defaultInvFreq(r: number, base = 10000): number[] {
