@@ -278,9 +278,10 @@ std::string XposScalesJs(uintptr_t positions, double T, int rotary_dim,
                          uintptr_t out) {
   const Status s = ValidateXpos(rotary_dim, scale_base);
   if (!s.ok()) return s.message();
-  XposScales(Ptr<int32_t>(positions), static_cast<size_t>(T), rotary_dim,
-             scale_base, static_cast<int64_t>(center), key, Ptr<float>(out));
-  return "";
+  const Status scaled = XposScales(
+      Ptr<int32_t>(positions), static_cast<size_t>(T), rotary_dim, scale_base,
+      static_cast<int64_t>(center), key, Ptr<float>(out));
+  return scaled.ok() ? "" : scaled.message();
 }
 
 // Attention arguments as the loader sends them (addresses 0 = absent).

@@ -94,8 +94,8 @@ Status RopeTable(const RopeApplyOptions& o, std::vector<float>* cos,
              cos->data(), sin->data());
   if (o.xpos) {
     std::vector<float> scale(T * h);
-    XposScales(pos.data(), T, 2 * h, o.xpos_scale_base, o.xpos_center,
-               o.xpos_key, scale.data());
+    POSENC_RETURN_IF_ERROR(XposScales(pos.data(), T, 2 * h, o.xpos_scale_base,
+                                      o.xpos_center, o.xpos_key, scale.data()));
     for (size_t e = 0; e < T * h; ++e) {
       (*cos)[e] *= scale[e];
       (*sin)[e] *= scale[e];

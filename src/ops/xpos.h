@@ -18,9 +18,18 @@ namespace posenc {
 
 Status ValidateXpos(int64_t r, double scale_base);
 
+// The largest |p - center| for which every scale and its inverse is a normal
+// float32: |p - center| / scale_base * ln(1 / zeta_0) <= 87, zeta_0 = 2/7
+// the smallest zeta (35,556 positions at scale_base 512). Beyond it the key
+// scales overflow to inf and the query scales underflow to 0, and attention
+// would return zeros or NaN without a word.
+int64_t XposMaxDistance(double scale_base);
+
 // out: [T, h], in double then rounded; `key` selects the inverse scale.
-void XposScales(const int32_t* positions, size_t T, size_t r, double scale_base,
-                int64_t center, bool key, float* out);
+// Invalid (nothing written) if a position is farther than XposMaxDistance
+// from `center`.
+Status XposScales(const int32_t* positions, size_t T, size_t r,
+                  double scale_base, int64_t center, bool key, float* out);
 
 }  // namespace posenc
 

@@ -878,8 +878,9 @@ void Announce(const std::ostream& desc) {
   if (o.xpos) {  // the scale table itself
     const size_t r = size_t(EffectiveRotaryDim(o.freq)), h = r / 2;
     std::vector<float> sc(T * h);
-    XposScales(pos32.data(), T, r, o.xpos_scale_base, o.xpos_center, o.xpos_key,
-               sc.data());
+    const Status scaled = XposScales(pos32.data(), T, r, o.xpos_scale_base,
+                                     o.xpos_center, o.xpos_key, sc.data());
+    if (!scaled.ok()) return ::testing::AssertionFailure() << scaled.message();
     std::vector<double> ws(T * h);
     for (size_t t = 0; t < T; ++t) {
       for (size_t i = 0; i < h; ++i) {

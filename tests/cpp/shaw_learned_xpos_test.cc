@@ -83,8 +83,8 @@ TEST(Xpos, ScalesFollowZetaPowerAndKeysInvert) {
   const std::vector<int32_t> pos = {0, 512, 1024};
   const size_t r = 8;
   std::vector<float> q(3 * 4), k(3 * 4);
-  XposScales(pos.data(), 3, r, 512.0, 0, false, q.data());
-  XposScales(pos.data(), 3, r, 512.0, 0, true, k.data());
+  ASSERT_TRUE(XposScales(pos.data(), 3, r, 512.0, 0, false, q.data()).ok());
+  ASSERT_TRUE(XposScales(pos.data(), 3, r, 512.0, 0, true, k.data()).ok());
   for (size_t t = 0; t < 3; ++t) {
     for (size_t i = 0; i < 4; ++i) {
       const double zeta = (2.0 * i + 0.4 * r) / (1.4 * r);
@@ -94,6 +94,37 @@ TEST(Xpos, ScalesFollowZetaPowerAndKeysInvert) {
   }
   EXPECT_FALSE(ValidateXpos(7, 512).ok());
   EXPECT_FALSE(ValidateXpos(8, NAN).ok());
+}
+
+// Up to XposMaxDistance from the centre every scale and its inverse is a
+// normal float (checked at the limit on both sides, for two scale bases);
+// one position beyond is an error naming the position, nothing written.
+TEST(Xpos, ScalesStayNormalUpToTheLimitAndFailBeyond) {
+  for (double base : {512.0, 64.0}) {
+    const int64_t lim = XposMaxDistance(base);
+    // The bound from the math: (lim / base) * ln(3.5) <= 87 < ln(1 / FLT_MIN).
+    EXPECT_LE(double(lim) / base * std::log(3.5), 87.0);
+    EXPECT_GT(double(lim + 1) / base * std::log(3.5), 87.0 - 1e-9);
+    const int64_t center = 1000;
+    const std::vector<int32_t> pos = {int32_t(center - lim), int32_t(center),
+                                      int32_t(center + lim)};
+    const size_t r = 64, h = r / 2;
+    for (bool key : {false, true}) {
+      std::vector<float> s(3 * h);
+      ASSERT_TRUE(
+          XposScales(pos.data(), 3, r, base, center, key, s.data()).ok());
+      for (float v : s) EXPECT_TRUE(std::isnormal(v)) << v;
+      std::vector<int32_t> far = {int32_t(center + lim + 1)};
+      std::vector<float> untouched(h, -1.0f);
+      const Status st =
+          XposScales(far.data(), 1, r, base, center, key, untouched.data());
+      ASSERT_FALSE(st.ok());
+      EXPECT_NE(st.message().find(StrCat("position ", far[0])),
+                std::string::npos)
+          << st.message();
+      EXPECT_EQ(untouched, std::vector<float>(h, -1.0f));
+    }
+  }
 }
 
 }  // namespace

@@ -152,6 +152,17 @@ for (const [name, loading] of flavours) {
           pe.applyRope(k, { heads: 1, seqLen: 1, headDim: d, layout: 'interleaved', offset: n, xpos: { key: true } }),
         );
       assert.ok(Math.abs(s(40, 10) - s(90, 60)) < 1e-4);
+      // Far from 0, with the centre moved to the positions: the same scores
+      // (q.k carries zeta^((m - n) / scaleBase) whatever the centre), where
+      // centre 0 would overflow the key scale (an error, not zeros).
+      const far = (m: number, n: number, center: number) =>
+        dot(
+          pe.applyRope(q, { heads: 1, seqLen: 1, headDim: d, layout: 'interleaved', offset: m, xpos: { key: false, center } }),
+          pe.applyRope(k, { heads: 1, seqLen: 1, headDim: d, layout: 'interleaved', offset: n, xpos: { key: true, center } }),
+        );
+      const c = 100_000;
+      assert.ok(Math.abs(far(c + 40, c + 10, c) - s(40, 10)) < 1e-3 * Math.max(1, Math.abs(s(40, 10))));
+      assert.throws(() => far(c + 40, c + 10, 0), RangeError);
     });
 
     it('sinusoidal matches the reference in both layouts', async () => {

@@ -142,6 +142,10 @@ const cases: Case[] = [
     'RangeError', /positions\[1\] = 9 is outside the learned table \[0, 4\)/],
   ['xpos key missing', (pe) => pe.applyRope(x16, { heads: 1, seqLen: 2, headDim: 8, layout: 'half', xpos: {} as never }),
     'TypeError', /xpos.key must be a boolean/],
+  ['xpos position out of float32 range', (pe) => pe.applyRope(x16, { heads: 1, seqLen: 2, headDim: 8, layout: 'half', offset: 40000, xpos: { key: true } }),
+    'RangeError', /xpos: position 40000 is 40000 from xpos.center = 0; with xpos.scaleBase = 512 the scales .* leave the float32 range beyond 35556/],
+  ['xposScales out of float32 range', (pe) => pe.xposScales({ positions: Int32Array.from([0, -36000]), rotaryDim: 8 }),
+    'RangeError', /xpos: position -36000 is 36000 from xpos.center = 0/],
 
   // Wrong types.
   ['attention q Float64Array', (pe) => attn(pe, { q: new Float64Array(8) as unknown as Float32Array }),
