@@ -127,7 +127,7 @@ describe('taxonomy section', () => {
     await page.close();
   });
 
-  it('draws Shaw’s index clip(j − i, −k, k) for each (query i, key j)', async () => {
+  it('draws Shaw’s index clip(n − m, −k, k) for each (query m, key n)', async () => {
     const { page, problems } = await h.open('#section=taxonomy');
     for (const [k, L] of [[4, 24], [7, 40], [1, 9], [32, 64]] as const) {
       await setRange(page, '#tax-shaw-clip', k);
@@ -150,7 +150,7 @@ describe('taxonomy section', () => {
       for (const [i, j] of [[0, L - 1], [L - 1, 0], [Math.floor(L / 2), Math.floor(L / 3)]] as const) {
         await page.mouse.move(box.x + ((j + 0.5) / L) * box.width, box.y + ((i + 0.5) / L) * box.height);
         const readout = await page.textContent('#tax-shaw .readout') ?? '';
-        const m = readout.match(/i (\d+), j (\d+): (-?[\d.]+)/);
+        const m = readout.match(/m (\d+), n (\d+): (-?[\d.]+)/);
         assert.ok(m, `read-out: ${readout}`);
         assert.deepEqual([Number(m[1]), Number(m[2]), Number(m[3])], [i, j, Math.min(k, Math.max(-k, j - i))]);
       }

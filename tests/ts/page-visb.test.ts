@@ -2,7 +2,7 @@
  * Issue 13, sections RoPE lab, ALiBi / T5 and "train short, test long" (visb):
  * every heatmap there carries axes and a colour bar; the ALiBi maps use one
  * colour scale per head so every head shows; the ALiBi distance lines equal
- * -m_h * distance with the paper's slopes (float64 reference); RoPE's score
+ * -s_h * distance with the paper's slopes (float64 reference); RoPE's score
  * stays flat as both positions shift, except for the length-dependent
  * scalings past the original context; the extrapolation charts keep one
  * colour per encoding and show no '--' placeholders; the position controls
@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 
 import type { Page } from 'playwright-core';
 
-import { screenshot, setRange, startHarness, type Harness } from './page-harness.js';
+import { reachAndWait, screenshot, setRange, startHarness, type Harness } from './page-harness.js';
 
 let h: Harness;
 
@@ -78,7 +78,7 @@ describe('visb: RoPE, ALiBi / T5 and extrapolation visuals (Chromium, strict CSP
   it('every heatmap of the three sections carries axes and a colour bar; hover read-outs clear', async () => {
     const { page, problems } = await h.open('#e.len=128&b.heads=16&e.mapLen=128');
     await reachSections(page);
-    await page.waitForSelector('#t5-learned[data-ready="1"]', { timeout: 60000 });
+    await reachAndWait(page, '#t5-learned', '#t5-learned[data-ready="1"]');
     await page.waitForSelector('#ext-map-axes[data-ready="128"]', { timeout: 60000 });
     for (const id of ['rope', 'bias', 'extrapolation']) {
       const count = await page.$$eval(`#${id} canvas.heatmap:not(.colour-bar)`, (cs) => cs.length);
@@ -117,7 +117,7 @@ describe('visb: RoPE, ALiBi / T5 and extrapolation visuals (Chromium, strict CSP
     await page.close();
   });
 
-  it('ALiBi distance lines equal -m_h * distance with the paper\'s slopes (float64 reference)', async () => {
+  it('ALiBi distance lines equal -s_h * distance with the paper\'s slopes (float64 reference)', async () => {
     for (const H of [6, 16]) {
       const L = 32;
       const { page, problems } = await h.open(`#b.heads=${H}&b.variant=paper&b.len=${L}`);
@@ -135,7 +135,7 @@ describe('visb: RoPE, ALiBi / T5 and extrapolation visuals (Chromium, strict CSP
       // One legend entry per head, naming its slope.
       const legend = await page.$$eval('#alibi-lines .u-legend .u-series .u-label', (ls) => ls.map((l) => l.textContent ?? ''));
       assert.equal(legend.length, H + 1);
-      assert.match(legend[1]!, new RegExp(`m = ${slopes[0]!.toPrecision(3).replace('.', '\\.')}`));
+      assert.match(legend[1]!, new RegExp(`s = ${slopes[0]!.toPrecision(3).replace('.', '\\.')}`));
       assert.deepEqual(problems, []);
       await page.close();
     }
@@ -245,7 +245,7 @@ describe('visb: RoPE, ALiBi / T5 and extrapolation visuals (Chromium, strict CSP
     ] as const) {
       const { page, problems } = await h.open(`${hash}&e.len=256`, viewport);
       await reachSections(page);
-      await page.waitForSelector('#t5-learned[data-ready="1"]', { timeout: 60000 });
+      await reachAndWait(page, '#t5-learned', '#t5-learned[data-ready="1"]');
       await page.waitForSelector('#ext-loss[data-ready="256"]', { timeout: 120000 });
       await page.waitForSelector('#ext-retrieval[data-ready="1"]', { timeout: 120000 });
       await page.waitForSelector('#ext-map-axes[data-ready]', { timeout: 60000 });

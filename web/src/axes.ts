@@ -71,7 +71,8 @@ export class AxedHeatmap {
     // With a transformed scale the read-out shows the value itself, not its
     // colour coordinate (this listener runs after Heatmap's own).
     this.map.canvas.addEventListener('mousemove', (e) => this.readOriginal(e));
-    window.addEventListener('posenc-theme', () => this.redraw());
+    // No theme listener here: the map and the bar are Heatmaps, which redraw
+    // themselves (with the values already transformed) when the theme changes.
   }
 
   get canvas(): HTMLCanvasElement {
@@ -103,10 +104,10 @@ export class AxedHeatmap {
     column.append(box);
   }
 
-  /** Changes the colour scale and redraws. */
-  setScale(scale: ColourScale): void {
+  /** Changes the colour scale and redraws (unless `redraw` is false: the caller draws next). */
+  setScale(scale: ColourScale, redraw = true): void {
     this.scale = scale;
-    this.redraw();
+    if (redraw) this.redraw();
   }
 
   /** data: [rows, cols] row-major, as Heatmap.draw (range: of the values, for scale 'linear'). */

@@ -15,6 +15,7 @@ import * as visa from './text/visa.js';
 import * as visb from './text/visb.js';
 import * as controls from './text/controls.js';
 import * as loading from './text/loading.js';
+import * as tryit from './text/tryit.js';
 
 export type Lang = 'en' | 'zh';
 
@@ -106,16 +107,16 @@ const base = {
   'scaling.longrope': 'LongRoPE',
 
   'bias.title': 'ALiBi and T5 bias',
-  'bias.text': `ALiBi adds no vectors at all: head $h$ adds $-m_h\\,(i-j)$ to the score of query $i$ and key $j$, a penalty that grows with distance; the causal mask is a separate step. For a power-of-two head count $H$ the paper's slopes are $m_h = 2^{-8(h+1)/H}$, $h = 0,\\dots,H-1$. For other $H$ it takes the $n = 2^{\\lfloor\\log_2 H\\rfloor}$ slopes of that rule and fills the remaining $H-n$ heads with every other slope of the $2n$-head rule, $2^{-4(2j+1)/n}$. The tutorial's simplified slopes are $1/2^h$. T5 learns one bias per head for each of a few log-spaced distance buckets.`,
+  'bias.text': `ALiBi adds no vectors at all: head $h$ adds $-s_h\\,(m-n)$ to the score of query $m$ and key $n$, a penalty that grows with distance ($s_h$ is the head's slope, written $m$ in the ALiBi paper); the causal mask is a separate step. For a power-of-two head count $H$ the paper's slopes are $s_h = 2^{-8(h+1)/H}$, $h = 0,\\dots,H-1$. For other $H$ it takes the $c = 2^{\\lfloor\\log_2 H\\rfloor}$ slopes of that rule and fills the remaining $H-c$ heads with every other slope of the $2c$-head rule, $2^{-4(2u+1)/c}$. The tutorial's simplified slopes are $1/2^h$. T5 learns one bias per head for each of a few log-spaced distance buckets.`,
   'bias.heads': 'Heads',
   'bias.variant': 'Slopes',
   'bias.length': 'Length',
   'bias.alibi': 'ALiBi bias per head (slope above each map)',
-  'bias.alibi.look': 'Row i is the query, column j the key; the neutral colour is 0, blue is a penalty, mid grey is masked (future keys). All heads share one colour scale: the steep heads turn blue within a few tokens, the gentle ones stay nearly neutral, that is, they can still look far back.',
+  'bias.alibi.look': 'Row m is the query, column n the key; the neutral colour is 0, blue is a penalty, mid grey is masked (future keys). All heads share one colour scale: the steep heads turn blue within a few tokens, the gentle ones stay nearly neutral, that is, they can still look far back.',
   'bias.buckets': 'Number of buckets',
   'bias.maxDistance': 'Max distance',
   'bias.bidirectional': 'Bidirectional',
-  'bias.bucketMap': 'T5 bucket of (query i, key j)',
+  'bias.bucketMap': 'T5 bucket of (query m, key n)',
   'bias.learned': 'Learned T5 bias of the shipped language model, per head',
   'bias.variant.paper': 'the paper’s rule',
   'bias.variant.simple': 'the tutorial’s 1/2^h',
@@ -133,7 +134,7 @@ const base = {
   'ext.retrieval.about': 'The retrieval task: twelve key–value pairs are scattered among filler tokens; at the end eight of the keys are asked again, and after each the model must output the value that followed that key earlier, however far back it is. Only attention can find it. The dashed horizontal line is chance: guessing one of the 16 values.',
   'ext.chance': 'chance accuracy (from the task)',
   'ext.maps': 'Attention map at long length',
-  'ext.maps.look': 'Row i is the query, column j the key, colour the attention weight (dark 0, yellow 0.25 or more). Past position 64 (the training length) see whether a head keeps its pattern, such as the bright diagonal of “look at the previous token”, or smears out.',
+  'ext.maps.look': 'Row m is the query, column n the key, colour the attention weight (dark 0, yellow 0.25 or more). Past position 64 (the training length) see whether a head keeps its pattern, such as the bright diagonal of “look at the previous token”, or smears out.',
   'ext.mapModel': 'Model',
   'ext.mapLayer': 'Layer',
   'ext.mapHead': 'Head',
@@ -222,12 +223,15 @@ const base = {
   'train.ext.look': 'Look right of the dashed line (the old training length): without a scaling the loss there starts high and the extra training brings it down; linear interpolation instead costs a little everywhere at first; YaRN starts close to where training ends.',
   'train.ext.done': '{steps} steps in {s} s ({rate} steps/s).',
 
+  'error.gloss': '',
+  'bugs.odd.refused': 'posenc refuses the call; its error names the parameter:',
+  'tax.cannot.title': 'The model refused this length: ',
   'footer': 'posenc: positional encodings for transformers, in a Highway SIMD core compiled to WebAssembly.',
 };
 
 const en = {
   ...base, ...taxonomy.en, ...derivation.en, ...pipeline.en, ...examples.en, ...positions.en, ...quiz.en,
-  ...visa.en, ...visb.en, ...controls.en, ...loading.en,
+  ...visa.en, ...visb.en, ...controls.en, ...loading.en, ...tryit.en,
 };
 
 export type Key = keyof typeof en;
@@ -243,7 +247,7 @@ const zhBase: Record<keyof typeof base, string> = {
   'nav.label': '目录',
   'colon': '：',
   'skip': '跳到正文',
-  'plot.loss': '损失（nats / token）',
+  'plot.loss': 'loss（nats / token）',
   'plot.accuracy': '准确率',
 
   'order.title': '为什么 attention 需要位置信息',
@@ -320,34 +324,34 @@ const zhBase: Record<keyof typeof base, string> = {
   'scaling.longrope': 'LongRoPE',
 
   'bias.title': 'ALiBi 与 T5 相对位置偏置',
-  'bias.text': `ALiBi 不加任何位置向量：第 $h$ 个 head 在 query $i$ 对 key $j$ 的分数上加 $-m_h\\,(i-j)$，距离越远惩罚越大；causal mask 是另外一步。head 数 $H$ 是 2 的幂时，论文的斜率是 $m_h = 2^{-8(h+1)/H}$，$h = 0,\\dots,H-1$。$H$ 不是 2 的幂时，先取 $n = 2^{\\lfloor\\log_2 H\\rfloor}$ 个 head 按上式算，剩下 $H-n$ 个 head 取 $2n$ 个 head 时那组斜率里隔一个取一个，即 $2^{-4(2j+1)/n}$。教程里的简化版斜率是 $1/2^h$。T5 则为每个 head、每个按对数划分的距离桶学一个偏置。`,
+  'bias.text': `ALiBi 不加任何位置向量：第 $h$ 个 head 在 query $m$ 对 key $n$ 的分数上加 $-s_h\\,(m-n)$，距离越远惩罚越大（$s_h$ 是这个 head 的斜率，ALiBi 论文里记作 $m$）；causal mask 是另外一步。head 数 $H$ 是 2 的幂时，论文的斜率是 $s_h = 2^{-8(h+1)/H}$，$h = 0,\\dots,H-1$。$H$ 不是 2 的幂时，先取 $c = 2^{\\lfloor\\log_2 H\\rfloor}$ 个 head 按上式算，剩下 $H-c$ 个 head 取 $2c$ 个 head 时那组斜率里隔一个取一个，即 $2^{-4(2u+1)/c}$。教程里的简化版斜率是 $1/2^h$。T5 则为每个 head、每个按对数划分的距离桶学一个偏置。`,
   'bias.heads': 'head 数',
   'bias.variant': '斜率',
   'bias.length': '序列长度',
   'bias.alibi': '每个 head 的 ALiBi 偏置（图上方是斜率）',
-  'bias.alibi.look': '第 i 行是 query，第 j 列是 key；背景色为 0，蓝色表示惩罚，中灰色是被 mask 掉的未来位置。所有 head 共用一个色标：斜率大的 head 隔几个 token 就变蓝，斜率小的几乎一直是背景色，也就是说它们还能看得很远。',
+  'bias.alibi.look': '第 m 行是 query，第 n 列是 key；背景色为 0，蓝色表示惩罚，中灰色是被 mask 掉的未来位置。所有 head 共用一个色标：斜率大的 head 隔几个 token 就变蓝，斜率小的几乎一直是背景色，也就是说它们还能看得很远。',
   'bias.buckets': '桶数',
   'bias.maxDistance': '最大距离',
   'bias.bidirectional': '双向',
-  'bias.bucketMap': '(query i, key j) 落在哪个 T5 桶',
+  'bias.bucketMap': '(query m, key n) 落在哪个 T5 桶',
   'bias.learned': '页面自带 T5 语言模型学到的偏置（每个 head 一张）',
   'bias.variant.paper': '论文的规则',
   'bias.variant.simple': '教程的 1/2^h',
   'bias.head': 'head',
 
   'ext.title': '训练短、测试长：长度外推',
-  'ext.text': `这里的语言模型都只在同一种合成语言的 64 token 序列上训练过；水平虚线是这种语言的熵率，也就是任何模型平均能达到的最低损失，由数据生成器直接算出。把它们放到更长的序列上评估，每个位置的损失清楚地显示出每种编码从哪里开始失效。RoPE 可以靠推理时的 scaling 救回一部分；ALiBi 几乎不受影响。`,
+  'ext.text': `这里的语言模型都只在同一种合成语言的 64 token 序列上训练过；水平虚线是这种语言的熵率，也就是任何模型平均能达到的最低 loss，由数据生成器直接算出。把它们放到更长的序列上评估，每个位置的 loss 清楚地显示出每种编码从哪里开始失效。RoPE 可以靠推理时的 scaling 救回一部分；ALiBi 几乎不受影响。`,
   'ext.length': '评估长度',
   'ext.scaling': 'RoPE 模型用的 scaling',
   'ext.factor': '倍数',
-  'ext.loss': '每个位置上的损失（多条样本取平均）',
+  'ext.loss': '每个位置上的 loss（多条样本取平均）',
   'ext.position': '位置',
   'ext.trainLen': '训练长度',
   'ext.retrieval': '检索任务准确率随长度的变化',
   'ext.retrieval.about': '检索任务：12 个 key–value 对散落在一串填充 token 中间；序列末尾把其中 8 个 key 再问一遍，每问一个，模型都要输出前面紧跟在这个 key 后面的 value，不管它隔了多远。只有 attention 能找到它。水平虚线是随机猜的水平：在 16 个 value 里猜一个。',
   'ext.chance': '随机猜的准确率（由任务算出）',
   'ext.maps': '长序列上的 attention 图',
-  'ext.maps.look': '第 i 行是 query，第 j 列是 key，颜色是 attention 权重（深色为 0，黄色为 0.25 及以上）。看过了位置 64（训练长度）之后，head 是否还保持原来的模式（比如“看前一个 token”那条亮对角线），还是糊成一片。',
+  'ext.maps.look': '第 m 行是 query，第 n 列是 key，颜色是 attention 权重（深色为 0，黄色为 0.25 及以上）。过了位置 64（训练长度）之后，看 head 是否还保持原来的模式（比如“看前一个 token”那条亮对角线），还是糊成一片。',
   'ext.mapModel': '模型',
   'ext.mapLayer': '层',
   'ext.mapHead': 'head',
@@ -356,13 +360,13 @@ const zhBase: Record<keyof typeof base, string> = {
   'ext.measured': '训练好的模型过了 64 个 token 之后的表现',
 
   'bugs.title': 'RoPE 常见 bug 现场复现',
-  'bugs.text': `笔记里列出的 RoPE 和 position id 常见 bug，逐个故意加到 posenc 训练好的模型上。选一个，看它对每个位置的损失、以及走 KV cache 的解码有什么影响。`,
+  'bugs.text': `笔记里列出的 RoPE 和 position id 常见 bug，逐个故意加到 posenc 训练好的模型上。选一个，看它对每个位置的 loss、以及走 KV cache 的解码有什么影响。`,
   'bugs.bug': 'Bug',
   'bugs.model': '模型',
-  'bugs.loss': '损失',
+  'bugs.loss': 'loss',
   'bugs.correct': '正确实现',
   'bugs.with': '带 bug',
-  'bugs.curve': '按位置的损失（12 条序列、相邻位置分组取平均）：正确实现与带 bug 对比',
+  'bugs.curve': '按位置的 loss（12 条序列、相邻位置分组取平均）：正确实现与带 bug 对比',
   'bugs.generated': '同一个 prompt 走 KV cache 的贪心续写（不同处高亮）',
   'bugs.same': '与正确实现的续写完全相同。',
   'bugs.diverge': '从第 {n} 个生成的 token 起与正确实现不同。',
@@ -386,8 +390,8 @@ const zhBase: Record<keyof typeof base, string> = {
   'bugs.wrong-scaling': '从别的模型的 config 里带来了 ×4 的线性位置插值，可这个模型训练时根本没用 scaling：每个位置都被除以 4，相邻 token 看起来比训练时更近。',
   'bugs.cached': '带 bug，走 KV cache',
   'bugs.uncached': '带 bug，不用 cache（每个 token 都重算整段）',
-  'bugs.cache.same': '用 cache 和不用 cache 的解码结果一致：这个 bug 体现在损失上，而不是缓存前后不一致。',
-  'bugs.cache.none': '在这个模型上，这个 bug 不改变任何东西：损失相同，用不用 cache 生成的 token 也相同。在上面换一个模型，看看它在哪里起作用。',
+  'bugs.cache.same': '用 cache 和不用 cache 的解码结果一致：这个 bug 体现在 loss 上，而不是缓存前后不一致。',
+  'bugs.cache.none': '在这个模型上，这个 bug 不改变任何东西：loss 相同，用不用 cache 生成的 token 也相同。在上面换一个模型，看看它在哪里起作用。',
   'bugs.cache.differ': '用 cache 和不用 cache 的解码从第 {n} 个生成的 token 起就不一致了：这个 bug 出在 KV cache 上。',
   'bugs.prompt': '提示词（prompt）',
   'bugs.yarnSetting': '256 个 token，YaRN ×16（模型只在 64 个 token 上训练过）',
@@ -397,7 +401,7 @@ const zhBase: Record<keyof typeof base, string> = {
   'bugs.odd.silentTitle': '一个不报错的实现',
   'bugs.odd.input': 'x（7 维）：',
   'bugs.odd.silent': 'x 在位置 5 旋转后（最后一维没变）：',
-  'bugs.restart-positions': '用 KV cache 推理时 position id 每一步都从 0 重新开始：新 token 被当成序列里的第一个 token 来旋转，和 cache 里各个 key 的相对距离全错了。损失按每块 16 个 token 分块送入来测，模拟带 cache 的服务端；生成时每次送一个 token，每个都放在位置 0。',
+  'bugs.restart-positions': '用 KV cache 推理时 position id 每一步都从 0 重新开始：新 token 被当成序列里的第一个 token 来旋转，和 cache 里各个 key 的相对距离全错了。loss 按每块 16 个 token 分块送入来测，模拟带 cache 的服务端；生成时每次送一个 token，每个都放在位置 0。',
   'bugs.rotate-v': '把 V 也旋转了。RoPE 只该作用在 Q 和 K 上：旋转后的 V 会把模型从没学过要混合的维度混在一起，位置越靠后混得越厉害。',
   'bugs.only-q': '只旋转了 Q，没旋转 K。这时 q·k 取决于 query 的绝对位置而不是相对距离，RoPE 存在的意义就没了。',
   'bugs.layout-mismatch': '模型训练时用的是 half 配对（第 i 维和第 i + d/2 维一组，也就是 Hugging Face 的 rotate_half），推理时却用了 interleaved 配对（相邻的第 2i 和 2i + 1 维一组，文章里的 rotate_half、GPT-J 和 Meta 原版 Llama 都是这样）：在两种约定之间转换权重时没有相应地重排 q/k 投影矩阵的行。',
@@ -416,13 +420,13 @@ const zhBase: Record<keyof typeof base, string> = {
   'train.steps': '训练步数',
   'train.start': '开始训练',
   'train.cancel': '取消',
-  'train.loss': '训练损失',
+  'train.loss': '训练 loss',
   'train.step': '步',
   'train.progress': '第 {step}/{steps} 步：loss {loss}',
   'train.done': '训练完成：你的模型会以“自己训练一个模型”为名出现在“为什么 attention 需要位置信息”（词序任务）和“训练短、测试长”（语言和检索任务）两节里。',
   'train.cancelled': '已取消。',
   'train.ext.title': '先扩展上下文，再接着训练',
-  'train.ext.text': `用 RoPE 的模型要支持更长的上下文，一般分两步：先用某种 scaling 改频率（这里的倍数是新长度除以 64），再在新长度上接着训练一小会儿。下面就在一个只在 64 个 token 上训练过的模型上把两步都做一遍：选好方法和长度，对比多训练几步前后每个位置上的损失。“不缩放”表示位置保持原样。`,
+  'train.ext.text': `用 RoPE 的模型要支持更长的上下文，一般分两步：先用某种 scaling 改频率（这里的倍数是新长度除以 64），再在新长度上接着训练一小会儿。下面就在一个只在 64 个 token 上训练过的模型上把两步都做一遍：选好方法和长度，对比多训练几步前后每个位置上的 loss。“不缩放”表示位置保持原样。`,
   'train.ext.model': '模型（训练长度 64）',
   'train.ext.method': 'Scaling 方法',
   'train.ext.length': '新的长度',
@@ -431,17 +435,20 @@ const zhBase: Record<keyof typeof base, string> = {
   'train.ext.after': '接着训练之后',
   'train.ext.near': '位置 0–63',
   'train.ext.far': '位置 64 及以后',
-  'train.ext.curve': '新长度下按位置的损失（相邻位置分组平均），训练前后对比',
-  'train.ext.table': '平均损失（nats / token）',
-  'train.ext.look': '看虚线（原来的训练长度）右边：不缩放时那里的损失一开始很高，接着训练会把它降下来；线性插值则一开始在所有位置上都稍差一些；YaRN 一开始就已经接近训练后的水平。',
+  'train.ext.curve': '新长度下按位置的 loss（相邻位置分组平均），训练前后对比',
+  'train.ext.table': '平均 loss（nats / token）',
+  'train.ext.look': '看虚线（原来的训练长度）右边：不缩放时那里的 loss 一开始很高，接着训练会把它降下来；线性插值则一开始在所有位置上都稍差一些；YaRN 一开始就已经接近训练后的水平。',
   'train.ext.done': '{steps} 步，用时 {s} 秒（每秒 {rate} 步）。',
 
+  'error.gloss': '出错了，下面是原始报错（英文，写明了出错的参数）：',
+  'bugs.odd.refused': 'posenc 直接拒绝这次调用，报错原文里写明了是哪个参数出了问题：',
+  'tax.cannot.title': '模型拒绝在这个长度上运行，原始报错（英文）：',
   'footer': 'posenc：Transformer 位置编码库，Highway SIMD 内核编译为 WebAssembly。',
 };
 
 const zh: Record<Key, string> = {
   ...zhBase, ...taxonomy.zh, ...derivation.zh, ...pipeline.zh, ...examples.zh, ...positions.zh, ...quiz.zh,
-  ...visa.zh, ...visb.zh, ...controls.zh, ...loading.zh,
+  ...visa.zh, ...visb.zh, ...controls.zh, ...loading.zh, ...tryit.zh,
 };
 
 const tables: Record<Lang, Record<Key, string>> = { en, zh };
@@ -465,4 +472,14 @@ export function onLangChange(f: () => void): void {
 
 export function t(key: Key): string {
   return tables[current][key];
+}
+
+/**
+ * An error shown on the page: the core's or the Worker's own (English)
+ * message, which names the parameter, after a sentence in the current
+ * language (in English only the message).
+ */
+export function errorText(e: unknown): string {
+  const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  return `${t('error.gloss')}${msg}`;
 }

@@ -25,6 +25,7 @@ import { mountTaxonomy } from './sections/taxonomy.js';
 import { mountTrain } from './sections/train.js';
 import { getChoice, getParam, setParam } from './state.js';
 import { renderRich } from './tex.js';
+import { mountTryIt } from './tryit.js';
 
 /** Re-renders the translated elements under `root` (except those `skip` names). */
 function translateIn(root: ParentNode, skip: (e: Element) => boolean = () => false): void {
@@ -98,6 +99,7 @@ async function mountSections(ctx: Ctx, deepLink: string | undefined): Promise<vo
     section.dataset.mount = '1';
     const t0 = performance.now();
     mount(ctx, section.querySelector<HTMLElement>('.body')!);
+    mountTryIt(id, section);
     translateIn(section);
     numberHeadings();
     performance.measure(`posenc:mount:${id}`, { start: t0 });

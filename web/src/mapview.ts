@@ -43,7 +43,7 @@ export class MapView {
   private cols = 0;
 
   constructor(private readonly o: MapViewOptions) {
-    this.map = new Heatmap({ kind: 'sequential', label: t(o.label), rowName: 'i', colName: 'j', range: o.range, maxWidth: o.maxWidth ?? 420 });
+    this.map = new Heatmap({ kind: 'sequential', label: t(o.label), rowName: 'm', colName: 'n', range: o.range, maxWidth: o.maxWidth ?? 420 });
     this.map.canvas.id = o.id;
     this.xTitle = el('div', { class: 'mv-x' });
     this.yTitle = el('div', { class: 'mv-y' });

@@ -67,6 +67,17 @@ export function refreshPlots(): void {
   for (const p of plots) p.rebuild();
 }
 
+/** Width of a y axis: its widest tick label, plus room for the ticks and the gap to the axis name. */
+let measurer: CanvasRenderingContext2D | null | undefined;
+function yAxisSize(values: string[] | null): number {
+  if (!values || values.length === 0) return 50;
+  measurer ??= document.createElement('canvas').getContext('2d');
+  if (!measurer) return 50;
+  measurer.font = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+  const widest = Math.max(...values.map((v) => measurer!.measureText(v ?? '').width));
+  return Math.max(50, Math.ceil(widest) + 22);
+}
+
 function cssVar(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
 }
@@ -84,14 +95,30 @@ export class LinePlot {
     // by the Worker must not push the text below them down.
     this.el.style.minHeight = `${(o.height ?? 260) + 28 * (o.legendRows ?? 1)}px`;
     plots.add(this);
-    new ResizeObserver(() => {
-      const w = this.width();
-      if (this.plot && Math.abs(this.plot.width - w) > 1) this.plot.setSize({ width: w, height: this.o.height ?? 260 });
+    // The width comes from the observer, after the browser's own layout:
+    // reading clientWidth while sections mount would force a layout of the
+    // whole page for every chart. A chart given data before its first
+    // measurement is built when the observer reports (before that frame paints).
+    new ResizeObserver((entries) => {
+      const w = entries[entries.length - 1]!.contentRect.width;
+      if (w <= 0) return;
+      this.measured = w;
+      if (this.pending) {
+        this.pending = false;
+        this.rebuild();
+      } else if (this.plot && Math.abs(this.plot.width - this.width()) > 1) {
+        this.plot.setSize({ width: this.width(), height: this.o.height ?? 260 });
+      }
     }).observe(this.el);
   }
 
+  /** The last width the observer reported (0: not laid out yet). */
+  private measured = 0;
+  /** setData came before the first measurement: build when it arrives. */
+  private pending = false;
+
   private width(): number {
-    return Math.max(240, Math.floor(this.el.clientWidth || 480));
+    return Math.max(240, Math.floor(this.measured || 480));
   }
 
   /** data[0]: x values; data[k]: series k (null = gap). */
@@ -108,6 +135,11 @@ export class LinePlot {
   }
 
   rebuild(): void {
+    if (this.measured === 0) {
+      // Not laid out yet (the observer builds it).
+      this.pending = true;
+      return;
+    }
     this.plot?.destroy();
     const fg = cssVar('--fg'), grid = cssVar('--grid');
     const axis = (label: string): uPlot.Axis => ({
@@ -127,7 +159,9 @@ export class LinePlot {
             ...axis(this.o.xLabel()), ...(this.o.integerX ? { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] } : {}),
             ...(this.o.xTicks ? { space: 26, splits: () => ticksOf(this.o.xTicks!), values: (_u: uPlot, splits: number[]) => this.tickLabels(splits) } : {}),
           },
-          axis(this.o.yLabel()),
+          // The y axis as wide as its longest tick label (uPlot's fixed 50 px
+          // lets "100,000" run into the rotated axis name).
+          { ...axis(this.o.yLabel()), size: (_u: uPlot, values: string[] | null) => yAxisSize(values) },
         ],
         legend: { show: true },
         cursor: { drag: { x: false, y: false }, ...(this.o.highlight ? { focus: { prox: 24 } } : {}) },

@@ -28,6 +28,39 @@ export function text(key: Key, tag: keyof HTMLElementTagNameMap = 'span', cls = 
 let uid = 0;
 const nextId = (): string => `c${++uid}`;
 
+/** A parameter's value as the URL holds it (booleans as 1 / 0). */
+export type ParamValue = string | number | boolean;
+
+/**
+ * The controls by URL parameter: each applies a value (in its URL form) as
+ * if the reader had set it: the control shows it, the hash gets it and the
+ * section reacts. A control created again for the same parameter replaces
+ * the older entry.
+ */
+const registry = new Map<string, (value: string) => void>();
+
+/** Registers how to apply `param` (for a parameter not tied to slider, select or checkbox). */
+export function bindParam(param: string, apply: (value: string) => void): void {
+  registry.set(param, apply);
+}
+
+/** Whether a control is registered for `param`. */
+export const isBound = (param: string): boolean => registry.has(param);
+
+/**
+ * Applies a view: each value goes to its control, in the object's order.
+ * Returns the parameters no control is registered for (none applied); in a
+ * dev build those throw.
+ */
+export function applyState(state: Readonly<Record<string, ParamValue>>): string[] {
+  const missing = Object.keys(state).filter((k) => !registry.has(k));
+  if (missing.length > 0 && import.meta.env.DEV) throw new Error(`applyState: no control for ${missing.join(', ')}`);
+  for (const [k, v] of Object.entries(state)) {
+    registry.get(k)?.(typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+  }
+  return missing;
+}
+
 export interface Slider {
   el: HTMLElement;
   input: HTMLInputElement;
@@ -180,8 +213,21 @@ export function slider(o: SliderOptions): Slider {
     out.hidden = true;
     row = el('div', { class: 'slider-row' }, input, box);
   }
+  bindParam(o.param, (s) => {
+    const v = toGrid(Number(s));
+    if (v === undefined) throw new RangeError(`${o.param}: ${s} is not in [${o.min}, ${o.max}]`);
+    // The URL gets the value even when it is already in effect (a prompt writes its whole view).
+    setParam(o.param, v);
+    // The thumb is placed again even for the value in effect: a section that
+    // narrows the range (as another value changes) may have clamped it.
+    input.value = String(toPos(v));
+    if (v === value) return;
+    value = v;
+    show();
+    o.onInput(v);
+  });
   return {
-    el: el('div', { class: 'control' }, label, row, out),
+    el: el('div', { class: 'control', 'data-param': o.param }, label, row, out),
     input,
     ...(box ? { box } : {}),
     value: () => value,
@@ -216,9 +262,16 @@ export function select<T extends string>(o: SelectOptions<T>): { el: HTMLElement
     setParam(o.param, input.value);
     o.onChange(input.value as T);
   });
+  bindParam(o.param, (s) => {
+    if (!o.options.some(([v]) => v === s)) throw new RangeError(`${o.param}: no option ${s}`);
+    setParam(o.param, s);
+    if (s === input.value) return;
+    input.value = s;
+    o.onChange(s as T);
+  });
   const label = el('label', { for: id });
   label.append(text(o.label));
-  return { el: el('div', { class: 'control' }, label, input), input, value: () => input.value as T };
+  return { el: el('div', { class: 'control', 'data-param': o.param }, label, input), input, value: () => input.value as T };
 }
 
 export function checkbox(o: { label: Key; param: string; value: boolean; onChange: (v: boolean) => void }): {
@@ -232,9 +285,16 @@ export function checkbox(o: { label: Key; param: string; value: boolean; onChang
     setParam(o.param, input.checked);
     o.onChange(input.checked);
   });
+  bindParam(o.param, (s) => {
+    if (s !== '1' && s !== '0') throw new RangeError(`${o.param}: ${s} is not 1 or 0`);
+    setParam(o.param, s === '1');
+    if ((s === '1') === input.checked) return;
+    input.checked = s === '1';
+    o.onChange(input.checked);
+  });
   const label = el('label', { for: id });
   label.append(text(o.label));
-  return { el: el('div', { class: 'control check' }, input, label), input };
+  return { el: el('div', { class: 'control check', 'data-param': o.param }, input, label), input };
 }
 
 export function button(label: Key, onClick: () => void, cls = ''): HTMLButtonElement {

@@ -3,14 +3,15 @@
 import type { Posenc } from 'posenc';
 
 import { AxedHeatmap } from '../axes.js';
-import { onLangChange, t, type Key } from '../i18n.js';
+import { errorText, onLangChange, t, type Key } from '../i18n.js';
 import { LinePlot, type LineSeries } from '../plot.js';
 import { getBool, getChoice, getNumber } from '../state.js';
 import { checkbox, coalesce, el, figure, select, slider, text, whenNear } from '../ui.js';
 import type { Ctx } from './context.js';
 
+/** Small multiples, one map per head (the colour's name is said once, in the figure's caption and note, not under every map). */
 function grid(maps: AxedHeatmap[], labels: string[]): HTMLElement {
-  return el('div', { class: 'axed-grid' }, ...maps.map((m, i) => el('div', { class: 'cell' }, el('div', { class: 'cell-label' }, labels[i]!), m.el)));
+  return el('div', { class: 'axed-grid heads' }, ...maps.map((m, i) => el('div', { class: 'cell' }, el('div', { class: 'cell-label' }, labels[i]!), m.el)));
 }
 
 /** Head h's line colour: hues from the steepest head (blue) through purple to the gentlest (red-orange), no pale yellows. */
@@ -51,7 +52,7 @@ export function mountBias(ctx: Ctx, root: HTMLElement): void {
     if (alibiMaps.length !== heads) {
       alibiMaps = Array.from({ length: heads }, () => new AxedHeatmap({ kind: 'diverging', label: () => t('bias.alibi'), ...queryKey, value: 'ax.bias' }));
       alibiLabels = alibiMaps.map(() => el('div', { class: 'cell-label' }));
-      alibiBox.replaceChildren(el('div', { class: 'axed-grid' }, ...alibiMaps.map((m, i) => el('div', { class: 'cell' }, alibiLabels[i]!, m.el))));
+      alibiBox.replaceChildren(el('div', { class: 'axed-grid heads' }, ...alibiMaps.map((m, i) => el('div', { class: 'cell' }, alibiLabels[i]!, m.el))));
     }
     const maps = alibiMaps;
     // |bias| is largest at the farthest key: slope * (length - 1). One range
@@ -68,11 +69,11 @@ export function mountBias(ctx: Ctx, root: HTMLElement): void {
     // Bias against distance: the last query row, key j at distance length-1-j. [heads][length]
     const dist = Array.from({ length }, (_, d) => d);
     const perDistance = Array.from(slopes, (_, h) => dist.map((d) => bias[h * length * length + (length - 1) * length + (length - 1 - d)]!));
-    const series: LineSeries[] = Array.from(slopes, (m, h) => ({ label: `${t('bias.head')} ${h} (m = ${m.toPrecision(3)})`, color: headColour(h, heads), width: 2 }));
+    const series: LineSeries[] = Array.from(slopes, (m, h) => ({ label: `${t('bias.head')} ${h} (s = ${m.toPrecision(3)})`, color: headColour(h, heads), width: 2 }));
     lines.setData([dist, ...perDistance], series);
     lines.el.dataset.value = JSON.stringify(perDistance);
     slopes.forEach((m, h) => {
-      alibiLabels[h]!.textContent = `${t('bias.head')} ${h}: m = ${m.toPrecision(3)}`;
+      alibiLabels[h]!.textContent = `${t('bias.head')} ${h}: s = ${m.toPrecision(3)}`;
       alibiLabels[h]!.dataset.value = String(m);
     });
     const b = pe.t5Buckets({ queryLength: length, keyLength: length, numBuckets: buckets, maxDistance, bidirectional });
@@ -102,7 +103,7 @@ export function mountBias(ctx: Ctx, root: HTMLElement): void {
     learnedBox.replaceChildren(grid(maps, labels()));
     onLangChange(() => learnedBox.querySelectorAll('.cell-label').forEach((e, h) => { e.textContent = labels()[h]!; }));
     learnedBox.dataset.ready = '1';
-  })().catch((e: unknown) => { learnedBox.textContent = String(e); }));
+  })().catch((e: unknown) => { learnedBox.textContent = errorText(e); }));
 
   root.append(
     el('div', { class: 'controls' },

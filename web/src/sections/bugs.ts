@@ -7,7 +7,7 @@
 // shows posenc's error and what a silent implementation computes instead.
 import type { PositionBug, RopeScaling } from 'posenc';
 
-import { onLangChange, t, type Key } from '../i18n.js';
+import { errorText, onLangChange, t, type Key } from '../i18n.js';
 import { LinePlot } from '../plot.js';
 import { getChoice } from '../state.js';
 import { coalesce, el, figure, fmtNum, select, text, whenNear } from '../ui.js';
@@ -74,14 +74,14 @@ export function mountBugs(ctx: Ctx, root: HTMLElement): void {
     modelSel.value = model;
   };
   let last: { bug: Bug; r: BugResult } | undefined;
-  /** What the status line says: a message key, or an error text (not translated). */
-  let state: { key: Key } | { error: string } | undefined;
+  /** What the status line says: a message key, or an error (its text glossed in the current language). */
+  let state: { key: Key } | { error: unknown } | undefined;
 
   /** Everything that shows text: re-run on a language change without new work. */
   const render = (): void => {
     about.textContent = t(`bugs.${bug}` as Key);
     for (const o of modelSel.options) o.text = modelName(o.value);
-    status.textContent = !state ? '' : 'key' in state ? t(state.key) : state.error;
+    status.textContent = !state ? '' : 'key' in state ? t(state.key) : errorText(state.error);
     if (!last) return;
     const { r } = last;
     const demo = DEMO[last.bug];
@@ -133,7 +133,7 @@ export function mountBugs(ctx: Ctx, root: HTMLElement): void {
       })
       .catch((e: unknown) => {
         if (gen !== generation) return;
-        state = { error: e instanceof Error ? e.message : String(e) };
+        state = { error: e };
         render();
       });
   });
@@ -201,7 +201,7 @@ function mountOddHeadDim(ctx: Ctx, root: HTMLElement): void {
   root.append(
     el('h3', {}, text('bugs.odd.title')),
     el('p', { class: 'explain', 'data-i18n-rich': 'bugs.odd.text' }),
-    el('div', { class: 'figs' }, figure('bugs.odd.posenc', error), figure('bugs.odd.silentTitle', silentBox)),
+    el('div', { class: 'figs' }, figure('bugs.odd.posenc', text('bugs.odd.refused', 'p', 'note'), error), figure('bugs.odd.silentTitle', silentBox)),
   );
   render();
 }

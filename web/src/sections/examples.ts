@@ -33,7 +33,7 @@ const c = (key: Key): string => t(key);
 
 function sinusoidalExample(pe: Posenc): HTMLElement {
   const batch = 2;
-  const st = { seqLen: getNumber('x.len', 4, 1, 12), dModel: 2 * Math.round(getNumber('x.dim', 8, 2, 16) / 2) };
+  const st = { seqLen: getNumber('ex.len', 4, 1, 12), dModel: 2 * Math.round(getNumber('ex.dim', 8, 2, 16) / 2) };
   const pre = el('pre', { class: 'tensor', id: 'ex-sin-out', tabindex: '0' });
   const code = codePanels(
     'ex-sin',
@@ -75,8 +75,8 @@ print(out[0])`,
   };
   const update = coalesce(render);
   const controls = [
-    slider({ label: 'examples.sin.len', param: 'x.len', min: 1, max: 12, step: 1, value: st.seqLen, onInput: (v) => { st.seqLen = v; update(); } }).el,
-    slider({ label: 'examples.sin.dim', param: 'x.dim', min: 2, max: 16, step: 2, value: st.dModel, onInput: (v) => { st.dModel = v; update(); } }).el,
+    slider({ label: 'examples.sin.len', param: 'ex.len', min: 1, max: 12, step: 1, value: st.seqLen, onInput: (v) => { st.seqLen = v; update(); } }).el,
+    slider({ label: 'examples.sin.dim', param: 'ex.dim', min: 2, max: 16, step: 2, value: st.dModel, onInput: (v) => { st.dModel = v; update(); } }).el,
   ];
   render();
   return lesson('ex-sin', 'examples.sin.title', 'examples.sin.text', controls, [pre], code, 'examples.sin.look');

@@ -5,7 +5,7 @@
 import type { RopeScaling } from 'posenc';
 
 import { AxedHeatmap, type ColourScale } from '../axes.js';
-import { onLangChange, t, type Key } from '../i18n.js';
+import { errorText, onLangChange, t, type Key } from '../i18n.js';
 import { LinePlot, type LineSeries } from '../plot.js';
 import { CUSTOM, SHIPPED } from '../protocol.js';
 import { getChoice, getNumber } from '../state.js';
@@ -181,7 +181,7 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
         delete status.dataset.i18n;
         lossPlot.el.dataset.ready = String(length);
       }
-    })().catch((e: unknown) => { delete status.dataset.i18n; status.textContent = String(e); });
+    })().catch((e: unknown) => { delete status.dataset.i18n; status.textContent = errorText(e); });
   });
 
   const runRetrieval = async (): Promise<void> => {
@@ -217,7 +217,7 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
       const r = await ctx.worker.call('maps', { model: mapModel, tokens });
       maps = { ...r, T: mapLen };
       drawMap();
-    })().catch((e: unknown) => { map.canvas.title = String(e); });
+    })().catch((e: unknown) => { map.canvas.title = errorText(e); });
   });
 
   const extScaling = select<ExtScaling>({ label: 'ext.scaling', param: 'e.scaling', value: scaling, options: EXT_SCALINGS.map((s) => [s, () => t(`scaling.${s}`)] as const), onChange: (v) => { scaling = v; runLoss(); } });
@@ -263,6 +263,6 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
   whenNear(root, () => {
     runLoss();
     loadMaps();
-    void runRetrieval().catch((e: unknown) => { retrievalPlot.el.textContent = String(e); });
+    void runRetrieval().catch((e: unknown) => { retrievalPlot.el.textContent = errorText(e); });
   });
 }

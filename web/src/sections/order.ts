@@ -12,7 +12,7 @@ import { AxedHeatmap } from '../axes.js';
 import { lang, onLangChange, t, type Key, type Lang } from '../i18n.js';
 import { CUSTOM, SHIPPED } from '../protocol.js';
 import { getBool, getChoice, getParam, setParam } from '../state.js';
-import { button, checkbox, coalesce, el, figure, fmtNum, select, text, whenNear } from '../ui.js';
+import { bindParam, button, checkbox, coalesce, el, figure, fmtNum, select, text, whenNear } from '../ui.js';
 import type { Ctx } from './context.js';
 
 const D = 16;
@@ -232,7 +232,9 @@ export function mountOrder(ctx: Ctx, root: HTMLElement): void {
   let causal = getBool('o.causal', false);
 
   const input = el('input', { type: 'text', class: 'wide', 'aria-label': t('order.tokens'), 'data-i18n-aria': 'order.tokens', 'data-sample': '' });
-  input.value = tokens.join(' ');
+  /** The box shows the tokens in their current order (after a shuffle or a drag too). */
+  const showOrder = (): void => { input.value = order.map((i) => tokens[i]!).join(' '); };
+  showOrder();
   const live = el('div', { class: 'sr-only', 'aria-live': 'polite' });
   const diffOut = el('output', { id: 'order-diff', class: 'big' });
   const verdict = el('p', { class: 'note verdict', id: 'order-verdict' });
@@ -270,6 +272,9 @@ export function mountOrder(ctx: Ctx, root: HTMLElement): void {
     aMap.draw(r.a, T, D, [-amax, amax]);
     bMap.draw(r.b, T, D, [-amax, amax]);
     dMap.draw(r.delta, T, D, [-dmax, dmax]);
+    // Past the labelled sizes each weight is about 1/T: a shared 0-1 scale
+    // would be one flat colour, so each row is scaled to its own largest weight.
+    wMap.setScale(T > MAX_LABELS ? 'row' : 'linear', false);
     wMap.draw(r.weights, T, T);
     const labels = T <= MAX_LABELS;
     for (const m of [aMap, bMap, dMap]) m.setRowLabels(labels ? tokens : undefined);
@@ -289,6 +294,7 @@ export function mountOrder(ctx: Ctx, root: HTMLElement): void {
     const [x] = order.splice(from, 1);
     order.splice(to, 0, x!);
     live.textContent = `${tokens[x!]} → ${to + 1}`;
+    showOrder();
     changed();
   });
   const changed = (): void => {
@@ -296,6 +302,23 @@ export function mountOrder(ctx: Ctx, root: HTMLElement): void {
     chips.render(order.map((i) => tokens[i]!));
     update();
   };
+  // A "try this" prompt (ui.ts applyState): 'shuffled' (a random order other
+  // than the original), or an order written as the URL keeps it (2.0.1...).
+  bindParam('o.perm', (v) => {
+    if (v === 'shuffled') {
+      const identity = (): boolean => order.every((src, i) => src === i);
+      order = shuffle(order);
+      for (let i = 0; i < 20 && identity() && order.length > 1; i++) order = shuffle(order);
+    } else {
+      const p = v.split('.').map(Number);
+      if (p.length !== tokens.length || ![...p].sort((a, b) => a - b).every((x, i) => x === i)) {
+        throw new RangeError(`o.perm must be 'shuffled' or a permutation of 0..${tokens.length - 1}, got ${v}`);
+      }
+      order = p;
+    }
+    showOrder();
+    changed();
+  });
   const setTokens = (words: string[], shownText?: string): void => {
     if (words.length === 0) return;  // an empty box keeps the last tokens
     tokens = words.slice(0, 256);
@@ -361,9 +384,10 @@ export function mountOrder(ctx: Ctx, root: HTMLElement): void {
     samples,
     chips.el, live,
     el('div', { class: 'controls' },
-      button('order.shuffle', () => { order = shuffle(order); changed(); }, 'shuffle'),
-      button('order.reset', () => { order = tokens.map((_, i) => i); changed(); }),
+      button('order.shuffle', () => { order = shuffle(order); showOrder(); changed(); }, 'shuffle'),
+      button('order.reset', () => { order = tokens.map((_, i) => i); showOrder(); changed(); }),
       long, encSel.el, causalBox.el),
+    text('order.long.hint', 'p', 'note hint'),
     el('p', { class: 'result' }, text('order.diff'), ' = ', diffOut),
     verdict,
     outs,

@@ -5,7 +5,7 @@
 // the pads differently put a jump between the cached keys and the new query.
 import type { RopeScaling } from 'posenc';
 
-import { onLangChange, t, type Key } from '../i18n.js';
+import { lang, onLangChange, t, type Key } from '../i18n.js';
 import { LinePlot, type LineSeries } from '../plot.js';
 import { idsFromMask, leftPadMask } from '../posids.js';
 import { getChoice, getNumber } from '../state.js';
@@ -51,16 +51,18 @@ function show(o: HTMLOutputElement, v: number, digits = 4): void {
 }
 
 /** (a) Dynamic NTK: q·k of the last token against every key, pads counted or not. */
+const comma = (): string => (lang() === 'zh' ? '，' : ', ');
+
 function dynamicPart(ctx: Ctx): HTMLElement {
   const st = { T: getNumber('pp.T', 96, 16, 512), n: getNumber('pp.n', 0, 0, 511), factor: getNumber('pp.factor', 2, 1, 8) };
   const q = seeded(HEAD_DIM, 7), k = seeded(HEAD_DIM, 11);
   const o = { d0: out('pad-default-0'), d16: out('pad-default-16'), y0: out('pad-dynamic-0'), y16: out('pad-dynamic-16') };
   const slow = el('p', { class: 'note', id: 'pad-slowest' });
   const series = (): LineSeries[] => [
-    { label: 'default', color: '#1f77b4', width: 3 },
-    { label: `default, ${t('pad.withPads')}`, color: '#9ecae1', dash: [5, 4] },
-    { label: 'dynamic', color: '#e6550d', width: 2 },
-    { label: `dynamic, ${t('pad.withPads')}`, color: '#d62728', dash: [5, 4] },
+    { label: () => t('pad.a.default'), color: '#1f77b4', width: 3 },
+    { label: () => `${t('pad.a.default')}${comma()}${t('pad.withPads')}`, color: '#9ecae1', dash: [5, 4] },
+    { label: () => t('pad.a.dynamic'), color: '#e6550d', width: 2 },
+    { label: () => `${t('pad.a.dynamic')}${comma()}${t('pad.withPads')}`, color: '#d62728', dash: [5, 4] },
   ];
   const plot = new LinePlot({
     xLabel: () => t('pad.a.x'), yLabel: () => t('pad.a.y'), height: 240, markers: () => [Math.min(st.n, st.T - 1)], series: series(),
@@ -103,8 +105,8 @@ function dynamicPart(ctx: Ctx): HTMLElement {
     el('table', { class: 'answers pad-scores' },
       el('thead', {}, el('tr', {}, el('th', {}), text('pad.a.noPads', 'th'), text('pad.withPads', 'th'))),
       el('tbody', {},
-        el('tr', {}, el('td', {}, 'default'), el('td', {}, o.d0), el('td', {}, o.d16)),
-        el('tr', {}, el('td', {}, 'dynamic'), el('td', {}, o.y0), el('td', {}, o.y16)))),
+        el('tr', {}, text('pad.a.default', 'td'), el('td', {}, o.d0), el('td', {}, o.d16)),
+        el('tr', {}, text('pad.a.dynamic', 'td'), el('td', {}, o.y0), el('td', {}, o.y16)))),
     slow,
     figure('pad.a.fig', plot.el),
     text('pad.a.look', 'p', 'note'),

@@ -4,7 +4,7 @@
 import type { Posenc } from 'posenc';
 
 import '../overview.css';
-import { t, type Key } from '../i18n.js';
+import { errorText, t, type Key } from '../i18n.js';
 import { liveText, rich, type Vars } from '../textfill.js';
 import { el, fmtNum, text } from '../ui.js';
 import type { Ctx } from './context.js';
@@ -309,7 +309,7 @@ function mountQuestion(pe: Posenc, q: Question, onAnswer: (s: State) => void): H
       c = q.compute(pe, answer);
     } catch (e) {
       verdict.hidden = false;
-      verdict.textContent = e instanceof Error ? e.message : String(e);
+      verdict.textContent = errorText(e);
       return;
     }
     const correct = q.options ? answer === c.right : typeof answer === 'number' && Math.abs(answer - c.value) <= (q.tol ?? 0);

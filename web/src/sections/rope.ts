@@ -6,7 +6,7 @@ import { AxedHeatmap } from '../axes.js';
 import { onLangChange, t, type Key } from '../i18n.js';
 import { LinePlot } from '../plot.js';
 import { getChoice, getNumber, setParam } from '../state.js';
-import { coalesce, el, figure, fmtNum, select, slider, text } from '../ui.js';
+import { bindParam, coalesce, el, figure, fmtNum, select, slider, text } from '../ui.js';
 import type { Ctx } from './context.js';
 
 export const SCALINGS = ['default', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope'] as const;
@@ -94,6 +94,13 @@ function positionControl(label: Key, param: string, value: number, onInput: (v: 
   };
   range.setAttribute('aria-valuetext', String(value));
   range.addEventListener('input', () => set(posFromSlider(Number(range.value)), 'range'));
+  // A "try this" prompt (ui.ts applyState) sets the position as the box would.
+  bindParam(param, (s) => {
+    const v = Number(s);
+    if (!(Number.isInteger(v) && v >= 0 && v <= POS_MAX)) throw new RangeError(`${param} must be an integer in [0, ${POS_MAX}], got ${s}`);
+    box.value = String(v);
+    set(v, 'box');
+  });
   box.addEventListener('input', () => {
     const v = Number(box.value);
     if (box.value !== '' && Number.isInteger(v) && v >= 0 && v <= POS_MAX) set(v, 'box');
@@ -104,33 +111,19 @@ function positionControl(label: Key, param: string, value: number, onInput: (v: 
 }
 
 /**
- * A slider over a list of sensible values (one arrow key = the next value):
- * bases, factors, context lengths. A value from the URL that is not in the
- * list is kept until the slider moves.
+ * A slider over a list of sensible values (ui.ts's log slider with these
+ * stops: one arrow key = the next value, a number box for exact ones):
+ * bases, factors, context lengths. Its input keeps the id rope-<param>.
  */
 function listControl(label: Key, param: string, values: readonly number[], value: number, onInput: (v: number) => void): Control {
-  const id = `rope-${param.replace('.', '-')}`;
-  const nearest = (v: number): number => {
-    let best = 0;
-    values.forEach((x, i) => { if (Math.abs(Math.log(x / v)) < Math.abs(Math.log(values[best]! / v))) best = i; });
-    return best;
-  };
-  const input = el('input', { type: 'range', id, min: '0', max: String(values.length - 1), step: '1', value: String(nearest(value)) });
-  const out = el('output', { for: id }, fmtNum(value, 0));
-  const show = (v: number): void => {
-    out.textContent = v >= 1e4 && Number.isInteger(v) ? String(v) : fmtNum(v, Number.isInteger(v) ? 0 : 2);
-    input.setAttribute('aria-valuetext', out.textContent);
-  };
-  show(value);
-  input.addEventListener('input', () => {
-    const v = values[Number(input.value)]!;
-    show(v);
-    setParam(param, v);
-    onInput(v);
+  const s = slider({
+    label, param, min: values[0]!, max: values[values.length - 1]!, step: values.every(Number.isInteger) ? 1 : 0.01,
+    value, log: true, stops: values, onInput,
   });
-  const lab = el('label', { for: id });
-  lab.append(text(label));
-  return { el: el('div', { class: 'control' }, lab, input, out), input };
+  const id = `rope-${param.replace('.', '-')}`;
+  s.el.querySelector('label')!.htmlFor = id;
+  s.input.id = id;
+  return { el: s.el, input: s.input };
 }
 
 const BASES = [100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000] as const;
@@ -165,6 +158,10 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
   const shortLengthOut = el('output', { id: 'rope-length-short' });
   const lengthNote = el('p', { class: 'note', id: 'rope-length-note' });
   const pairs = el('canvas', { class: 'pairs', role: 'img', 'aria-label': t('rope.pairs'), 'data-i18n-aria': 'rope.pairs' });
+  // The pair names are text under the canvas (the canvas shrinks on a phone,
+  // text drawn into it would shrink with it).
+  const pairLabels = el('div', { class: 'pair-labels', id: 'rope-pair-labels', 'aria-hidden': 'true' });
+  const pairsBox = el('div', { class: 'pairs-box' }, pairs, pairLabels);
   const angles = new AxedHeatmap({
     kind: 'sequential', label: () => t('rope.angles'), rowName: () => t('rope.pair'), colName: () => t('sin.position'), range: [0, 2 * Math.PI],
     y: 'ax.pair', x: 'ax.position', value: 'ax.angle',
@@ -207,23 +204,26 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     const half = rotaryDim() / 2;
     const show = Math.min(half, 8);
     const step = Math.max(1, Math.floor(half / show));
-    const size = 86;
+    const size = 86, height = 76;
     const dpr = window.devicePixelRatio || 1;
     pairs.width = show * size * dpr;
-    pairs.height = size * dpr;
-    pairs.style.width = `${show * size}px`;
+    pairs.height = height * dpr;
+    pairsBox.style.width = `${show * size}px`;
+    pairLabels.style.gridTemplateColumns = `repeat(${show}, 1fr)`;
+    pairLabels.replaceChildren(...Array.from({ length: show }, (_, s) => el('span', {}, `i\u2009=\u2009${s * step}`)));
     const c = pairs.getContext('2d');
     if (!c) return;
     c.setTransform(dpr, 0, 0, dpr, 0, 0);
-    c.clearRect(0, 0, show * size, size);
+    c.clearRect(0, 0, show * size, height);
     const fg = getComputedStyle(document.documentElement).getPropertyValue('--fg').trim() || '#333';
     // Pair i is (x[i], x[i + half]) in the half layout, (x[2i], x[2i + 1]) interleaved.
     const at = (v: Float32Array, i: number): [number, number] =>
       st.layout === 'half' ? [v[i]!, v[i + half]!] : [v[2 * i]!, v[2 * i + 1]!];
     for (let s = 0; s < show; s++) {
       const i = s * step;
-      const cx = s * size + size / 2, cy = size / 2 - 6, r = size / 2 - 14;
+      const cx = s * size + size / 2, cy = height / 2, r = height / 2 - 6;
       c.strokeStyle = fg;
+      c.lineWidth = 1;
       c.globalAlpha = 0.3;
       c.beginPath();
       c.arc(cx, cy, r, 0, 2 * Math.PI);
@@ -239,10 +239,6 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
         c.lineTo(cx + (x / len) * r, cy - (y / len) * r);
         c.stroke();
       }
-      c.fillStyle = fg;
-      c.font = '11px system-ui, sans-serif';
-      c.textAlign = 'center';
-      c.fillText(`i=${i}`, cx, size - 3);
     }
   };
 
@@ -343,7 +339,7 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
       ' \u2003 (', text('rope.length'), ' L = ', lengthOut, ')'),
     el('p', { class: 'result' }, text('rope.score.short'), ' L = ', shortLengthOut, ': q·k = ', shortOut),
     lengthNote,
-    figure('rope.pairs', pairs, text('rope.pairs.look', 'p', 'note look')),
+    figure('rope.pairs', pairsBox, text('rope.pairs.look', 'p', 'note look')),
     el('div', { class: 'controls' },
       sl('rope.headDim', 'r.d', 'headDim', 8, 128, 8).el,
       sl('rope.rotary', 'r.frac', 'frac', 0.25, 1, 0.25).el,

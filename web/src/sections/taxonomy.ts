@@ -6,7 +6,7 @@ import type { EncodingName, Posenc, TinyModelConfig } from 'posenc';
 
 import '../overview.css';
 import { AxedHeatmap } from '../axes.js';
-import { t, type Key } from '../i18n.js';
+import { errorText, onLangChange, t, type Key } from '../i18n.js';
 import { SHIPPED } from '../protocol.js';
 import { getNumber } from '../state.js';
 import { liveText, rich } from '../textfill.js';
@@ -178,10 +178,11 @@ async function runAll(
         job.cell.textContent = '—';
         job.cell.dataset.state = 'refused';
         job.cell.dataset.error = msg;
-        job.cell.title = msg;
+        job.cell.title = t('tax.cannot.title') + msg;
+        onLangChange(() => { job.cell.title = t('tax.cannot.title') + msg; });
         job.cell.setAttribute('aria-label', t('tax.cannot'));
         job.cell.dataset.i18nAria = 'tax.cannot';
-        job.cell.setAttribute('translate', 'no'); // the title is the core's own (English) error
+        job.cell.setAttribute('translate', 'no'); // the title ends with the core's own (English) error
         onRefusal(job.model, job.length, msg);
       }
     }
@@ -277,7 +278,7 @@ function learnedFigure(ctx: Ctx): { el: HTMLElement; start(): void } {
       status.remove();
       box.dataset.ready = '1';
     })().catch((e: unknown) => {
-      status.textContent = String(e);
+      status.textContent = errorText(e);
       status.className = 'error';
     });
   };
@@ -315,7 +316,7 @@ function meanDiagonal(m: Float64Array, n: number, d: number): number {
 function shawFigure(pe: Posenc): HTMLElement {
   let clip = getNumber('t.clip', 4, 1, 32);
   let length = getNumber('t.len', 24, 4, 64);
-  const map = new AxedHeatmap({ kind: 'diverging', label: () => t('tax.shaw.title'), rowName: 'i', colName: 'j', y: 'tax.ax.query', x: 'tax.ax.key', value: 'tax.ax.rel' });
+  const map = new AxedHeatmap({ kind: 'diverging', label: () => t('tax.shaw.title'), rowName: 'm', colName: 'n', y: 'tax.ax.query', x: 'tax.ax.key', value: 'tax.ax.rel' });
   map.canvas.id = 'tax-shaw-map';
   const look = liveText('p', 'look');
   look.el.id = 'tax-shaw-look';

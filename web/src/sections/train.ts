@@ -21,11 +21,11 @@ function statusText(s: Shown): string {
   const p = s.progress;
   const parts: string[] = [];
   if (p) parts.push(t('train.progress').replace('{step}', String(p.step)).replace('{steps}', String(p.steps)).replace('{loss}', p.loss.toFixed(3)));
-  if (s.end) parts.push('key' in s.end ? t(s.end.key) : s.end.error);
+  if (s.end) parts.push('key' in s.end ? t(s.end.key) : `${t('error.gloss')}${s.end.error}`);
   return parts.join(' · ');
 }
 
-/** How a failed run is reported: a cancel is translated, an error is shown as it is. */
+/** How a failed run is reported: a cancel is translated, an error is shown as it is (after a gloss in the current language). */
 function ended(e: unknown): { key: Key } | { error: string } {
   const msg = e instanceof Error ? e.message : String(e);
   return /cancel/i.test(msg) ? { key: 'train.cancelled' } : { error: msg };

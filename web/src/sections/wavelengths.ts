@@ -6,7 +6,7 @@
 // Text: the 'wl.*' keys of web/src/text/positions.ts.
 import './positions.css';
 
-import { onLangChange, t, type Key } from '../i18n.js';
+import { errorText, onLangChange, t, type Key } from '../i18n.js';
 import { LinePlot, type LineSeries } from '../plot.js';
 import { getChoice, getNumber } from '../state.js';
 import { coalesce, el, figure, fmtNum, select, slider, text, whenNear } from '../ui.js';
@@ -138,7 +138,7 @@ function build(ctx: Ctx, box: HTMLElement, model: Promise<RopeModel>, status: HT
     count.dataset.value = String(long);
     update();
     box.dataset.ready = '1';
-  }).catch((e: unknown) => { status.textContent = e instanceof Error ? e.message : String(e); });
+  }).catch((e: unknown) => { status.textContent = errorText(e); });
 }
 
 /** Mounts the wavelength panel into `root`; reads the model's settings only when the reader comes near. */

@@ -90,7 +90,7 @@ export const en = {
   'quiz.nope.o.yes': 'Yes: the mask alone leaks position',
   'quiz.nope.o.no': 'No: without an encoding every position looks the same',
   'quiz.nope.check': 'six tokens with equal scores, the first with value 1 and the rest 0: causal outputs {causal}; without the mask {full}.',
-  'quiz.nope.why': 'Token i averages over i + 1 keys, so how diluted the first token is reveals i. Causal NoPE models do learn positions this way (Kazemnejad et al. 2023).',
+  'quiz.nope.why': 'The token at position m averages over m + 1 keys, so how diluted the first token is reveals m. Causal NoPE models do learn positions this way (Kazemnejad et al. 2023).',
 
   'quiz.shaw.q': 'Shaw et al. with clip k = 16: do distances 20 and 200 get different relative vectors?',
   'quiz.shaw.o.same': 'No, the same vector',
@@ -101,13 +101,13 @@ export const en = {
   'quiz.summary.title': 'Summary',
   'quiz.summary': `<ul class="summary">
 <li>Attention by itself has no order: without a mask, shuffling the tokens only shuffles the outputs. Position has to be put in.</li>
-<li><b>Absolute</b> encodings (sinusoidal, learned) add a vector for position $p$ to the token embedding. <b>Relative</b> ones (Shaw, T5, ALiBi) add something that depends on $j-i$ inside attention.</li>
+<li><b>Absolute</b> encodings (sinusoidal, learned) add a vector for position $p$ to the token embedding. <b>Relative</b> ones (Shaw, T5, ALiBi) add something that depends on $n-m$ inside attention.</li>
 <li><b>Sinusoidal</b>: fixed sin / cos at wavelengths from $2\\pi$ to just under $2\\pi b$; $\\mathrm{PE}_p\\cdot\\mathrm{PE}_q$ depends only on $p-q$. It exists for any $p$, but a model need not use unseen positions well.</li>
 <li><b>Learned</b>: a $\\text{max\\_len}\\times d$ table. Past its last row there is nothing: it cannot extrapolate at all.</li>
 <li><b>RoPE</b> rotates each pair of $q$ and $k$ by $p\\,\\theta_i$, $\\theta_i=b^{-2i/d}$. Since $R_m^\\top R_n = R_{n-m}$, the score depends only on $n-m$: absolute rotation, relative score. Norms do not change. Q and K only, never V.</li>
 <li><b>In code</b>: a cos / sin cache and <code>rotate_half</code>; the pair layout (half or interleaved) must match the weights; with a KV cache, the new token’s position is the cache length; left padding is left out of the positions.</li>
 <li><b>Longer contexts</b>: slow pairs never complete a turn within the training length, so they are the first to see new angles. PI divides positions by $s$; NTK raises the base; dynamic NTK raises it with the current length; YaRN keeps fast pairs, interpolates slow ones and sharpens attention slightly; LongRoPE searches a factor per pair. All work best with some further training.</li>
-<li><b>ALiBi</b> adds $-m_h(i-j)$ with $m_h=2^{-8(h+1)/H}$: no parameters, extrapolates well, but its prior is fixed and linear. It does not replace the causal mask.</li>
+<li><b>ALiBi</b> adds $-s_h(m-n)$ with slopes $s_h=2^{-8(h+1)/H}$: no parameters, extrapolates well, but its prior is fixed and linear. It does not replace the causal mask.</li>
 <li><b>T5</b> learns a scalar per head and log-spaced distance bucket; <b>Shaw</b> learns vectors for distances clipped to $[-k,k]$, on keys and values. Both give every distance beyond a limit the same treatment, which is why they run at any length.</li>
 <li><b>xPos</b> is RoPE with a scale that makes scores decay with distance. <b>NoPE</b> adds nothing: in a causal decoder the mask alone leaks position.</li>
 </ul>`,
@@ -160,11 +160,11 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.slope.check': 'pe.alibiSlopes(8) = [{slopes}]；head 0：{s0} = $2^{-8\\cdot 1/8}$。',
   'quiz.slope.why': '斜率是等比数列 $2^{-8(h+1)/H}$，8 个 head 时从 1/2 一直到 1/256：有的 head 看得远，有的只看近处。（教程里的 $1/2^h$ 是为了讲解做的简化。）',
 
-  'quiz.mask.q': 'ALiBi 的 bias 能代替 causal mask 吗？',
-  'quiz.mask.o.no': '不能：bias 是有限值，mask 是 −∞',
+  'quiz.mask.q': 'ALiBi 的偏置能代替 causal mask 吗？',
+  'quiz.mask.o.no': '不能：偏置是有限值，mask 是 −∞',
   'quiz.mask.o.yes': '能：远处的未来 key 反正会被重罚',
-  'quiz.mask.check': 'query 0 对 4 个 key，q·k 都相同，8 个 head 中的 head 0（斜率 {slope}）：只有 bias 时，未来的 key 仍分走 {future} 的注意力；加上 causal mask 后为 {masked}。',
-  'quiz.mask.why': '线性 bias 只是让某个 key 不太可能被关注，mask 才让它完全不可能被关注。它们是两个独立的步骤（见 pipeline 一节）。',
+  'quiz.mask.check': 'query 0 对 4 个 key，q·k 都相同，8 个 head 中的 head 0（斜率 {slope}）：只有偏置时，未来的 key 仍分走 {future} 的注意力；加上 causal mask 后为 {masked}。',
+  'quiz.mask.why': '线性偏置只是让某个 key 不太可能被关注，mask 才让它完全不可能被关注。它们是两个独立的步骤（见 pipeline 一节）。',
 
   'quiz.learned.q': '为什么用可学习绝对位置表的模型不能超出训练长度运行？',
   'quiz.learned.o.norow': '位置 ≥ max_len 时表里根本没有这一行',
@@ -204,7 +204,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.nope.o.yes': '能：光靠 mask 就会漏出位置信息',
   'quiz.nope.o.no': '不能：没有位置编码时每个位置看起来都一样',
   'quiz.nope.check': '6 个 token，分数全都相同，第一个 token 的 value 为 1，其余为 0：causal 时各位置输出 {causal}；没有 mask 时 {full}。',
-  'quiz.nope.why': '第 i 个 token 对 i + 1 个 key 取平均，第一个 token 被稀释的程度就暴露了 i。causal 的 NoPE 模型确实会这样学到位置（Kazemnejad 等人，2023）。',
+  'quiz.nope.why': '位置 m 上的 token 对 m + 1 个 key 取平均，第一个 token 被稀释的程度就暴露了 m。causal 的 NoPE 模型确实会这样学到位置（Kazemnejad 等人，2023）。',
 
   'quiz.shaw.q': 'Shaw 等人的方法，截断 k = 16：距离 20 和距离 200 用的是不同的相对位置向量吗？',
   'quiz.shaw.o.same': '不是，同一个向量',
@@ -215,13 +215,13 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.summary.title': '总结',
   'quiz.summary': `<ul class="summary">
 <li>Attention 本身没有顺序：不加 mask 时，打乱 token 只会让输出跟着打乱。位置信息必须另外加进去。</li>
-<li><b>绝对</b>位置编码（sinusoidal、可学习）把位置 $p$ 的向量加到 token embedding 上；<b>相对</b>位置编码（Shaw、T5、ALiBi）在 attention 内部加一个只取决于 $j-i$ 的量。</li>
+<li><b>绝对</b>位置编码（sinusoidal、可学习）把位置 $p$ 的向量加到 token embedding 上；<b>相对</b>位置编码（Shaw、T5、ALiBi）在 attention 内部加一个只取决于 $n-m$ 的量。</li>
 <li><b>Sinusoidal</b>：固定的 sin / cos，波长从 $2\\pi$ 到略小于 $2\\pi b$；$\\mathrm{PE}_p\\cdot\\mathrm{PE}_q$ 只取决于 $p-q$。任何位置都能算出来，但模型不一定用得好没见过的位置。</li>
 <li><b>可学习</b>：一张 $\\text{max\\_len}\\times d$ 的表。最后一行之后什么都没有，完全不能外推。</li>
 <li><b>RoPE</b> 把 $q$、$k$ 的每对维度旋转 $p\\,\\theta_i$，$\\theta_i=b^{-2i/d}$。由于 $R_m^\\top R_n = R_{n-m}$，分数只取决于 $n-m$：按绝对位置旋转，得到相对位置的分数。范数不变。只作用于 Q 和 K，不作用于 V。</li>
 <li><b>工程实现</b>：cos / sin cache 加 <code>rotate_half</code>；维度配对方式（half 或 interleaved）必须和权重一致；有 KV cache 时，新 token 的位置等于 cache 长度；left padding 不能算进位置。</li>
 <li><b>长上下文</b>：低频对在训练长度内一圈都没转完，所以最先遇到新角度。PI 把位置除以 $s$；NTK 调大 base；dynamic NTK 随当前长度调大 base；YaRN 保留高频对、插值低频对，并把 attention 稍微调尖；LongRoPE 为每对维度搜索一个倍数。配合少量继续训练效果最好。</li>
-<li><b>ALiBi</b> 加上 $-m_h(i-j)$，$m_h=2^{-8(h+1)/H}$：没有参数，外推能力强，但先验固定为线性。它不能代替 causal mask。</li>
+<li><b>ALiBi</b> 加上 $-s_h(m-n)$，斜率 $s_h=2^{-8(h+1)/H}$：没有参数，外推能力强，但先验固定为线性。它不能代替 causal mask。</li>
 <li><b>T5</b> 为每个 head、每个按对数划分的距离桶学一个标量；<b>Shaw</b> 为截断到 $[-k,k]$ 的距离学向量，加在 key 和 value 上。两者对超过某个界限的距离一视同仁，所以在任何长度上都能跑。</li>
 <li><b>xPos</b> 是 RoPE 再加一个缩放，让分数随距离衰减。<b>NoPE</b> 什么都不加：在 causal decoder 里，光靠 mask 就会漏出位置信息。</li>
 </ul>`,

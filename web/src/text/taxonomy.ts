@@ -2,7 +2,7 @@
 // {name} placeholders are filled by web/src/textfill.ts with live numbers.
 export const en = {
   'taxonomy.title': 'Absolute or relative: the families',
-  'taxonomy.text': `An <b>absolute</b> encoding tells each token where it is: position $p$ gets its own signal, usually a vector added to the token embedding. A <b>relative</b> encoding tells attention how far apart two tokens are: the score of query $i$ and key $j$ gets a term that depends on $j-i$ only. RoPE sits between the two: it rotates $q$ and $k$ by their absolute positions, and the score that comes out depends only on the distance. Each row below is one family; the last five columns are measured now, in your browser, on the tiny models shipped with this page (all trained on short sequences of one synthetic language, then run longer).`,
+  'taxonomy.text': `An <b>absolute</b> encoding tells each token where it is: position $p$ gets its own signal, usually a vector added to the token embedding. A <b>relative</b> encoding tells attention how far apart two tokens are: the score of query $m$ and key $n$ gets a term that depends on $n-m$ only. RoPE sits between the two: it rotates $q$ and $k$ by their absolute positions, and the score that comes out depends only on the distance. Each row below is one family; the last five columns are measured now, in your browser, on the tiny models shipped with this page (all trained on short sequences of one synthetic language, then run longer).`,
 
   'tax.col.family': 'Encoding',
   'tax.col.where': 'Where it enters',
@@ -70,16 +70,16 @@ export const en = {
   'tax.shaw.title': 'Shaw et al.: distances beyond k share one vector',
   'tax.shaw.clip': 'Clip distance k',
   'tax.shaw.len': 'Sequence length',
-  'tax.shaw.map': 'Which relative vector each (query i, key j) uses: clip(j − i, −k, k), from pe.shawIndices',
-  'tax.ax.query': 'query i',
-  'tax.ax.key': 'key j',
-  'tax.ax.rel': 'colour: clip(j − i, −k, k), in positions',
+  'tax.shaw.map': 'Which relative vector each (query m, key n) uses: clip(n − m, −k, k), from pe.shawIndices',
+  'tax.ax.query': 'query m',
+  'tax.ax.key': 'key n',
+  'tax.ax.rel': 'colour: clip(n − m, −k, k), in positions',
   'tax.shaw.look': 'What to look at: the colour changes only within k of the diagonal; beyond that the two corners are flat. {distinct} different vectors serve all {distances} distances of a {len}-token sequence, so the model can tell distance 3 from 4 but not k + 1 from 500. Clipping is what lets the table work at any length.',
 };
 
 export const zh: Record<keyof typeof en, string> = {
   'taxonomy.title': '绝对还是相对：位置编码的几大类',
-  'taxonomy.text': `<b>绝对</b>位置编码告诉每个 token 它在哪：位置 $p$ 有自己的信号，通常是一个加到 token embedding 上的向量。<b>相对</b>位置编码告诉 attention 两个 token 相隔多远：query $i$ 与 key $j$ 的 attention score 多出一项，只取决于 $j-i$。RoPE 介于两者之间：按绝对位置旋转 $q$ 和 $k$，算出来的分数却只取决于距离。下表每行是一类方法；最后五列是此刻在你的浏览器里、用本页自带的小模型实测出来的（它们都只在同一种合成语言的短序列上训练，再拿去跑更长的序列）。`,
+  'taxonomy.text': `<b>绝对</b>位置编码告诉每个 token 它在哪：位置 $p$ 有自己的信号，通常是一个加到 token embedding 上的向量。<b>相对</b>位置编码告诉 attention 两个 token 相隔多远：query $m$ 与 key $n$ 的 attention score 多出一项，只取决于 $n-m$。RoPE 介于两者之间：按绝对位置旋转 $q$ 和 $k$，算出来的分数却只取决于距离。下表每行是一类方法；最后五列是此刻在你的浏览器里、用本页自带的小模型实测出来的（它们都只在同一种合成语言的短序列上训练，再拿去跑更长的序列）。`,
 
   'tax.col.family': '位置编码',
   'tax.col.where': '作用在哪里',
@@ -147,9 +147,9 @@ export const zh: Record<keyof typeof en, string> = {
   'tax.shaw.title': 'Shaw 等人：超过 k 的距离共用同一个向量',
   'tax.shaw.clip': '截断距离 k',
   'tax.shaw.len': '序列长度',
-  'tax.shaw.map': '每个 (query i, key j) 用哪个相对位置向量：clip(j − i, −k, k)，由 pe.shawIndices 算出',
-  'tax.ax.query': 'query i',
-  'tax.ax.key': 'key j',
-  'tax.ax.rel': '颜色：clip(j − i, −k, k)，单位为位置',
+  'tax.shaw.map': '每个 (query m, key n) 用哪个相对位置向量：clip(n − m, −k, k)，由 pe.shawIndices 算出',
+  'tax.ax.query': 'query m',
+  'tax.ax.key': 'key n',
+  'tax.ax.rel': '颜色：clip(n − m, −k, k)，单位为位置',
   'tax.shaw.look': '看点：颜色只在对角线两侧 k 以内变化，再往外的两个角是平的。一个 {len} 个 token 的序列有 {distances} 种距离，只用 {distinct} 个向量表示：模型分得清距离 3 和 4，却分不清 k + 1 和 500。正因为截断，这张表在任何长度上都能用。',
 };

@@ -3,6 +3,7 @@ export const en = {
   // Section 1: controls.
   'visa.tokens.hint': 'Type a sentence: the maps follow as you type. Chinese needs no spaces: it is cut into the models’ words (longest match first).',
   'visa.samples': 'Try',
+  'order.long.hint': '“256 tokens” swaps in a long sequence of 16 words repeated, to check that at any length a shuffle only reorders the output rows; spread over 256 keys every weight is near 1/256, so the weights map then colours each row relative to its own largest weight.',
   // Section 1: the three output maps and the weights.
   'visa.ax.tokenOrig': 'token (original order)',
   'visa.ax.dim': 'dimension',
@@ -15,7 +16,7 @@ export const en = {
   'visa.fig.back': 'B. Shuffled, then put back',
   'visa.fig.diff': 'B − A',
   'visa.outs.look': 'Row by row, compare A with B: each row is one token’s output. Without position the two maps are identical and B − A stays blank; with an encoding, colour appears in B − A.',
-  'visa.weights.look': 'In the weights map, row i is the query token i of the current order and column j the key it attends to; each row sums to 1, and under the causal mask everything right of the diagonal is 0 (darkest).',
+  'visa.weights.look': 'In the weights map, row m is the token at position m of the current order, as query, and column n the key it attends to; each row sums to 1, and under the causal mask everything right of the diagonal is 0 (darkest).',
   'visa.verdict.same': 'B equals A up to float rounding: attention without positions only moved the rows around (permutation equivariance).',
   'visa.verdict.differ': 'B differs from A: the same token now produces a different output at its new place, so order has reached the computation.',
   'visa.verdict.order': 'The tokens are in their original order: press Shuffle (or drag a token) to compare.',
@@ -36,6 +37,7 @@ export const en = {
 export const zh: Record<keyof typeof en, string> = {
   'visa.tokens.hint': '输入句子，热力图会跟着实时更新。中文不用加空格：会按模型词表做最长匹配切词。',
   'visa.samples': '例句',
+  'order.long.hint': '“换成 256 个 token”会换上一段由 16 个词反复组成的长序列，用来验证不管多长，打乱后输出都只是换了行序；这时每个权重都在 1/256 附近，所以权重图改为按每行自己的最大权重来着色。',
   'visa.ax.tokenOrig': 'token（原顺序）',
   'visa.ax.dim': '维度',
   'visa.ax.out': '输出值',
@@ -47,7 +49,7 @@ export const zh: Record<keyof typeof en, string> = {
   'visa.fig.back': 'B. 打乱后再排回原顺序',
   'visa.fig.diff': 'B − A',
   'visa.outs.look': '逐行对比 A 和 B：每一行是一个 token 的输出。没有位置信息时两张图完全一样，B − A 一片空白；加上位置编码，B − A 里就出现了颜色。',
-  'visa.weights.look': '权重图里，第 i 行是当前顺序下第 i 个 token 作为 query，第 j 列是它关注的 key，每行加起来为 1；打开 causal mask 后，对角线右侧全是 0（最深的颜色）。',
+  'visa.weights.look': '权重图里，第 m 行是当前顺序下位置 m 上的 token 作为 query，第 n 列是它关注的 key，每行加起来为 1；打开 causal mask 后，对角线右侧全是 0（最深的颜色）。',
   'visa.verdict.same': 'B 与 A 只差浮点误差：没有位置信息时，attention 只是把输出行换了个位置（置换等变）。',
   'visa.verdict.differ': 'B 与 A 不同：同一个 token 换了位置后输出也变了，说明顺序信息已经进入计算。',
   'visa.verdict.order': '现在还是原顺序：点“打乱顺序”或拖动某个 token，再来对比。',
