@@ -50,6 +50,17 @@ describe('the page (Chromium, strict CSP)', () => {
     // Every heatmap drawn with data.
     const canvases = await page.$$eval('canvas.heatmap', (cs) => cs.map((c) => Number((c as HTMLElement).dataset.rows ?? 0)));
     assert.ok(canvases.length >= 6 && canvases.every((r) => r > 0), `heatmaps: ${canvases.join(',')}`);
+    // Every heatmap on the page (colour bars aside) sits in a frame with named
+    // axes and a colour bar: AxedHeatmap (axes.ts) or MapView (mapview.ts).
+    const unframed = await page.$$eval('canvas.heatmap', (cs) => cs.filter((c) => {
+      if (c.classList.contains('colour-bar') || c.closest('.cbar')) return false;
+      const axed = c.closest('.axed');
+      if (axed) return !(axed.querySelector('.ax-bar canvas') && axed.querySelectorAll('.ax-name').length >= 3);
+      const mv = c.closest('.mapview');
+      if (mv) return !(mv.querySelector('.cbar canvas') && mv.querySelector('.mv-x')?.textContent && mv.querySelector('.mv-y')?.textContent);
+      return true;
+    }).map((c) => c.id || c.closest('section')?.id || '?'));
+    assert.deepEqual(unframed, [], 'heatmaps without axes and a colour bar');
     assert.match(await page.textContent('#runtime') ?? '', /wasm SIMD/);
     for (const id of SECTIONS) await screenshot(page, `section-${id}`, `#${id}`);
     assert.deepEqual(problems, []);
