@@ -63,6 +63,9 @@ function flavour(options: InitOptions | undefined): { o: InitOptions; simd: bool
 /** Compiles the binary the options name (`wasmBinary`, `wasmUrl` or the default of the flavour). */
 export async function compileWith(options: CompileOptions | undefined, defaultUrl: (simd: boolean) => URL, compileUrl: CompileUrl): Promise<WebAssembly.Module> {
   const { o, simd } = flavour(options);
+  // The module will be instantiated through its Emscripten glue: that loads
+  // while the binary compiles (import() caches it for init()).
+  loadGlue(simd);
   if (o.wasmBinary !== undefined) {
     const b = o.wasmBinary;
     if (!(b instanceof ArrayBuffer) && !(b instanceof Uint8Array)) {
@@ -88,6 +91,13 @@ function givenModule(o: InitOptions): WebAssembly.Module | undefined {
 }
 
 type Glue = typeof import('./wasm/posenc-simd.mjs');
+
+/** Starts loading the glue of a flavour (an unhandled failure is reported by init's await). */
+function loadGlue(simd: boolean): Promise<Glue> {
+  const glue: Promise<Glue> = simd ? import('./wasm/posenc-simd.mjs') : import('./wasm/posenc-scalar.mjs');
+  glue.catch(() => undefined);
+  return glue;
+}
 
 /**
  * Instantiates a compiled module through Emscripten's `instantiateWasm`
@@ -115,8 +125,7 @@ export async function initWith(options: InitOptions | undefined, defaultUrl: (si
   const { o, simd } = flavour(options);
   const given = givenModule(o);
   // The Emscripten glue loads while the binary compiles.
-  const glue: Promise<Glue> = simd ? import('./wasm/posenc-simd.mjs') : import('./wasm/posenc-scalar.mjs');
-  glue.catch(() => undefined);
+  const glue = loadGlue(simd);
   const module = given ?? (await compileWith(o, defaultUrl, compileUrl));
   const pe = createPosenc(await instantiate(module, glue), simd);
   warmUp(pe);

@@ -114,7 +114,9 @@ async function mountSections(ctx: Ctx, deepLink: string | undefined): Promise<vo
       await afterFrame();
       await afterFrame();
     }
-    await yieldToBrowser();
+    // With a deep link, the sections above the landing one mount in one
+    // task with it: no frame is spent on sections the reader does not see yet.
+    if (!waiting) await yieldToBrowser();
   }
 }
 
