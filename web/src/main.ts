@@ -7,7 +7,7 @@ import { compileWasm, init } from 'posenc';
 
 import { WorkerClient } from './client.js';
 import { lang, onLangChange, setLang, t, type Key, type Lang } from './i18n.js';
-import { buildNav, landOnSection } from './nav.js';
+import { buildNav, keepPlace, landOnSection } from './nav.js';
 import { refreshPlots } from './plot.js';
 import { Ctx } from './sections/context.js';
 import { mountBias } from './sections/bias.js';
@@ -141,18 +141,20 @@ async function main(): Promise<void> {
   const markButton = (): void => langButton.setAttribute('lang', lang() === 'en' ? 'zh-CN' : 'en');
   markButton();
   onLangChange(markButton);
-  langButton.addEventListener('click', () => {
+  // Both switches keep the reader's place (nav.ts keepPlace): the text and
+  // charts re-render, what was on screen stays where it was.
+  langButton.addEventListener('click', () => keepPlace(() => {
     const next: Lang = lang() === 'en' ? 'zh' : 'en';
     setParam('lang', next);
     setLang(next);
-  });
-  document.getElementById('theme-switch')!.addEventListener('click', () => {
+  }));
+  document.getElementById('theme-switch')!.addEventListener('click', () => keepPlace(() => {
     const next = document.documentElement.dataset.theme === 'dark' ? 'light' : 'dark';
     setParam('theme', next);
     setTheme(next);
     refreshPlots();
     window.dispatchEvent(new Event('posenc-theme'));
-  });
+  }));
   for (const h of document.querySelectorAll<HTMLElement>('main h2')) h.tabIndex = -1;
   buildNav();
   const badge = document.getElementById('runtime')!;
@@ -192,7 +194,7 @@ async function main(): Promise<void> {
 
 main().catch((e: unknown) => {
   const p = document.getElementById('loading') ?? document.body.appendChild(document.createElement('p'));
-  p.textContent = `posenc failed to start: ${e instanceof Error ? e.message : String(e)}`;
+  p.textContent = `${t('error.start')}${e instanceof Error ? e.message : String(e)}`;
   p.className = 'error';
   document.documentElement.dataset.ready = 'error';
   throw e;

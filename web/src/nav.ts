@@ -2,6 +2,7 @@
 // view marked (aria-current) and kept in the URL (`section=<id>` in the hash
 // state), and deep links (`#section=rope` or `#rope`) that land on their
 // section once the widgets above it have laid out.
+import { lang, t } from './i18n.js';
 import { deleteParam, getParam, setParam } from './state.js';
 
 let current = '';
@@ -43,6 +44,8 @@ function trackNavHeight(nav: HTMLElement): void {
 /** (Re)builds the links from the section headings (called again on a language change). */
 export function buildNav(): void {
   const nav = document.getElementById('nav')!;
+  // A switch pressed from the bar is rebuilt here: it keeps the focus.
+  const focused = nav.contains(document.activeElement) ? document.activeElement?.id : undefined;
   nav.replaceChildren(
     ...sections().map((s) => {
       const a = document.createElement('a');
@@ -55,12 +58,114 @@ export function buildNav(): void {
       });
       return a;
     }),
+    navTools(),
   );
   if (!nav.dataset.tracked) {
     nav.dataset.tracked = '1';
     trackNavHeight(nav);
+    watchHeader(nav);
   }
+  if (focused) document.getElementById(focused)?.focus({ preventScroll: true });
   mark(current);
+}
+
+/**
+ * The language and theme switches again, at the end of the sticky bar, for
+ * a reader in the middle of the page (shown once the header has scrolled
+ * away; style.css). They press the header's own buttons.
+ */
+function navTools(): HTMLElement {
+  const tools = document.createElement('span');
+  tools.className = 'nav-tools';
+  const proxy = (id: string, label: string, aria?: string): HTMLButtonElement => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.id = `nav-${id}`;
+    b.textContent = label;
+    if (aria) b.setAttribute('aria-label', aria);
+    b.addEventListener('click', () => document.getElementById(id)?.click());
+    return b;
+  };
+  const langButton = proxy('lang-switch', t('lang.switch'));
+  // It names the other language, in that language.
+  langButton.setAttribute('lang', lang() === 'en' ? 'zh-CN' : 'en');
+  const themeButton = proxy('theme-switch', '◐', t('theme.switch'));
+  tools.append(langButton, themeButton);
+  return tools;
+}
+
+/** Marks the nav (data-header-gone) while the page header is out of view. */
+function watchHeader(nav: HTMLElement): void {
+  const header = document.querySelector('header');
+  if (!header || typeof IntersectionObserver === 'undefined') return;
+  new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (e.isIntersecting) delete nav.dataset.headerGone;
+      else nav.dataset.headerGone = '1';
+    }
+  }).observe(header);
+}
+
+/** Elements that only wrap others: too coarse to keep a reader's place by. */
+const COARSE = new Set(['HTML', 'BODY', 'MAIN', 'SECTION', 'NAV', 'HEADER', 'FOOTER']);
+
+/**
+ * The elements just below the sticky bar, innermost block first, with where
+ * their tops are now: what the reader is looking at.
+ */
+function readingPlace(): Array<{ e: Element; top: number }> {
+  const navBottom = document.getElementById('nav')?.getBoundingClientRect().bottom ?? 0;
+  const main = document.querySelector('main')?.getBoundingClientRect();
+  const xs = main ? [main.left + main.width / 2, main.left + Math.min(40, main.width / 4)] : [window.innerWidth / 2];
+  for (let dy = 8; dy < window.innerHeight / 2; dy += 24) {
+    for (const x of xs) {
+      let e = document.elementFromPoint(x, navBottom + dy);
+      while (e && getComputedStyle(e).display.startsWith('inline')) e = e.parentElement;
+      if (!e || COARSE.has(e.tagName) || !e.closest('main, footer')) continue;
+      const chain: Array<{ e: Element; top: number }> = [];
+      for (let p: Element | null = e; p && p.tagName !== 'BODY'; p = p.parentElement) {
+        chain.push({ e: p, top: p.getBoundingClientRect().top });
+      }
+      return chain;
+    }
+  }
+  return [];
+}
+
+/**
+ * Runs `change` (a language or theme switch, which re-renders text and
+ * charts) and keeps what the reader was looking at in the same place on
+ * screen: at once, and for the next second while charts and widgets redraw,
+ * unless the reader scrolls, types or taps.
+ */
+export function keepPlace(change: () => void): void {
+  const place = readingPlace();
+  change();
+  const restore = (): void => {
+    // The innermost element still in the page (a re-rendered widget may have been replaced).
+    const a = place.find((p) => p.e.isConnected);
+    if (!a) return;
+    const delta = a.e.getBoundingClientRect().top - a.top;
+    if (Math.abs(delta) >= 0.5) window.scrollBy({ top: delta, behavior: 'instant' });
+  };
+  restore();
+  let stopped = false;
+  const stop = (): void => {
+    stopped = true;
+    for (const ev of INPUTS) window.removeEventListener(ev, stop);
+  };
+  // The click that made the change is over; later input is the reader's.
+  setTimeout(() => {
+    if (!stopped) for (const ev of INPUTS) window.addEventListener(ev, stop, { passive: true });
+  }, 0);
+  const end = performance.now() + 1000;
+  const again = (): void => {
+    if (stopped) return;
+    restore();
+    if (performance.now() < end) requestAnimationFrame(again);
+    else stop();
+  };
+  requestAnimationFrame(again);
 }
 
 /** A nav click: smooth scroll to the section, its heading focused, the URL updated. */

@@ -166,7 +166,7 @@ export class LinePlot {
         legend: { show: true },
         cursor: { drag: { x: false, y: false }, ...(this.o.highlight ? { focus: { prox: 24 } } : {}) },
         ...(this.o.highlight ? { focus: { alpha: 0.25 } } : {}),
-        ...(this.o.endLabels ? { padding: [12, 84, 0, 0] as uPlot.Padding } : {}),
+        ...(this.o.endLabels ? { padding: [18, 84, 0, 0] as uPlot.Padding } : {}),
         series: [
           { label: this.o.xLabel() },
           ...this.series.map((s, i) => ({
@@ -226,38 +226,57 @@ export class LinePlot {
     return labels;
   }
 
+  /** Boxes of the marker texts last drawn (canvas pixels): end labels keep clear of them. */
+  private markerBoxes: Box[] = [];
+
   private drawMarkerText(u: uPlot, fg: string): void {
     const ctx = u.ctx;
     const dpr = window.devicePixelRatio || 1;
+    const h = 11 * dpr;
     ctx.setLineDash([]);
     ctx.fillStyle = fg;
     ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+    this.markerBoxes = [];
     const vs = this.o.markers?.() ?? [], vt = this.o.markerText?.() ?? [];
     // Along the vertical line, reading upwards, centred on the plot's height
     // (the corners are where lines start and end labels sit).
     vs.forEach((x, k) => {
       if (!vt[k]) return;
+      const px = u.valToPos(x, 'x', true) - 4 * dpr, cy = u.bbox.top + u.bbox.height / 2;
+      const w = ctx.measureText(vt[k]!).width;
       ctx.save();
-      ctx.translate(u.valToPos(x, 'x', true) - 4 * dpr, u.bbox.top + u.bbox.height / 2);
+      ctx.translate(px, cy);
       ctx.rotate(-Math.PI / 2);
       ctx.textAlign = 'center';
       ctx.fillText(vt[k]!, 0, 0);
       ctx.restore();
+      // Rotated a quarter turn: the glyphs stand left of px.
+      this.markerBoxes.push({ x0: px - h, x1: px + 2 * dpr, y0: cy - w / 2, y1: cy + w / 2 });
     });
     const hs = this.o.hMarkers?.() ?? [], ht = this.o.hMarkerText?.() ?? [];
     hs.forEach((y, k) => {
       if (!ht[k]) return;
+      const x0 = u.bbox.left + 4 * dpr, base = u.valToPos(y, 'y', true) - 4 * dpr;
       ctx.textAlign = 'left';
-      ctx.fillText(ht[k]!, u.bbox.left + 4 * dpr, u.valToPos(y, 'y', true) - 4 * dpr);
+      ctx.fillText(ht[k]!, x0, base);
+      this.markerBoxes.push({ x0, x1: x0 + ctx.measureText(ht[k]!).width, y0: base - h, y1: base + 2 * dpr });
     });
   }
 
-  /** Labels at the last drawn point of each visible series, pushed apart vertically. */
+  /**
+   * Labels at the last drawn point of each visible series. Lines that end at
+   * the right form a column, spread apart vertically and kept between the top
+   * of the plot and the x axis; a line that ends earlier gets its label on
+   * the first side of its end point where it overlaps neither the marker
+   * texts nor another label, or none (the legend names it anyway).
+   */
   private drawEndLabels(u: uPlot): void {
     const ctx = u.ctx;
     const dpr = window.devicePixelRatio || 1;
-    const gap = 12 * dpr;
-    const items: Array<{ x: number; y: number; text: string; color: string }> = [];
+    const gap = 12 * dpr, h = 11 * dpr, pad = 4 * dpr;
+    ctx.setLineDash([]);
+    ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+    const items: EndLabel[] = [];
     for (let k = 1; k < u.series.length; k++) {
       const s = u.series[k]!;
       if (!s.show) continue;
@@ -265,18 +284,70 @@ export class LinePlot {
       let last = ys.length - 1;
       while (last >= 0 && (ys[last] == null || !Number.isFinite(ys[last]!))) last--;
       if (last < 0) continue;
-      items.push({ x: u.valToPos(u.data[0][last]!, 'x', true), y: u.valToPos(ys[last]!, 'y', true), text: String(s.label ?? ''), color: this.series[k - 1]?.color ?? PALETTE[(k - 1) % PALETTE.length]! });
+      const text = String(s.label ?? '');
+      items.push({
+        x: u.valToPos(u.data[0][last]!, 'x', true), y: u.valToPos(ys[last]!, 'y', true), text, w: ctx.measureText(text).width,
+        color: this.series[k - 1]?.color ?? PALETTE[(k - 1) % PALETTE.length]!,
+      });
     }
-    items.sort((a, b) => a.y - b.y);
-    for (let k = 1; k < items.length; k++) items[k]!.y = Math.max(items[k]!.y, items[k - 1]!.y + gap);
-    ctx.setLineDash([]);
-    ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+    const top = u.bbox.top - 14 * dpr + h / 2, bottom = u.bbox.top + u.bbox.height - h / 2;
+    const right = Math.max(...items.map((it) => it.x));
+    const column = items.filter((it) => it.x >= right - 1).sort((a, b) => a.y - b.y);
+    const inner = items.filter((it) => it.x < right - 1);
+    // Too many for the plot's height: the ones farthest from the rest go.
+    while (column.length * gap > bottom - top + gap && column.length > 1) column.splice(Math.floor(column.length / 2), 1);
+    for (let k = 0; k < column.length; k++) column[k]!.y = Math.max(column[k]!.y, k ? column[k - 1]!.y + gap : top);
+    for (let k = column.length - 1; k >= 0; k--) column[k]!.y = Math.min(column[k]!.y, k + 1 < column.length ? column[k + 1]!.y - gap : bottom);
+    const placed: Box[] = [...this.markerBoxes];
+    const drawn: EndLabel[] = [];
+    for (const it of column) {
+      // On a narrow chart a long label ends at the canvas edge rather than past it.
+      const x = Math.max(Math.min(it.x + pad, u.ctx.canvas.width - it.w - dpr), it.x - it.w);
+      placed.push(labelBox(x, it.y, it.w, h));
+      drawn.push({ ...it, x });
+    }
+    // Drawn points are obstacles too (a label must not sit on a marker).
+    if (this.o.points) {
+      const r = 5 * dpr;
+      for (let k = 1; k < u.series.length; k++) {
+        if (!u.series[k]!.show) continue;
+        (u.data[k] as Array<number | null | undefined>).forEach((v, i) => {
+          if (v == null || !Number.isFinite(v)) return;
+          const px = u.valToPos(u.data[0][i]!, 'x', true), py = u.valToPos(v, 'y', true);
+          placed.push({ x0: px - r, x1: px + r, y0: py - r, y1: py + r });
+        });
+      }
+    }
+    const lo = u.bbox.left, hi = u.bbox.left + u.bbox.width + 80 * dpr;
+    for (const it of inner) {
+      const spots: Array<[number, number]> = [
+        [it.x + pad, it.y], [it.x - it.w / 2, it.y - gap], [it.x + pad, it.y - gap], [it.x - pad - it.w, it.y - gap],
+        [it.x - it.w / 2, it.y + gap], [it.x - pad - it.w, it.y], [it.x + pad, it.y + gap], [it.x - pad - it.w, it.y + gap],
+      ];
+      const spot = spots.find(([x, y]) => {
+        const b = labelBox(x, y, it.w, h);
+        return b.x0 >= lo && b.x1 <= hi && y >= top && y <= bottom && !placed.some((p) => overlaps(p, b));
+      });
+      if (!spot) continue;
+      placed.push(labelBox(spot[0], spot[1], it.w, h));
+      drawn.push({ ...it, x: spot[0], y: spot[1] });
+    }
     ctx.textAlign = 'left';
     ctx.textBaseline = 'middle';
-    for (const it of items) {
+    for (const it of drawn) {
       ctx.fillStyle = it.color;
-      ctx.fillText(it.text, it.x + 4 * dpr, it.y);
+      ctx.fillText(it.text, it.x, it.y);
     }
     ctx.textBaseline = 'alphabetic';
+    // For tests and readers of the DOM: the labels drawn and where (CSS pixels, left edge and middle).
+    this.el.dataset.endLabels = JSON.stringify(drawn.map((d) => [d.text, Math.round(d.x / dpr), Math.round(d.y / dpr), Math.round(d.w / dpr)]));
   }
 }
+
+/** A rectangle in canvas pixels. */
+interface Box { x0: number; x1: number; y0: number; y1: number }
+/** An end label: anchor or drawn position (left edge, vertical middle), text and its width. */
+interface EndLabel { x: number; y: number; text: string; w: number; color: string }
+
+const labelBox = (x: number, y: number, w: number, h: number): Box => ({ x0: x, x1: x + w, y0: y - h / 2, y1: y + h / 2 });
+const overlaps = (a: Box, b: Box): boolean => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;

@@ -22,11 +22,32 @@ export function headColour(h: number, heads: number): string {
 
 const queryKey = { rowName: (): string => t('ax.query'), colName: (): string => t('ax.key'), y: 'ax.query', x: 'ax.key' } as const;
 
+/** Smallest and largest id over the cells of [L, L] bucket ids where keep(i, j) holds. */
+function idRange(b: Int32Array, L: number, keep: (i: number, j: number) => boolean): [number, number] {
+  let lo = Infinity, hi = -Infinity;
+  for (let i = 0; i < L; i++) for (let j = 0; j < L; j++) if (keep(i, j)) { lo = Math.min(lo, b[i * L + j]!); hi = Math.max(hi, b[i * L + j]!); }
+  return [lo, hi];
+}
+
+/** The sentence under the bucket map, from the drawn ids: which ids each side of the diagonal uses, and the last bucket past Max distance. */
+function splitText(b: Int32Array, L: number, maxDistance: number, bidirectional: boolean): string {
+  const [pLo, pHi] = idRange(b, L, (i, j) => j < i);
+  const [fLo, fHi] = idRange(b, L, (i, j) => j > i);
+  const r = (lo: number, hi: number): string => (lo === hi ? String(lo) : `${lo}–${hi}`);
+  let s = L < 2 ? '' : t(bidirectional ? 'bias.split.bidir' : 'bias.split.causal').replace('{past}', r(pLo, pHi)).replace('{future}', r(fLo, fHi));
+  const [xLo, xHi] = idRange(b, L, (i, j) => i - j >= maxDistance);
+  s += ' ' + (xLo <= xHi ? t('bias.split.far').replace('{d}', String(maxDistance)).replace('{ids}', r(xLo, xHi)) : t('bias.split.short').replace('{d}', String(maxDistance)));
+  return s;
+}
+
 export function mountBias(ctx: Ctx, root: HTMLElement): void {
   const pe: Posenc = ctx.pe;
   let heads = getNumber('b.heads', 8, 1, 16);
   let variant = getChoice('b.variant', 'paper', ['paper', 'simple'] as const);
   let length = getNumber('b.len', 32, 4, 256);
+  // The bucket map has its own length, by default past Max distance, so
+  // that the last bucket (every distance from Max distance on) shows.
+  let bucketLen = getNumber('b.tlen', 160, 8, 512);
   let buckets = getNumber('b.buckets', 32, 2, 64);
   let maxDistance = getNumber('b.maxd', 128, 2, 1024);
   let bidirectional = getBool('b.bidir', true);
@@ -40,6 +61,7 @@ export function mountBias(ctx: Ctx, root: HTMLElement): void {
   const alibiLook = el('p', { class: 'note look', id: 'alibi-look' });
   const bucketMap = new AxedHeatmap({ kind: 'sequential', label: () => t('bias.bucketMap'), ...queryKey, value: 'ax.bucket' });
   bucketMap.canvas.id = 't5-buckets';
+  const bucketSplit = el('p', { class: 'note look', id: 't5-split' });
   const lines = new LinePlot({ xLabel: () => t('bias.lines.x'), yLabel: () => t('bias.lines.y'), series: [], height: 260, highlight: true, integerX: true });
   lines.el.id = 'alibi-lines';
   const learnedBox = el('div', { id: 't5-learned' });
@@ -50,7 +72,8 @@ export function mountBias(ctx: Ctx, root: HTMLElement): void {
     const bias = pe.alibiBias({ heads, queryLength: length, keyLength: length, variant, causal: true });
     // The maps are kept while the head count stays (no DOM rebuild per update).
     if (alibiMaps.length !== heads) {
-      alibiMaps = Array.from({ length: heads }, () => new AxedHeatmap({ kind: 'diverging', label: () => t('bias.alibi'), ...queryKey, value: 'ax.bias' }));
+      // ALiBi never adds anything positive: a one-sided scale from -max to 0.
+      alibiMaps = Array.from({ length: heads }, () => new AxedHeatmap({ kind: 'sequential', label: () => t('bias.alibi'), ...queryKey, value: 'ax.bias' }));
       alibiLabels = alibiMaps.map(() => el('div', { class: 'cell-label' }));
       alibiBox.replaceChildren(el('div', { class: 'axed-grid heads' }, ...alibiMaps.map((m, i) => el('div', { class: 'cell' }, alibiLabels[i]!, m.el))));
     }
@@ -62,7 +85,7 @@ export function mountBias(ctx: Ctx, root: HTMLElement): void {
     const shared = Math.max(...slopes) * reach;
     maps.forEach((m, h) => {
       const amax = perHead ? slopes[h]! * reach : shared;
-      m.draw(bias.subarray(h * length * length, (h + 1) * length * length), length, length, [-amax, amax]);
+      m.draw(bias.subarray(h * length * length, (h + 1) * length * length), length, length, [-amax, 0]);
     });
     alibiLook.dataset.i18n = perHead ? 'bias.alibi.look.perHead' : 'bias.alibi.look.shared';
     alibiLook.textContent = t(alibiLook.dataset.i18n as Key);
@@ -76,11 +99,19 @@ export function mountBias(ctx: Ctx, root: HTMLElement): void {
       alibiLabels[h]!.textContent = `${t('bias.head')} ${h}: s = ${m.toPrecision(3)}`;
       alibiLabels[h]!.dataset.value = String(m);
     });
-    const b = pe.t5Buckets({ queryLength: length, keyLength: length, numBuckets: buckets, maxDistance, bidirectional });
-    bucketMap.draw(b, length, length);
+    const b = pe.t5Buckets({ queryLength: bucketLen, keyLength: bucketLen, numBuckets: buckets, maxDistance, bidirectional });  // [bucketLen, bucketLen]
+    bucketMap.draw(b, bucketLen, bucketLen);
+    bucketSplit.textContent = splitText(b, bucketLen, maxDistance, bidirectional);
     root.dataset.ms = (performance.now() - t0).toFixed(2);
   });
 
+  const learnedLines = new LinePlot({
+    xLabel: () => t('bias.learnedLines.x'), yLabel: () => t('bias.learnedLines.y'), series: [], height: 260, highlight: true, integerX: true,
+    markers: () => learnedMarks, markerText: () => [t('ext.marker.train'), t('bias.maxDistance')],
+  });
+  learnedLines.el.id = 't5-learned-lines';
+  let learnedMarks: number[] = [];
+  const learnedLook = el('p', { class: 'note look', id: 't5-learned-look' });
   // The shipped T5 language model's learned table, through pe.t5Bias.
   whenNear(learnedBox, () => void (async () => {
     const [info, { shape, data }] = await Promise.all([
@@ -102,6 +133,29 @@ export function mountBias(ctx: Ctx, root: HTMLElement): void {
     const labels = (): string[] => maps.map((_, h) => `${t('bias.head')} ${h}`);
     learnedBox.replaceChildren(grid(maps, labels()));
     onLangChange(() => learnedBox.querySelectorAll('.cell-label').forEach((e, h) => { e.textContent = labels()[h]!; }));
+    // Bias against distance d = 0 .. D-1: the last query row of a D x D map. [H][D]
+    const D = 2 * c.t5MaxDistance;
+    const far = pe.t5Bias({ table: data, heads: H, queryLength: D, keyLength: D, numBuckets: c.t5Buckets, maxDistance: c.t5MaxDistance, bidirectional: false });
+    const dist = Array.from({ length: D }, (_, d) => d);
+    const perDistance = Array.from({ length: H }, (_, h) => dist.map((d) => far[h * D * D + (D - 1) * D + (D - 1 - d)]!));
+    learnedMarks = [c.trainLen, c.t5MaxDistance];
+    // The first distance from which every head's bias is exactly 0 up to D - 1 (D: none).
+    let zeroFrom = D;
+    while (zeroFrom > 0 && perDistance.every((line) => line[zeroFrom - 1] === 0)) zeroFrom--;
+    const lineSeries = (): LineSeries[] => perDistance.map((_, h) => ({ label: `${t('bias.head')} ${h}`, color: headColour(h, H), width: 2 }));
+    learnedLines.setData([dist, ...perDistance], lineSeries());
+    // Every number of the sentence from the model's config.
+    const look = (): void => {
+      learnedLook.textContent = t('bias.learnedLines.look').replace('{exact}', String(c.t5Buckets / 2 - 1)).replace('{maxd}', String(c.t5MaxDistance))
+        .replace('{len}', String(c.trainLen)).replace('{last}', String(c.trainLen - 1))
+        + (zeroFrom < D ? ` ${t('bias.learnedLines.zero').replace('{z}', String(zeroFrom))}` : '');
+    };
+    look();
+    onLangChange(() => {
+      learnedLines.setData([dist, ...perDistance], lineSeries());
+      look();
+    });
+    learnedLines.el.dataset.value = JSON.stringify(perDistance);
     learnedBox.dataset.ready = '1';
   })().catch((e: unknown) => { learnedBox.textContent = errorText(e); }));
 
@@ -115,12 +169,14 @@ export function mountBias(ctx: Ctx, root: HTMLElement): void {
     figure('bias.alibi', alibiBox, alibiLook),
     figure('bias.lines', lines.el, text('bias.lines.look', 'p', 'note look')),
     el('div', { class: 'controls' },
+      slider({ label: 'bias.bucketLength', param: 'b.tlen', min: 8, max: 512, step: 8, value: bucketLen, onInput: (v) => { bucketLen = v; update(); } }).el,
       slider({ label: 'bias.buckets', param: 'b.buckets', min: 2, max: 64, step: 2, value: buckets, onInput: (v) => { buckets = v; update(); } }).el,
       slider({ label: 'bias.maxDistance', param: 'b.maxd', min: 2, max: 1024, step: 1, value: maxDistance, log: true, onInput: (v) => { maxDistance = v; update(); } }).el,
       checkbox({ label: 'bias.bidirectional', param: 'b.bidir', value: bidirectional, onChange: (v) => { bidirectional = v; update(); } }).el),
     el('div', { class: 'figs' },
-      figure('bias.bucketMap', bucketMap.el, text('bias.bucketMap.look', 'p', 'note look')),
+      figure('bias.bucketMap', bucketMap.el, text('bias.bucketMap.look', 'p', 'note look'), bucketSplit),
       figure('bias.learned', learnedBox, text('bias.learned.look', 'p', 'note look'))),
+    figure('bias.learnedLines', learnedLines.el, learnedLook),
   );
   onLangChange(update);
   update();

@@ -4,7 +4,7 @@
 // Shape legend: B batch, H heads, T tokens, D head or model dimension.
 import type { Posenc } from 'posenc';
 
-import { t, type Key } from '../i18n.js';
+import { errorText, onLangChange, t, type Key } from '../i18n.js';
 import { codePanels, maxDiff, rich, seeded, setValue, valueOut, type CodePanels } from '../lessonkit.js';
 import { getNumber } from '../state.js';
 import { coalesce, el, select, slider, text, whenNear } from '../ui.js';
@@ -370,7 +370,7 @@ pos_table(torch.tensor([${position}]))
       pre.classList.remove('error-out');
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
-      pre.textContent = `${err.name}: ${err.message}`;
+      pre.textContent = errorText(err);
       pre.dataset.error = err.message;
       pre.classList.add('error-out');
     }
@@ -380,6 +380,7 @@ pos_table(torch.tensor([${position}]))
     slider({ label: 'examples.learned.position', param: 'x.pos', min: 0, max: 4096, step: 1, value: position, onInput: (v) => { position = v; update(); } }).el,
   ];
   update();
+  onLangChange(update);
   const node = lesson('ex-learned', 'examples.learned.title', 'examples.learned.text', controls,
     [pre, text('examples.learned.model', 'div', 'tensor-label'), modelPre], code, 'examples.learned.look');
   whenNear(node, () => void runModel(ctx, modelPre));

@@ -20,13 +20,15 @@ type ExtScaling = (typeof EXT_SCALINGS)[number];
 
 /**
  * One colour per encoding, the same in every chart of the page section
- * (also when the reader's own model is added); the RoPE model with a
- * scaling keeps RoPE's colour, dashed.
+ * (also when the reader's own model is added). The RoPE model with a live
+ * scaling has its own colour (SCALED_COLOUR, olive, used by no encoding), dashed.
  */
 export const ENCODING_COLOURS: Readonly<Record<string, string>> = {
   nope: '#7f7f7f', sinusoidal: '#9467bd', learned: '#8c564b', rope: '#1f77b4', alibi: '#2ca02c',
   t5: '#e6550d', shaw: '#e377c2', xpos: '#17becf', [CUSTOM]: '#d62728',
 };
+
+export const SCALED_COLOUR = '#bcbd22';
 
 /** The encoding name of a model id ('language-rope' -> 'rope'; CUSTOM stays). */
 const encodingOf = (model: string): string => model.replace(/^(language|retrieval)-/, '');
@@ -141,7 +143,7 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
     if (ctx.custom?.task === 'language') names.push(CUSTOM);
     // The scaled RoPE curve only when a scaling is chosen (else it would repeat rope's).
     const series: LineSeries[] = [...names.map(seriesOf),
-      ...(scaling === 'none' ? [] : [{ label: `rope + ${scaling} ×${factor}`, color: ENCODING_COLOURS.rope!, dash: [6, 3], width: 2.25 }])];
+      ...(scaling === 'none' ? [] : [{ label: `rope + ${scaling} ×${factor}`, color: SCALED_COLOUR, dash: [6, 3], width: 2.25 }])];
     const curves: Array<Float64Array | undefined> = series.map(() => undefined);
     const draw = (): void => {
       const bins = logBins(length);

@@ -231,7 +231,23 @@ export function mountOrder(ctx: Ctx, root: HTMLElement): void {
   let enc: Enc = getChoice('o.enc', 'none', ENCODINGS);
   let causal = getBool('o.causal', false);
 
-  const input = el('input', { type: 'text', class: 'wide', 'aria-label': t('order.tokens'), 'data-i18n-aria': 'order.tokens', 'data-sample': '' });
+  const input = el('input', { type: 'text', class: 'wide', id: 'order-input', 'aria-label': t('visa.input'), 'data-i18n-aria': 'visa.input', 'data-sample': '' });
+  // Words the trained word-order models (below) have never seen: named, so a
+  // reader knows the maps here still use them (each word has its own vector).
+  const unknownNote = el('p', { class: 'note hint', id: 'order-unknown', hidden: '' });
+  let unknownWords: string[] = [];
+  const showUnknown = (): void => {
+    unknownNote.hidden = unknownWords.length === 0;
+    unknownNote.dataset.words = unknownWords.join(' ');
+    unknownNote.textContent = unknownWords.length ? t('visa.unknown').replace('{words}', unknownWords.join(t('visa.unknown.sep'))) : '';
+  };
+  onLangChange(showUnknown);
+  /** Looks the reader's own words up in the models' vocabulary (fetched only for text the reader typed). */
+  const checkUnknown = async (words: string[], own: boolean): Promise<void> => {
+    const known = own ? new Set((await vocab()).map((w) => w.toLowerCase())) : undefined;
+    unknownWords = known && known.size > 0 ? [...new Set(words.filter((w) => !known.has(w.toLowerCase()) && !/^[\p{P}\p{S}]+$/u.test(w)))] : [];
+    showUnknown();
+  };
   /** The box shows the tokens in their current order (after a shuffle or a drag too). */
   const showOrder = (): void => { input.value = order.map((i) => tokens[i]!).join(' '); };
   showOrder();
@@ -332,7 +348,9 @@ export function mountOrder(ctx: Ctx, root: HTMLElement): void {
   const applyText = async (raw: string, shown?: string): Promise<void> => {
     const ticket = ++pending;
     const words = segment(raw, CJK.test(raw) ? await vocab() : []);
-    if (ticket === pending) setTokens(words, shown);
+    if (ticket !== pending) return;
+    setTokens(words, shown);
+    await checkUnknown(words, sample === undefined);
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
   input.addEventListener('input', () => {
@@ -380,8 +398,10 @@ export function mountOrder(ctx: Ctx, root: HTMLElement): void {
 
   root.append(
     el('div', { class: 'controls' },
-      el('div', { class: 'control wide' }, text('order.tokens', 'label'), input, text('visa.tokens.hint', 'small', 'hint'))),
+      el('label', { class: 'control wide', for: 'order-input' }, text('visa.input'), input, text('visa.tokens.hint', 'small', 'hint'))),
+    unknownNote,
     samples,
+    text('order.tokens', 'p', 'chips-label'),
     chips.el, live,
     el('div', { class: 'controls' },
       button('order.shuffle', () => { order = shuffle(order); showOrder(); changed(); }, 'shuffle'),
@@ -446,6 +466,7 @@ function mountModels(ctx: Ctx, root: HTMLElement): void {
     el('p', { class: 'explain', 'data-i18n-rich': 'order.models.text' }),
     el('div', { class: 'controls' }, el('div', { class: 'control wide' }, text('order.sentence', 'label'), sel)),
     table,
+    text('order.models.alibi', 'p', 'note'),
   );
   // The answers need seven models: fetched once the table is close, not with the first screen.
   whenNear(table, () => void render(), '200px');

@@ -61,6 +61,19 @@ function seeded(n: number, seed: number): Float32Array {
   });
 }
 
+/**
+ * The y range of the shift chart: the data, at least `floor` tall, with the
+ * zero line about a quarter of the height from the top (the data below it)
+ * or the bottom (the data above it), with room for its label.
+ */
+function shiftRange(lo: number, hi: number, floor: number): [number, number] {
+  const down = Math.abs(Math.min(lo, 0)) >= Math.max(hi, 0);
+  const span = Math.max(hi - lo, floor);
+  const a = Math.min(lo, 0), b = Math.max(hi, 0);
+  // Far side: the data plus 10 %; near side: a third of the span beyond zero.
+  return down ? [Math.min(a, b - span) - 0.1 * span, b + span / 3] : [a - span / 3, Math.max(b, a + span) + 0.1 * span];
+}
+
 /** Largest position of the m / n / shift controls. */
 const POS_MAX = 8192;
 /** The position slider is linear (one step per position) up to here, then logarithmic. */
@@ -167,20 +180,28 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     y: 'ax.pair', x: 'ax.position', value: 'ax.angle',
   });
   angles.canvas.id = 'rope-angles';
-  // Shift invariance: q·k at (m + s, n + s) for s = 0 … S, each pair rotated
-  // with L = max(m, n) + s + 1 (one sequence holding both).
+  // Shift invariance: how much q·k at (m + s, n + s) differs from q·k at
+  // (m, n), for s = 0 … S, each pair rotated with L = max(m, n) + s + 1 (one
+  // sequence holding both). A change plotted on its own scale: the drift of
+  // dynamic NTK and LongRoPE (a few hundredths) shows, float32 rounding (1e-6)
+  // does not.
   const breakAt = (): number => st.orig - Math.max(st.m, st.n);
+  // The plotted data's extent (uPlot also calls the range with its own
+  // current scale, so the range is computed from these, not from its arguments).
+  let shiftScore = 1, shiftLo = 0, shiftHi = 0;
   const shiftPlot = new LinePlot({
-    xLabel: () => t('rope.shiftPlot.x'), yLabel: () => 'q·k',
-    series: [{ label: () => t('rope.shiftPlot.series'), color: '#1f77b4', width: 2 }, { label: () => t('rope.shiftPlot.ref'), color: '#7f7f7f', dash: [4, 4] }],
+    xLabel: () => t('rope.shiftPlot.x'), yLabel: () => t('rope.shiftDiff.y'),
+    series: [{ label: () => t('rope.shiftDiff.series'), color: '#1f77b4', width: 2 }],
     height: 220,
-    // At least ±25 % of the score around it: float32 rounding (1e-6) stays invisible.
-    yRange: (lo, hi) => {
-      const pad = Math.max(0.25 * Math.max(Math.abs(lo), Math.abs(hi), 1), 0.1 * (hi - lo));
-      return [lo - pad, hi + pad];
+    yRange: () => {
+      const r = shiftRange(shiftLo, shiftHi, 0.05 * Math.max(1, Math.abs(shiftScore)));
+      shiftPlot.el.dataset.yrange = r.join(',');
+      return r;
     },
+    hMarkers: () => [0],
     markers: () => (LENGTH_DEPENDENT.has(st.scaling) && breakAt() >= 0 ? [breakAt()] : []),
-    markerText: () => [t('rope.shiftPlot.break')],
+    // No text on the dashed mark (a step would run through it); the note under the chart names it.
+    hMarkerText: () => [t('rope.shiftDiff.zero')],
   });
   shiftPlot.el.id = 'rope-shift-plot';
   const shiftLook = el('p', { class: 'note look', id: 'rope-shift-look' });
@@ -189,6 +210,16 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     xLabel: () => t('rope.pair'), yLabel: () => 'λ', series: [{ label: () => t('scaling.default') }, { label: () => t('rope.scaled') }], height: 220, logY: true, points: true,
     hMarkers: () => [st.orig],
   });
+  const rampFigure = figure('rope.ramp', el('div'));
+  const rampTitle = rampFigure.querySelector('figcaption')!;
+  // The title names the selected scaling (not data-i18n: it is filled in here).
+  delete rampTitle.dataset.i18n;
+  rampTitle.id = 'rope-ramp-title';
+  const titleRamp = (): void => {
+    rampTitle.dataset.scaling = st.scaling;
+    rampTitle.textContent = t('rope.ramp.by').replace('{method}', t(`scaling.${st.scaling}` as Key));
+  };
+  onLangChange(titleRamp);
   const ramp = new LinePlot({ xLabel: () => t('rope.pair'), yLabel: () => 'θ′/θ', series: [{ label: 'θ′/θ' }], height: 200, points: true });
 
   // q and k are rotated in separate calls: they must share the context length
@@ -242,18 +273,29 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     }
   };
 
-  const drawShift = (q: Float32Array, k: Float32Array, score: number): void => {
+  const drawShift = (q: Float32Array, k: Float32Array): void => {
     // Far enough past the original context to show what happens there.
     const S = Math.min(POS_MAX - Math.max(st.m, st.n), Math.max(256, 4 * st.orig));
     const N = 65;
-    const xs = Array.from({ length: N }, (_, i) => Math.round((i * S) / (N - 1)));
+    const grid = Array.from({ length: N }, (_, i) => Math.round((i * S) / (N - 1)));
+    // The last shift inside the original context and the first past it: a
+    // step (LongRoPE) is drawn upright on the dashed mark, clear of its label.
+    const edge = LENGTH_DEPENDENT.has(st.scaling) && breakAt() >= 1 && breakAt() <= S ? [breakAt() - 1, breakAt()] : [];
+    const xs = [...new Set([...grid, ...edge])].sort((a, b) => a - b);
     const top = Math.max(st.m, st.n);
     const ys = xs.map((sh) => dot(rot(q, st.m + sh, top + sh + 1), rot(k, st.n + sh, top + sh + 1)));
-    shiftPlot.setData([xs, ys, xs.map(() => score)]);
+    // Plotted: the change from s = 0, q·k at (m, n) in the sequence holding
+    // just them (for dynamic NTK and LongRoPE that is not the score above,
+    // whose L includes the shift control). data-value keeps the scores themselves.
+    shiftScore = ys[0]!;
+    const change = ys.map((y) => y - shiftScore);
+    shiftLo = Math.min(...change);
+    shiftHi = Math.max(...change);
+    shiftPlot.setData([xs, change]);
     shiftPlot.el.dataset.value = ys.join(',');
     shiftPlot.el.dataset.shifts = xs.join(',');
     shiftPlot.el.dataset.break = LENGTH_DEPENDENT.has(st.scaling) ? String(breakAt()) : '';
-    shiftLook.dataset.i18n = LENGTH_DEPENDENT.has(st.scaling) ? 'rope.shiftPlot.look.dependent' : 'rope.shiftPlot.look.fixed';
+    shiftLook.dataset.i18n = LENGTH_DEPENDENT.has(st.scaling) ? 'rope.shiftDiff.look.dependent' : 'rope.shiftDiff.look.fixed';
     shiftLook.textContent = t(shiftLook.dataset.i18n as Key);
   };
 
@@ -298,6 +340,7 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     const idx = Array.from({ length: r / 2 }, (_, i) => i);
     wave.setData([idx, idx.map((i) => (2 * Math.PI) / def.invFreq[i]!), idx.map((i) => (2 * Math.PI) / sc.invFreq[i]!)]);
     ramp.setData([idx, idx.map((i) => sc.invFreq[i]! / def.invFreq[i]!)]);
+    titleRamp();
 
     // Long-term decay: all-ones q and k, q at distance D, k at 0.
     const DL = 1024;
@@ -306,7 +349,7 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     const rotated = pe.applyRope(ones, { heads: 1, seqLen: DL, headDim: d, rotaryDim: r, layout: st.layout, base: st.base, scaling: scaling(), contextLength: DL });
     const dist = Array.from({ length: DL }, (_, i) => i);
     decay.setData([dist, dist.map((i) => { let acc = 0; for (let e = 0; e < d; e++) acc += rotated[i * d + e]!; return acc; })]);
-    drawShift(q, k, score);
+    drawShift(q, k);
     root.dataset.ms = (performance.now() - t0).toFixed(2);
   });
 
@@ -330,6 +373,8 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     llamaParams.hidden = st.scaling !== 'llama3';
   };
   showParams();
+  rampFigure.querySelector('div')!.replaceWith(ramp.el, text('rope.ramp.look', 'p', 'note look'));
+  titleRamp();
   root.append(
     el('div', { class: 'controls' },
       positionControl('rope.m', 'r.m', st.m, (v) => { st.m = v; update(); }).el,
@@ -350,12 +395,12 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
       origSl.el,
       yarnParams, llamaParams),
     el('div', { class: 'figs' },
-      figure('rope.shiftPlot', shiftPlot.el, shiftLook),
+      figure('rope.shiftDiff', shiftPlot.el, shiftLook),
       figure('rope.angles', angles.el, text('rope.angles.look', 'p', 'note look'))),
     el('div', { class: 'figs' },
       figure('rope.decay', decay.el, text('rope.decay.look', 'p', 'note look')),
       figure('rope.wavelength', wave.el, text('rope.wavelength.look', 'p', 'note look'))),
-    el('div', { class: 'figs' }, figure('rope.ramp', ramp.el, text('rope.ramp.look', 'p', 'note look'))),
+    el('div', { class: 'figs' }, rampFigure),
   );
   update();
 }

@@ -116,6 +116,31 @@ function meanLoss(v: Float64Array, a: number, b: number): number {
   return n ? sum / n : NaN;
 }
 
+/** One finished extend run: binned curves [bins] and mean losses (b/a: before/after the extra steps, r: the same model unscaled; n: positions 0-63, f: 64 on). */
+interface ExtResult {
+  method: ExtMethod; length: number; steps: number;
+  x: number[]; before: Array<number | null>; after: Array<number | null>;
+  bn: number; bf: number; an: number; af: number; rn: number; rf: number;
+}
+
+/** "linear interpolation (PI), 128 tokens, 100 steps" in the current language. */
+function runName(method: ExtMethod, length: number, steps: number): string {
+  return t('train.ext.run').replace('{method}', t(`scaling.${method}`)).replace('{len}', String(length)).replace('{steps}', String(steps));
+}
+
+/** The verdict of a run, every number from the run itself (3 decimals, as in the table). */
+export function verdictText(r: ExtResult): string {
+  const f = (v: number): string => v.toFixed(3);
+  let s = t('train.ext.verdict').replace('{run}', runName(r.method, r.length, r.steps))
+    .replace('{bn}', f(r.bn)).replace('{an}', f(r.an)).replace('{bf}', f(r.bf)).replace('{af}', f(r.af));
+  if (r.method !== 'none') {
+    const d = r.bn - r.rn;
+    const key: Key = Math.abs(d) < 0.0005 ? 'train.ext.base.same' : d > 0 ? 'train.ext.base.up' : 'train.ext.base.down';
+    s += ' ' + t(key).replace('{rn}', f(r.rn)).replace('{rf}', f(r.rf)).replace('{d}', Math.abs(d).toFixed(3));
+  }
+  return s;
+}
+
 /**
  * Continued training after a context extension: a shipped RoPE / xPos model
  * (trained at 64 tokens) gets a scaling and a longer length, then trains a
@@ -148,6 +173,40 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
   };
   const scaling = (): RopeScaling | undefined =>
     method === 'none' ? undefined : makeScaling(method, length / trainLen, trainLen, 16);
+  // Which run the table, chart and verdict show (the figures are greyed and
+  // say so while another run goes).
+  const resultFor = el('p', { class: 'note', id: 'extend-for', 'aria-live': 'polite' });
+  const verdict = el('p', { class: 'note look', id: 'extend-verdict' });
+  const figs = el('div', { class: 'figs', id: 'extend-figs' });
+  let result: ExtResult | undefined;
+  let pending: { method: ExtMethod; length: number; steps: number } | undefined;
+  const renderResult = (): void => {
+    const tag = (r: { method: ExtMethod; length: number; steps: number }): string => runName(r.method, r.length, r.steps);
+    if (pending) {
+      resultFor.textContent = t('train.ext.running').replace('{run}', tag(pending))
+        + (result ? ` ${t('train.ext.stale').replace('{run}', tag(result))}` : '');
+    } else resultFor.textContent = result ? t('train.ext.for').replace('{run}', tag(result)) : '';
+    figs.classList.toggle('stale', pending !== undefined && result !== undefined);
+    figs.setAttribute('aria-busy', String(pending !== undefined));
+    resultFor.dataset.method = result?.method ?? '';
+    resultFor.dataset.pending = pending?.method ?? '';
+    verdict.textContent = result ? verdictText(result) : '';
+    verdict.dataset.method = result?.method ?? '';
+    if (result) {
+      // Each label names its run's method (captured: the plot compares labels to decide on a rebuild).
+      const m = result.method;
+      plot.setData([result.x, result.before, result.after], [
+        { label: () => `${t(`scaling.${m}`)}: ${t('train.ext.before')}` },
+        { label: () => `${t(`scaling.${m}`)}: ${t('train.ext.after')}` }]);
+    }
+  };
+  onLangChange(renderResult);
+  const showResult = (r: ExtResult): void => {
+    show(cells.bn, r.bn);
+    show(cells.bf, r.bf);
+    show(cells.an, r.an);
+    show(cells.af, r.af);
+  };
   let running = false;
   // The status line as data (re-rendered on a language switch).
   let shown: Shown = {};
@@ -170,21 +229,35 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
     delete status.dataset.done;
     progress.value = 0;
     const s = scaling();
-    const n = steps;
+    const n = steps, L = length, run = method, name = model;
+    // The previous run's numbers leave the table; its chart stays, greyed and labelled.
+    for (const o of Object.values(cells)) {
+      o.textContent = '…';
+      delete o.dataset.value;
+    }
+    pending = { method: run, length: L, steps: n };
+    renderResult();
     ctx.worker
-      .call('extend', { model, seqLen: length, steps, examples: 12, ...(s ? { scaling: s } : {}) }, (p) => {
+      .call('extend', { model: name, seqLen: L, steps: n, examples: 12, ...(s ? { scaling: s } : {}) }, (p) => {
         progress.value = p.step / p.steps;
         shown = { progress: p };
         renderStatus();
       })
-      .then((r) => {
-        const w = length / 32;
+      .then(async (r) => {
+        // The same model and data without a scaling (evaluate is seeded, so
+        // for "none" this is exactly the "before" curve): the baseline.
+        const base = run === 'none' ? r.before : (await ctx.worker.call('evaluate', { model: name, lengths: [L], examples: 12 }))[0]!;
+        const w = L / 32;
         const a = bin(r.before.positionLoss, w), b = bin(r.after.positionLoss, w);
-        plot.setData([a.x, a.y, b.y], [{ label: () => t('train.ext.before') }, { label: () => t('train.ext.after') }]);
-        show(cells.bn, meanLoss(r.before.positionLoss, 0, trainLen));
-        show(cells.bf, meanLoss(r.before.positionLoss, trainLen, length));
-        show(cells.an, meanLoss(r.after.positionLoss, 0, trainLen));
-        show(cells.af, meanLoss(r.after.positionLoss, trainLen, length));
+        result = {
+          method: run, length: L, steps: n, x: a.x, before: a.y, after: b.y,
+          bn: meanLoss(r.before.positionLoss, 0, trainLen), bf: meanLoss(r.before.positionLoss, trainLen, L),
+          an: meanLoss(r.after.positionLoss, 0, trainLen), af: meanLoss(r.after.positionLoss, trainLen, L),
+          rn: meanLoss(base.positionLoss, 0, trainLen), rf: meanLoss(base.positionLoss, trainLen, L),
+        };
+        showResult(result);
+        pending = undefined;
+        renderResult();
         finished = { steps: n, seconds: r.seconds };
         renderStatus();
         status.dataset.done = '1';
@@ -193,6 +266,11 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
         shown = { ...shown, end: ended(e) };
         renderStatus();
         status.dataset.done = 'cancelled';
+        // Nothing new to show: the table goes back to the last finished run.
+        pending = undefined;
+        if (result) showResult(result);
+        else for (const o of Object.values(cells)) o.textContent = '';
+        renderResult();
       })
       .finally(() => {
         running = false;
@@ -212,7 +290,8 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
       select({ label: 'train.ext.length', param: 'x.len', value: String(length) as '128' | '256', options: [['128', '128'], ['256', '256']] as const, onChange: (v) => { length = Number(v); } }).el,
       slider({ label: 'train.steps', param: 'x.steps', min: 0, max: 400, step: 10, value: steps, onInput: (v) => { steps = v; } }).el,
       start, cancel),
-    progress, status,
-    el('div', { class: 'figs' }, figure('train.ext.curve', plot.el, el('p', { class: 'note' }, text('train.ext.look'))), figure('train.ext.table', table)),
+    progress, status, resultFor,
+    figs,
   );
+  figs.append(figure('train.ext.curve', plot.el, el('p', { class: 'note' }, text('train.ext.look'))), figure('train.ext.table', table, verdict));
 }

@@ -170,10 +170,10 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.learned.o.norow': '位置 ≥ max_len 时表里根本没有这一行',
   'quiz.learned.o.small': '那些行的数值太小',
   'quiz.learned.o.softmax': '长度一长 softmax 就溢出',
-  'quiz.learned.check': '一张 64 行的表，经 pe.learnedPositions 查询：位置 0–{last} 都能返回；位置 {max} 抛出“{error}”。',
+  'quiz.learned.check': '一张 64 行的表，经 pe.learnedPositions 查询：位置 0–{last} 都能返回；位置 {max} 超出了表的行数，直接报错（英文原文）：“{error}”。',
   'quiz.learned.why': '每一行之所以被训练过，是因为训练时有 token 出现在那个位置。表外没有东西可查，也没有学过任何东西可以放进去。',
 
-  'quiz.ntk.q': '序列长度超过原始上下文之后，dynamic NTK 缩放改变的是什么？',
+  'quiz.ntk.q': '序列长度超过原始上下文之后，动态 NTK 缩放改变的是什么？',
   'quiz.ntk.o.base': 'RoPE 的 base，按当前长度重新计算',
   'quiz.ntk.o.positions': '位置，除以一个固定倍数',
   'quiz.ntk.o.temperature': '只改 softmax 的温度',
@@ -185,7 +185,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.first.check': 'pe.ropeFrequencies 给出：base 500000 时 θ₀ = {t0}，base 10000 时为 {t10k}。',
   'quiz.first.why': '$\\theta_i = b^{-2i/d}$，而 $i = 0$：不管 base 是多少，$b^0 = 1$。base 只决定其余维度对能慢到什么程度。',
 
-  'quiz.sin.q': '对 sinusoidal 位置编码，点积 $\\mathrm{PE}_p\\cdot \\mathrm{PE}_q$ 取决于……',
+  'quiz.sin.q': '对正弦位置编码，点积 $\\mathrm{PE}_p\\cdot \\mathrm{PE}_q$ 取决于……',
   'quiz.sin.o.diff': '只取决于 p − q',
   'quiz.sin.o.sum': '只取决于 p + q',
   'quiz.sin.o.both': '分别取决于 p 和 q',
@@ -215,12 +215,12 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.summary.title': '总结',
   'quiz.summary': `<ul class="summary">
 <li>Attention 本身没有顺序：不加 mask 时，打乱 token 只会让输出跟着打乱。位置信息必须另外加进去。</li>
-<li><b>绝对</b>位置编码（sinusoidal、可学习）把位置 $p$ 的向量加到 token embedding 上；<b>相对</b>位置编码（Shaw、T5、ALiBi）在 attention 内部加一个只取决于 $n-m$ 的量。</li>
-<li><b>Sinusoidal</b>：固定的 sin / cos，波长从 $2\\pi$ 到略小于 $2\\pi b$；$\\mathrm{PE}_p\\cdot\\mathrm{PE}_q$ 只取决于 $p-q$。任何位置都能算出来，但模型不一定用得好没见过的位置。</li>
+<li><b>绝对</b>位置编码（正弦位置编码、可学习位置编码）把位置 $p$ 的向量加到 token embedding 上；<b>相对</b>位置编码（Shaw、T5、ALiBi）在 attention 内部加一个只取决于 $n-m$ 的量。</li>
+<li><b>正弦位置编码（Sinusoidal）</b>：固定的 sin / cos，波长从 $2\\pi$ 到略小于 $2\\pi b$；$\\mathrm{PE}_p\\cdot\\mathrm{PE}_q$ 只取决于 $p-q$。任何位置都能算出来，但模型不一定用得好没见过的位置。</li>
 <li><b>可学习</b>：一张 $\\text{max\\_len}\\times d$ 的表。最后一行之后什么都没有，完全不能外推。</li>
 <li><b>RoPE</b> 把 $q$、$k$ 的每对维度旋转 $p\\,\\theta_i$，$\\theta_i=b^{-2i/d}$。由于 $R_m^\\top R_n = R_{n-m}$，分数只取决于 $n-m$：按绝对位置旋转，得到相对位置的分数。范数不变。只作用于 Q 和 K，不作用于 V。</li>
 <li><b>工程实现</b>：cos / sin cache 加 <code>rotate_half</code>；维度配对方式（half 或 interleaved）必须和权重一致；有 KV cache 时，新 token 的位置等于 cache 长度；left padding 不能算进位置。</li>
-<li><b>长上下文</b>：低频对在训练长度内一圈都没转完，所以最先遇到新角度。PI 把位置除以 $s$；NTK 调大 base；dynamic NTK 随当前长度调大 base；YaRN 保留高频对、插值低频对，并把 attention 稍微调尖；LongRoPE 为每对维度搜索一个倍数。配合少量继续训练效果最好。</li>
+<li><b>长上下文</b>：低频对在训练长度内一圈都没转完，所以最先遇到新角度。PI 把位置除以 $s$；NTK 调大 base；动态 NTK 随当前长度调大 base；YaRN 保留高频对、插值低频对，并把 attention 稍微调尖；LongRoPE 为每对维度搜索一个倍数。配合少量继续训练效果最好。</li>
 <li><b>ALiBi</b> 加上 $-s_h(m-n)$，斜率 $s_h=2^{-8(h+1)/H}$：没有参数，外推能力强，但先验固定为线性。它不能代替 causal mask。</li>
 <li><b>T5</b> 为每个 head、每个按对数划分的距离桶学一个标量；<b>Shaw</b> 为截断到 $[-k,k]$ 的距离学向量，加在 key 和 value 上。两者对超过某个界限的距离一视同仁，所以在任何长度上都能跑。</li>
 <li><b>xPos</b> 是 RoPE 再加一个缩放，让分数随距离衰减。<b>NoPE</b> 什么都不加：在 causal decoder 里，光靠 mask 就会漏出位置信息。</li>

@@ -22,7 +22,7 @@ export const en = {
   'tryit.rope.linear': 'Linear scaling ×{r.factor}, same shift',
   'tryit.rope.linear.look': 'The score changes (all frequencies are divided by the factor) but it is still shift invariant: a fixed scaling keeps RoPE relative.',
   'tryit.rope.dynamic': 'Dynamic NTK with an original context of {r.orig}',
-  'tryit.rope.dynamic.look': 'The same (m, n) in a shorter sequence now scores differently, and the shift chart leaves its flat line at the dashed mark where L passes {r.orig}: the frequencies follow the length.',
+  'tryit.rope.dynamic.look': 'The same (m, n) in a shorter sequence now scores differently. In the shift chart the change stays at 0 up to the dashed mark where L passes {r.orig}, then drifts away gradually: the frequencies follow the length, a little more with every extra token.',
 
   'tryit.bias.shared': '{b.heads} heads on one colour scale',
   'tryit.bias.shared.look': 'The steep heads turn blue within a few tokens; the gentlest heads fade to nearly blank, their penalty tiny next to the steepest one’s.',
@@ -62,8 +62,8 @@ export const zh: Record<keyof typeof en, string> = {
   'tryit.rope.shift.look': '(m+s, n+s) 处的 q·k 和 (m, n) 处完全一样，平移曲线是一条水平线：只有 m − n 起作用。',
   'tryit.rope.linear': '线性插值 ×{r.factor}，同样平移',
   'tryit.rope.linear.look': '分数变了（所有频率都除以了倍数），但依然平移不变：固定的 scaling 不破坏 RoPE 的相对位置性质。',
-  'tryit.rope.dynamic': 'dynamic NTK，原始上下文长度 {r.orig}',
-  'tryit.rope.dynamic.look': '同一对 (m, n) 放进更短的序列，分数就不一样了；平移曲线到 L 超过 {r.orig} 的虚线处就不再水平：频率跟着长度走。',
+  'tryit.rope.dynamic': '动态 NTK，原始上下文长度 {r.orig}',
+  'tryit.rope.dynamic.look': '同一对 (m, n) 放进更短的序列，分数就不一样了。平移图里，变化量在 L 超过 {r.orig} 的虚线之前一直是 0，过了虚线就逐渐偏离：频率跟着长度走，每多一个 token 就变一点。',
 
   'tryit.bias.shared': '{b.heads} 个 head 共用一个色标',
   'tryit.bias.shared.look': '斜率大的 head 隔几个 token 就变蓝；斜率最小的几个 head 几乎一片空白，它们的惩罚和最陡的 head 比起来太小了。',

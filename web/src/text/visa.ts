@@ -32,6 +32,18 @@ export const en = {
   'visa.sin.dx': 'offset p − q',
   'visa.sin.series': 'PE_p · PE_q',
   'visa.sin.waves.look': 'Each line is one dimension along the positions: the low dimensions are short waves (fine ruler), the high ones so long that they hardly move over these positions (coarse ruler).',
+  // Section 1: the sentence box, and the reader's words the trained models do not know (fix1).
+  'visa.input': 'Sentence (cut into the tokens below)',
+  'visa.unknown': 'Not in the vocabulary of the trained word-order models further down: {words}. The maps here use them all the same (each word gets its own fixed vector); only those models would not know them.',
+  'visa.unknown.sep': ', ',
+  // RoPE lab: the shift chart plots the change of q·k, and the ramp's title names the scaling (fix1).
+  'rope.shiftDiff': 'Shift invariance: how much q·k changes when both positions move by s',
+  'rope.shiftDiff.y': 'change of q·k',
+  'rope.shiftDiff.series': 'q·k(m+s, n+s) − q·k(m, n)',
+  'rope.shiftDiff.zero': 'no change',
+  'rope.shiftDiff.look.fixed': 'A flat line at 0: this scaling’s frequencies are fixed, so moving both positions together never changes the score.',
+  'rope.shiftDiff.look.dependent': 'The line stays at 0 while the sequence fits in the original context. Past the dashed line, where L = max(m, n) + s + 1 passes the original context, this scaling takes its frequencies from L, so the same distance m − n gets another score: dynamic NTK drifts away gradually (its base grows a little with every token), LongRoPE steps once (it switches to its long factors).',
+  'rope.ramp.by': 'Per-pair frequency ratio θ′/θ under {method}',
 };
 
 export const zh: Record<keyof typeof en, string> = {
@@ -64,4 +76,14 @@ export const zh: Record<keyof typeof en, string> = {
   'visa.sin.dx': '相对距离 p − q',
   'visa.sin.series': 'PE_p · PE_q',
   'visa.sin.waves.look': '每条线是某一维随位置的取值：低维是短波（细刻度的尺子），高维波长很长，在这些位置上几乎不动（粗刻度的尺子）。',
+  'visa.input': '句子（会切成下面这些 token）',
+  'visa.unknown': '下面训练好的语序模型词表里没有这些词：{words}。这里的热力图照样能用（每个词都有自己固定的向量），只是那些模型不认识它们。',
+  'visa.unknown.sep': '、',
+  'rope.shiftDiff': '平移不变性：两个位置一起平移 s 后，q·k 变了多少',
+  'rope.shiftDiff.y': 'q·k 的变化量',
+  'rope.shiftDiff.series': 'q·k(m+s, n+s) − q·k(m, n)',
+  'rope.shiftDiff.zero': '分数不变',
+  'rope.shiftDiff.look.fixed': '一条贴着 0 的水平线：这种 scaling 的频率是固定的，两个位置一起平移，分数永远不变。',
+  'rope.shiftDiff.look.dependent': '序列还在原始上下文长度以内时，曲线贴着 0。过了虚线（L = max(m, n) + s + 1 超过原始上下文长度），这种 scaling 按 L 选频率，同样的距离 m − n 就得到另一个分数：动态 NTK 是逐渐偏离（每多一个 token，base 就大一点），LongRoPE 则是一步跳开（换成了长序列的缩放因子）。',
+  'rope.ramp.by': '{method} 下每一对维度的频率比 θ′/θ',
 };
