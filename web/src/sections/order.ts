@@ -466,7 +466,7 @@ function mountModels(ctx: Ctx, root: HTMLElement): void {
     el('p', { class: 'explain', 'data-i18n-rich': 'order.models.text' }),
     el('div', { class: 'controls' }, el('div', { class: 'control wide' }, text('order.sentence', 'label'), sel)),
     table,
-    text('order.models.alibi', 'p', 'note'),
+    el('p', { class: 'note', 'data-i18n-rich': 'order.models.alibi' }),
   );
   // The answers need seven models: fetched once the table is close, not with the first screen.
   whenNear(table, () => void render(), '200px');

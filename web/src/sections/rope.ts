@@ -273,6 +273,24 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     }
   };
 
+  /** q.k at (m + s, n + s) for each shift s, for scalings whose frequencies do not depend on L. */
+  const shiftedScores = (q: Float32Array, k: Float32Array, shifts: readonly number[]): number[] => {
+    const d = st.headDim, N = shifts.length;
+    // [1, N, d]: q (or k) repeated at each shifted position.
+    const tile = (v: Float32Array): Float32Array => {
+      const out = new Float32Array(N * d);
+      for (let i = 0; i < N; i++) out.set(v, i * d);
+      return out;
+    };
+    const at = (v: Float32Array, p0: number): Float32Array =>
+      pe.applyRope(tile(v), {
+        heads: 1, seqLen: N, headDim: d, rotaryDim: rotaryDim(), layout: st.layout, base: st.base, scaling: scaling(),
+        positions: Int32Array.from(shifts, (sh) => p0 + sh),
+      });
+    const qs = at(q, st.m), ks = at(k, st.n);
+    return shifts.map((_, i) => dot(qs.subarray(i * d, (i + 1) * d), ks.subarray(i * d, (i + 1) * d)));
+  };
+
   const drawShift = (q: Float32Array, k: Float32Array): void => {
     // Far enough past the original context to show what happens there.
     const S = Math.min(POS_MAX - Math.max(st.m, st.n), Math.max(256, 4 * st.orig));
@@ -283,7 +301,11 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     const edge = LENGTH_DEPENDENT.has(st.scaling) && breakAt() >= 1 && breakAt() <= S ? [breakAt() - 1, breakAt()] : [];
     const xs = [...new Set([...grid, ...edge])].sort((a, b) => a - b);
     const top = Math.max(st.m, st.n);
-    const ys = xs.map((sh) => dot(rot(q, st.m + sh, top + sh + 1), rot(k, st.n + sh, top + sh + 1)));
+    const ys = LENGTH_DEPENDENT.has(st.scaling)
+      // Each shift is its own sequence, with its own L (and frequencies).
+      ? xs.map((sh) => dot(rot(q, st.m + sh, top + sh + 1), rot(k, st.n + sh, top + sh + 1)))
+      // Frequencies fixed: every shift in one call for q and one for k.
+      : shiftedScores(q, k, xs);
     // Plotted: the change from s = 0, q·k at (m, n) in the sequence holding
     // just them (for dynamic NTK and LongRoPE that is not the score above,
     // whose L includes the shift control). data-value keeps the scores themselves.

@@ -43,7 +43,7 @@ export const en = {
   'bias.learnedLines.y': 'learned bias',
   'bias.learnedLines.look': 'Read each line from the left: above 0 the head favours keys at that distance, below 0 it holds them back. Distances 0–{exact} each have a bucket of their own, so the line can change at every step; farther on, neighbouring distances share a bucket and the line moves in stairs, and from Max distance ({maxd}) on it is flat, one bucket for all. The model was trained on {len}-token sequences: no distance beyond {last} ever occurred in its training.',
   'bias.learnedLines.zero': 'From distance {z} on, every head’s bias is exactly 0: those buckets are reached only by distances the training never saw, so they kept their starting value (T5 tables start at 0).',
-  'order.models.alibi': 'Why is ALiBi not at chance, when its bias depends only on distance? These classifiers use the symmetric form −s·|m − n| (the same slope to the left and to the right), and that alone cannot tell a sequence from its reversal. But every sentence starts with the token <bos>: the subject stands 1 token from it, the object 3 or 4, and those distances are what the bias sees. Reversed, “<bos> Alice likes Bob” would be “Bob likes Alice <bos>”, not the mirror sentence.',
+  'order.models.alibi': 'Why is ALiBi not at chance, when its bias depends only on distance? These classifiers use the symmetric form −s·|m − n| (the same slope to the left and to the right), and that alone cannot tell a sequence from its reversal. But every sentence starts with the token <code>&lt;bos&gt;</code>: the subject stands 1 token from it, the object 3 or 4, and those distances are what the bias sees. Reversed, <code>&lt;bos&gt; Alice likes Bob</code> would be <code>Bob likes Alice &lt;bos&gt;</code>, not the mirror sentence.',
   'bias.learned.look': 'The diagonal is distance 0. Read along a row from the diagonal leftwards: how each head rewards or penalises keys further back. Grey is the masked future (the model is causal). All heads share one scale.',
   // Extrapolation.
   'ext.maps.scale': 'Colour scale',
@@ -112,7 +112,7 @@ export const zh: Record<keyof typeof en, string> = {
   'bias.learnedLines.y': '学到的偏置',
   'bias.learnedLines.look': '每条线从左往右看：高于 0 表示这个 head 偏爱这个距离上的 key，低于 0 表示压低它们。距离 0–{exact} 各有自己的桶，线每一步都可以变；再远一些，相邻的距离共用一个桶，线变成台阶；到了最大距离（{maxd}）之后所有距离共用一个桶，线是平的。模型是在长度 {len} 的序列上训练的：训练时从没出现过超过 {last} 的距离。',
   'bias.learnedLines.zero': '从距离 {z} 开始，每个 head 的偏置都恰好是 0：这些桶只有训练中从没出现过的距离才会用到，所以一直停在初始值（T5 的偏置表初始化为 0）。',
-  'order.models.alibi': 'ALiBi 的偏置只看距离，为什么准确率不是随机水平？这些分类模型用的是对称形式 −s·|m − n|（往左往右斜率相同），单靠它确实分不清一个序列和它的倒序。但每句话都以 <bos> 这个 token 开头：主语离它 1 个 token，宾语离它 3 或 4 个，偏置看到的正是这些距离。“<bos> Alice likes Bob”倒过来是“Bob likes Alice <bos>”，并不是那句镜像句子。',
+  'order.models.alibi': 'ALiBi 的偏置只看距离，为什么准确率不是随机水平？这些分类模型用的是对称形式 −s·|m − n|（往左往右斜率相同），单靠它确实分不清一个序列和它的倒序。但每句话都以 <code>&lt;bos&gt;</code> 这个 token 开头：主语离它 1 个 token，宾语离它 3 或 4 个，偏置看到的正是这些距离。<code>&lt;bos&gt; Alice likes Bob</code>倒过来是<code>Bob likes Alice &lt;bos&gt;</code>，并不是那句镜像句子。',
   'bias.learned.look': '对角线是距离 0。沿着一行从对角线往左看：每个 head 对越来越远的 key 是加分还是扣分。灰色是被 mask 掉的未来位置（模型是 causal 的）。所有 head 共用一个色标。',
   'ext.maps.scale': '色标',
   'ext.maps.scale.log': '对数（每个权重都看得见）',
