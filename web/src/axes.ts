@@ -44,6 +44,8 @@ export class AxedHeatmap {
   private readonly readout: HTMLElement | null;
   private scale: ColourScale;
   private last: { data: ArrayLike<number>; rows: number; cols: number; range: [number, number] | undefined } | undefined;
+  /** The row names shown (joined), to skip rebuilding them when unchanged. */
+  private rowLabels: string | undefined;
 
   constructor(private readonly o: AxesOptions) {
     this.map = new Heatmap(o);
@@ -85,6 +87,9 @@ export class AxedHeatmap {
    * back. The names are data (sample text): marked data-sample.
    */
   setRowLabels(labels: readonly string[] | undefined): void {
+    const key = labels?.join('\u0000');
+    if (key === this.rowLabels) return;
+    this.rowLabels = key;
     const column = this.ticks.top.parentElement!;
     column.querySelector('.ax-rowlabels')?.remove();
     this.ticks.top.hidden = this.ticks.bottom.hidden = labels !== undefined;
@@ -114,13 +119,13 @@ export class AxedHeatmap {
   draw(data: ArrayLike<number>, rows: number, cols: number, range?: [number, number]): void {
     this.last = { data, rows, cols, range };
     const y0 = this.o.y0 ?? 0, x0 = this.o.x0 ?? 0;
-    this.ticks.top.textContent = String(y0);
-    this.ticks.bottom.textContent = String(y0 + rows - 1);
-    this.ticks.left.textContent = String(x0);
-    this.ticks.right.textContent = String(x0 + cols - 1);
+    setText(this.ticks.top, String(y0));
+    setText(this.ticks.bottom, String(y0 + rows - 1));
+    setText(this.ticks.left, String(x0));
+    setText(this.ticks.right, String(x0 + cols - 1));
     this.el.dataset.scale = this.scale;
     this.scaleNote.dataset.i18n = `axes.scale.${this.scale}`;
-    this.scaleNote.textContent = t(`axes.scale.${this.scale}` as Key);
+    setText(this.scaleNote, t(`axes.scale.${this.scale}` as Key));
     let lo: number, hi: number, mid: string;
     if (this.scale === 'log') {
       const [top, decades] = logTop(data, this.o.decades ?? 4);
@@ -142,13 +147,15 @@ export class AxedHeatmap {
       }
       mid = label((lo + hi) / 2);
     }
-    this.ticks.hi.textContent = label(hi);
-    this.ticks.mid.textContent = mid;
-    this.ticks.lo.textContent = label(lo);
+    setText(this.ticks.hi, label(hi));
+    setText(this.ticks.mid, mid);
+    setText(this.ticks.lo, label(lo));
     this.el.dataset.lo = String(lo);
     this.el.dataset.hi = String(hi);
-    this.drawBar();
+    // The bar's values never change (the Heatmap redraws it on a theme change).
+    if (!this.barDrawn) this.drawBar();
   }
+  private barDrawn = false;
 
   private readOriginal(e: MouseEvent): void {
     if (!this.last || this.scale === 'linear' || !this.readout) return;
@@ -167,6 +174,7 @@ export class AxedHeatmap {
     if (this.o.kind === 'diverging') for (let i = 0; i < BAR_STEPS; i++) v[i] = 2 * v[i]! - 1;
     this.bar.draw(v, BAR_STEPS, 1);
     this.bar.canvas.style.aspectRatio = 'auto';
+    this.barDrawn = true;
   }
 
   private redraw(): void {
@@ -216,6 +224,11 @@ function finiteRange(data: ArrayLike<number>): [number, number] {
     }
   }
   return lo <= hi ? [lo, hi] : [0, 1];
+}
+
+/** Writes text only when it differs (an equal write still invalidates layout). */
+function setText(e: HTMLElement, s: string): void {
+  if (e.textContent !== s) e.textContent = s;
 }
 
 function label(v: number): string {

@@ -49,6 +49,31 @@ function watchTheme(h: Heatmap): void {
   });
 }
 
+// [256 * 3] RGB entries per kind and palette, built once.
+const tables = new Map<string, Uint8Array>();
+function colourTable(kind: 'diverging' | 'sequential', pal: ReturnType<typeof palette>): Uint8Array {
+  const key = `${kind}|${pal === DARK ? 'dark' : 'light'}`;
+  let lut = tables.get(key);
+  if (lut) return lut;
+  lut = new Uint8Array(256 * 3);
+  const m = pal.mid;
+  for (let k = 0; k < 256; k++) {
+    let c: Rgb;
+    if (kind === 'sequential') c = ramp(pal.seq, k / 255);
+    else {
+      const x = (k - 127.5) / 127.5;
+      const end: Rgb = x < 0 ? pal.neg : pal.pos;
+      const f = Math.abs(x);
+      c = [m[0] + (end[0] - m[0]) * f, m[1] + (end[1] - m[1]) * f, m[2] + (end[2] - m[2]) * f];
+    }
+    lut[3 * k] = c[0];
+    lut[3 * k + 1] = c[1];
+    lut[3 * k + 2] = c[2];
+  }
+  tables.set(key, lut);
+  return lut;
+}
+
 export interface HeatmapOptions {
   /** 'diverging' centres the map at 0 (blue negative, red positive). */
   kind: 'diverging' | 'sequential';
@@ -143,23 +168,9 @@ export class Heatmap {
     // megabyte per update costs more than filling it).
     if (!this.img || this.img.width !== cols || this.img.height !== rows) this.img = ctx.createImageData(cols, rows);
     const img = this.img;
-    // A 256-entry colour table for this range; each cell picks its entry.
-    const lut = new Uint8Array(256 * 3);
+    // A 256-entry colour table for this kind and theme; each cell picks its entry.
     const pal = palette();
-    const m = pal.mid;
-    for (let k = 0; k < 256; k++) {
-      let c: Rgb;
-      if (this.o.kind === 'sequential') c = ramp(pal.seq, k / 255);
-      else {
-        const x = (k - 127.5) / 127.5;
-        const end: Rgb = x < 0 ? pal.neg : pal.pos;
-        const f = Math.abs(x);
-        c = [m[0] + (end[0] - m[0]) * f, m[1] + (end[1] - m[1]) * f, m[2] + (end[2] - m[2]) * f];
-      }
-      lut[3 * k] = c[0];
-      lut[3 * k + 1] = c[1];
-      lut[3 * k + 2] = c[2];
-    }
+    const lut = colourTable(this.o.kind, pal);
     // Diverging maps are symmetric around 0: [-amax, amax].
     const amax = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
     const off = this.o.kind === 'sequential' ? lo : -amax;

@@ -78,8 +78,18 @@ function yAxisSize(values: string[] | null): number {
   return Math.max(50, Math.ceil(widest) + 22);
 }
 
-function cssVar(name: string): string {
-  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
+// Read once per theme: getComputedStyle after a DOM change forces a style
+// recalculation of the whole page (a few ms on this page), so a per-update
+// read would cost more than the drawing.
+const varCache = new Map<string, string>();
+export function cssVar(name: string): string {
+  const key = `${document.documentElement.dataset.theme ?? ''}|${name}`;
+  let v = varCache.get(key);
+  if (v === undefined) {
+    v = getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
+    varCache.set(key, v);
+  }
+  return v;
 }
 
 export class LinePlot {

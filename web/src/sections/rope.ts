@@ -4,7 +4,7 @@ import type { RopeLayout, RopeScaling } from 'posenc';
 
 import { AxedHeatmap } from '../axes.js';
 import { onLangChange, t, type Key } from '../i18n.js';
-import { LinePlot } from '../plot.js';
+import { cssVar, LinePlot } from '../plot.js';
 import { getChoice, getNumber, setParam } from '../state.js';
 import { bindParam, coalesce, el, figure, fmtNum, select, slider, text } from '../ui.js';
 import type { Ctx } from './context.js';
@@ -246,7 +246,7 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     if (!c) return;
     c.setTransform(dpr, 0, 0, dpr, 0, 0);
     c.clearRect(0, 0, show * size, height);
-    const fg = getComputedStyle(document.documentElement).getPropertyValue('--fg').trim() || '#333';
+    const fg = cssVar('--fg');
     // Pair i is (x[i], x[i + half]) in the half layout, (x[2i], x[2i + 1]) interleaved.
     const at = (v: Float32Array, i: number): [number, number] =>
       st.layout === 'half' ? [v[i]!, v[i + half]!] : [v[2 * i]!, v[2 * i + 1]!];
@@ -348,6 +348,22 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     shortOut.classList.toggle('zero', Math.abs(short - score) < 1e-4 * Math.max(1, Math.abs(score)));
     drawPairs(qm, kn);
 
+    // The frequency views below do not depend on m, n or the shift unless the
+    // scaling reads L: redrawn only when their inputs change (a position
+    // slider then costs the pair dials, the scores and the shift chart).
+    const freqKey = JSON.stringify([d, r, st.base, st.layout, scaling(), LENGTH_DEPENDENT.has(st.scaling) ? L : 0]);
+    if (freqKey !== lastFreqKey) {
+      lastFreqKey = freqKey;
+      drawFrequencies(d, r, L);
+    }
+    drawShift(q, k);
+    root.dataset.ms = (performance.now() - t0).toFixed(2);
+  });
+
+  let lastFreqKey = '';
+  // The angle map, wavelengths, ramp and long-term decay for head size d,
+  // rotary size r and (for dynamic NTK and LongRoPE) context length L.
+  const drawFrequencies = (d: number, r: number, L: number): void => {
     const def = pe.ropeFrequencies({ headDim: d, rotaryDim: r, base: st.base });
     const sc = pe.ropeFrequencies({ headDim: d, rotaryDim: r, base: st.base, scaling: scaling(), seqLen: L });
     const P = 256;
@@ -371,9 +387,7 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     const rotated = pe.applyRope(ones, { heads: 1, seqLen: DL, headDim: d, rotaryDim: r, layout: st.layout, base: st.base, scaling: scaling(), contextLength: DL });
     const dist = Array.from({ length: DL }, (_, i) => i);
     decay.setData([dist, dist.map((i) => { let acc = 0; for (let e = 0; e < d; e++) acc += rotated[i * d + e]!; return acc; })]);
-    drawShift(q, k);
-    root.dataset.ms = (performance.now() - t0).toFixed(2);
-  });
+  };
 
   const sl = (label: Parameters<typeof slider>[0]['label'], param: string, key: 'headDim' | 'frac', min: number, max: number, step: number) =>
     slider({ label, param, min, max, step, value: st[key], onInput: (v) => { st[key] = v; update(); } });
