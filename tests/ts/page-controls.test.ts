@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 
 import type { Page } from 'playwright-core';
 
-import { screenshot, setRange, startHarness, type Harness } from './page-harness.js';
+import { canvasPixels, screenshot, setRange, startHarness, type Harness } from './page-harness.js';
 
 let h: Harness;
 
@@ -28,17 +28,12 @@ after(async () => {
   await h?.close();
 });
 
-/** All pixels of a canvas as [r, g, b, a, ...] (copied to a scratch canvas made for reading). */
-const pixels = (page: Page, sel: string): Promise<number[]> =>
-  page.$eval(sel, (c) => {
-    const src = c as HTMLCanvasElement;
-    const copy = document.createElement('canvas');
-    copy.width = src.width;
-    copy.height = src.height;
-    const ctx = copy.getContext('2d', { willReadFrequently: true })!;
-    ctx.drawImage(src, 0, 0);
-    return Array.from(ctx.getImageData(0, 0, copy.width, copy.height).data);
-  });
+/** All pixels of the first canvas matching `sel` as [r, g, b, a, ...]. */
+const pixels = async (page: Page, sel: string): Promise<number[]> => {
+  const [c] = await canvasPixels(page, sel);
+  assert.ok(c, `no canvas ${sel}`);
+  return c.data;
+};
 
 const paramOf = (page: Page, key: string): Promise<string | null> =>
   page.evaluate((k) => new URLSearchParams(location.hash.slice(1)).get(k), key);

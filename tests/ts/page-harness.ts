@@ -53,6 +53,25 @@ export async function startHarness(): Promise<Harness> {
 /** The number in an element's data-value. */
 export const num = (page: Page, sel: string): Promise<number> => page.$eval(sel, (e) => Number((e as HTMLElement).dataset.value));
 
+/** A canvas read back: its size and its pixels as [r, g, b, a, ...] row by row. */
+export interface CanvasPixels { width: number; height: number; data: number[] }
+
+/**
+ * The pixels of every canvas matching `sel`, in document order. Each is
+ * copied to a scratch canvas made for reading (reading the page's own
+ * canvas back repeatedly makes Chromium warn, which fails the test).
+ */
+export const canvasPixels = (page: Page, sel: string): Promise<CanvasPixels[]> =>
+  page.$$eval(sel, (cs) => cs.map((c) => {
+    const src = c as HTMLCanvasElement;
+    const copy = document.createElement('canvas');
+    copy.width = src.width;
+    copy.height = src.height;
+    const ctx = copy.getContext('2d', { willReadFrequently: true })!;
+    ctx.drawImage(src, 0, 0);
+    return { width: copy.width, height: copy.height, data: Array.from(ctx.getImageData(0, 0, copy.width, copy.height).data) };
+  }));
+
 /** Sets a range input's value and fires `input`, as a drag would. */
 export async function setRange(page: Page, sel: string, value: number): Promise<void> {
   await page.$eval(sel, (e, v) => {

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 
 import type { Page } from 'playwright-core';
 
-import { reachAndWait, screenshot, setRange, startHarness, type Harness } from './page-harness.js';
+import { canvasPixels, reachAndWait, screenshot, setRange, startHarness, type Harness } from './page-harness.js';
 
 let h: Harness;
 
@@ -59,19 +59,13 @@ function unaxed(page: Page, section: string): Promise<string[]> {
 }
 
 /** Colour distance between the bottom-left cell (farthest key of the last query) and the bottom-right (distance 0) of each ALiBi map. */
-function alibiContrast(page: Page): Promise<number[]> {
-  return page.$$eval('#alibi-maps canvas.heatmap:not(.colour-bar)', (cs) => cs.map((c) => {
-    const canvas = c as HTMLCanvasElement;
-    // A copy read back once (reading the page's canvas directly warns about repeated readbacks).
-    const copy = document.createElement('canvas');
-    copy.width = canvas.width;
-    copy.height = canvas.height;
-    const g = copy.getContext('2d', { willReadFrequently: true })!;
-    g.drawImage(canvas, 0, 0);
-    const n = canvas.width;
-    const a = g.getImageData(0, n - 1, 1, 1).data, b = g.getImageData(n - 1, n - 1, 1, 1).data;
+async function alibiContrast(page: Page): Promise<number[]> {
+  const maps = await canvasPixels(page, '#alibi-maps canvas.heatmap:not(.colour-bar)');
+  return maps.map(({ width: n, data }) => {
+    const at = (x: number, y: number): number[] => data.slice(4 * (y * n + x), 4 * (y * n + x) + 3);
+    const a = at(0, n - 1), b = at(n - 1, n - 1);
     return Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!);
-  }));
+  });
 }
 
 describe('visb: RoPE, ALiBi / T5 and extrapolation visuals (Chromium, strict CSP)', () => {

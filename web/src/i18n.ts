@@ -28,6 +28,20 @@ const base = {
   'runtime.scalar': 'scalar',
   'loading': 'Loading the WebAssembly core…',
   'nav.label': 'Sections',
+  // Short names in the sticky navigation (the full heading is the link's title).
+  'nav.order': 'Why order matters',
+  'nav.taxonomy': 'The families',
+  'nav.pipeline': 'Where it enters',
+  'nav.sinusoidal': 'Sinusoidal',
+  'nav.derivation': 'RoPE, step by step',
+  'nav.rope': 'RoPE lab',
+  'nav.bias': 'ALiBi and T5',
+  'nav.examples': 'Worked examples',
+  'nav.positions': 'Position ids',
+  'nav.extrapolation': 'Extrapolation',
+  'nav.bugs': 'RoPE bugs',
+  'nav.train': 'Train your own',
+  'nav.quiz': 'Check yourself',
   'colon': ': ',
   'skip': 'Skip to content',
   'plot.loss': 'loss (nats per token)',
@@ -246,6 +260,19 @@ const zhBase: Record<keyof typeof base, string> = {
   'runtime.scalar': '标量',
   'loading': '正在加载 WebAssembly 内核…',
   'nav.label': '目录',
+  'nav.order': '为什么需要位置',
+  'nav.taxonomy': '几大类',
+  'nav.pipeline': '作用在哪一步',
+  'nav.sinusoidal': '正弦位置编码',
+  'nav.derivation': 'RoPE 推导',
+  'nav.rope': 'RoPE 实验台',
+  'nav.bias': 'ALiBi 与 T5',
+  'nav.examples': '文章例子重算',
+  'nav.positions': 'position id',
+  'nav.extrapolation': '长度外推',
+  'nav.bugs': 'RoPE 常见 bug',
+  'nav.train': '自己训练',
+  'nav.quiz': '自测',
   'colon': '：',
   'skip': '跳到正文',
   'plot.loss': 'loss（nats / token）',
@@ -470,6 +497,11 @@ export function setLang(l: Lang): void {
 /** Called after every language change (and not now). */
 export function onLangChange(f: () => void): void {
   listeners.push(f);
+}
+
+/** Whether `k` names a string (for keys built from data, e.g. a section id). */
+export function isKey(k: string): k is Key {
+  return Object.prototype.hasOwnProperty.call(en, k);
 }
 
 export function t(key: Key): string {

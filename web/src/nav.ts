@@ -2,7 +2,7 @@
 // view marked (aria-current) and kept in the URL (`section=<id>` in the hash
 // state), and deep links (`#section=rope` or `#rope`) that land on their
 // section once the widgets above it have laid out.
-import { lang, t } from './i18n.js';
+import { isKey, lang, t } from './i18n.js';
 import { deleteParam, getParam, setParam } from './state.js';
 
 let current = '';
@@ -51,7 +51,11 @@ export function buildNav(): void {
       const a = document.createElement('a');
       a.href = `#${s.id}`;
       a.dataset.section = s.id;
-      a.textContent = s.querySelector('h2')?.textContent ?? s.id;
+      // The section's number and a short name; the whole heading as the title.
+      const heading = s.querySelector('h2')?.textContent ?? s.id;
+      const short = `nav.${s.id}`;
+      a.textContent = isKey(short) ? `${/^\d+\.\s*/.exec(heading)?.[0] ?? ''}${t(short)}` : heading;
+      a.title = heading;
       a.addEventListener('click', (e) => {
         e.preventDefault();
         go(s);

@@ -329,15 +329,26 @@ export class LinePlot {
       }
     }
     const lo = u.bbox.left, hi = u.bbox.left + u.bbox.width + 80 * dpr;
+    // The drawn lines, as points every few pixels: a label that ends early
+    // (a model that stops at its table) goes where no line runs through it
+    // if there is such a spot, else where it overlaps no other text.
+    const ink: Array<[number, number]> = inner.length === 0 ? [] : linePoints(u, 3 * dpr);
+    const crossed = (b: Box): boolean => ink.some(([x, y]) => x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1);
     for (const it of inner) {
       const spots: Array<[number, number]> = [
         [it.x + pad, it.y], [it.x - it.w / 2, it.y - gap], [it.x + pad, it.y - gap], [it.x - pad - it.w, it.y - gap],
         [it.x - it.w / 2, it.y + gap], [it.x - pad - it.w, it.y], [it.x + pad, it.y + gap], [it.x - pad - it.w, it.y + gap],
       ];
-      const spot = spots.find(([x, y]) => {
+      // Farther away, for the line-free search only: up to five rows above or below.
+      const far: Array<[number, number]> = [];
+      for (let r = 2; r <= 5; r++) {
+        for (const dy of [-r * gap, r * gap]) far.push([it.x - it.w / 2, it.y + dy], [it.x - pad - it.w, it.y + dy], [it.x + pad, it.y + dy]);
+      }
+      const free = ([x, y]: [number, number]): boolean => {
         const b = labelBox(x, y, it.w, h);
         return b.x0 >= lo && b.x1 <= hi && y >= top && y <= bottom && !placed.some((p) => overlaps(p, b));
-      });
+      };
+      const spot = [...spots, ...far].find((p) => free(p) && !crossed(labelBox(p[0], p[1], it.w, h))) ?? spots.find(free);
       if (!spot) continue;
       placed.push(labelBox(spot[0], spot[1], it.w, h));
       drawn.push({ ...it, x: spot[0], y: spot[1] });
@@ -352,6 +363,32 @@ export class LinePlot {
     // For tests and readers of the DOM: the labels drawn and where (CSS pixels, left edge and middle).
     this.el.dataset.endLabels = JSON.stringify(drawn.map((d) => [d.text, Math.round(d.x / dpr), Math.round(d.y / dpr), Math.round(d.w / dpr)]));
   }
+}
+
+/** Points along every visible line of `u`, at most `step` canvas pixels apart. */
+function linePoints(u: uPlot, step: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  const xs = u.data[0];
+  for (let k = 1; k < u.series.length; k++) {
+    if (!u.series[k]!.show) continue;
+    const ys = u.data[k] as Array<number | null | undefined>;
+    let prev: [number, number] | undefined;
+    for (let i = 0; i < xs.length; i++) {
+      const v = ys[i];
+      if (v == null || !Number.isFinite(v)) {
+        prev = undefined;
+        continue;
+      }
+      const p: [number, number] = [u.valToPos(xs[i]!, 'x', true), u.valToPos(v, 'y', true)];
+      if (prev) {
+        const n = Math.ceil(Math.hypot(p[0] - prev[0], p[1] - prev[1]) / step);
+        for (let j = 1; j < n; j++) out.push([prev[0] + ((p[0] - prev[0]) * j) / n, prev[1] + ((p[1] - prev[1]) * j) / n]);
+      }
+      out.push(p);
+      prev = p;
+    }
+  }
+  return out;
 }
 
 /** A rectangle in canvas pixels. */

@@ -5,7 +5,7 @@
 import type { PositionBug } from 'posenc';
 
 import type { Ctx } from './sections/context.js';
-import type { Key } from './i18n.js';
+import { onLangChange, t, type Key } from './i18n.js';
 import { el, text } from './ui.js';
 
 /** Head dim and RoPE base of the shipped models. */
@@ -109,8 +109,11 @@ export function lossTable(ctx: Ctx, spec: LossSpec, prefix: string, onDone: () =
     // The core's message (English) goes in the tooltip; the cell says "error" in the page's language.
     const fail = (o: HTMLOutputElement, why: string): void => {
       o.replaceChildren(text('pos.loss.error'));
-      o.title = why;
-      o.setAttribute('translate', 'no'); // the title is the core's own (English) message
+      // After a sentence in the page's language (none in English).
+      const title = (): void => { if (o.isConnected || !o.title) o.title = t('error.gloss') + why; };
+      title();
+      onLangChange(title);
+      o.setAttribute('translate', 'no'); // the title ends with the core's own (English) message
       o.dataset.error = why;
       o.classList.add('err');
     };

@@ -68,10 +68,6 @@ export function mountTryIt(id: string, section: HTMLElement): void {
     b.addEventListener('click', () => {
       const missing = applyState(p.state);
       if (missing.length > 0) console.error(`tryit ${p.id}: no control for ${missing.join(', ')}`);
-      // Once more after the section's redraw (one frame): a control whose
-      // range follows another value (position p within the length) takes
-      // its value now; the values in effect are not applied twice.
-      requestAnimationFrame(() => applyState(p.state));
       for (const o of buttons) o.setAttribute('aria-pressed', String(o === b));
       look.dataset.tryit = p.id;
       render();

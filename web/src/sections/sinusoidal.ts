@@ -50,6 +50,8 @@ export function mountSinusoidal(ctx: Ctx, root: HTMLElement): void {
 
   const pSlider = slider({ label: 'visa.sin.p', param: 's.p', min: 0, max: 255, step: 1, value: p, onInput: (v) => { p = v; update(); } });
   pSlider.el.classList.add('sin-p');
+  // The p slider's range follows the length at once (not at the next
+  // redraw): a view that sets the length and then p gets both.
   const clampP = (): void => {
     pSlider.input.max = String(length - 1);
     if (p > length - 1) {
@@ -85,7 +87,7 @@ export function mountSinusoidal(ctx: Ctx, root: HTMLElement): void {
     el('div', { class: 'controls' },
       slider({ label: 'sin.base', param: 's.base', min: 10, max: 1e6, step: 1, value: base, log: true, format: (v) => String(Math.round(v)), onInput: (v) => { base = v; update(); } }).el,
       slider({ label: 'sin.dim', param: 's.dim', min: 8, max: 256, step: 8, value: dim, onInput: (v) => { dim = v; update(); } }).el,
-      slider({ label: 'sin.length', param: 's.len', min: 8, max: 256, step: 8, value: length, onInput: (v) => { length = v; update(); } }).el),
+      slider({ label: 'sin.length', param: 's.len', min: 8, max: 256, step: 8, value: length, onInput: (v) => { length = v; clampP(); update(); } }).el),
     el('div', { class: 'figs' },
       figure('sin.heatmap', pe.el, el('p', { class: 'note' }, text('sin.heatmap.look'))),
       figure('sin.sim', sim.el, el('p', { class: 'note' }, text('sin.sim.look')))),

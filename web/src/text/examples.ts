@@ -82,7 +82,7 @@ export const zh: Record<keyof typeof en, string> = {
   'examples.py.note': '仅供对照：本页不运行 Python。',
   'examples.copy': '复制',
 
-  'examples.sin.title': '给 [2, 4, 8] 的输入加上 Sinusoidal 位置编码',
+  'examples.sin.title': '给 [2, 4, 8] 的输入加上正弦位置编码',
   'examples.sin.text': `教程里的第一个例子：batch 为 2，每条序列 4 个 token，$d_{model}=8$。token embedding 全部设成 0，所以输出就是位置编码表本身：$PE_{pos,2i}=\\sin(pos/10000^{2i/d})$，$PE_{pos,2i+1}=\\cos(pos/10000^{2i/d})$。加上位置编码之后，形状不变。`,
   'examples.sin.look': '第 0 行是 (0, 1, 0, 1, …)，也就是 sin 0 和 cos 0。沿着一列往下，位置逐渐增大：第 0、1 列变化最快，最后两列在这几个位置上几乎不动。',
   'examples.sin.len': 'seq_len（token 数）',
@@ -134,7 +134,7 @@ export const zh: Record<keyof typeof en, string> = {
   'examples.kv.c.rotate': '用 position_ids 处的 cos/sin 旋转新的 q、k，再把 k、v 追加进 cache',
 
   'examples.learned.title': '1024 行的 learned 位置表，去查第 2048 个位置',
-  'examples.learned.text': `learned absolute position embedding 就是一张表，每个位置一行训练出来的向量。训练长度是 1024，就只有第 0–1023 行，再往后什么都没有：输入 2048 个 token 时，后面的位置根本查不到。Sinusoidal、RoPE 和 ALiBi 的位置是用公式算的，所以超过训练长度也至少能给出数值（模型能不能用好它们是另一个问题，见“训练短、测试长”一节）。`,
+  'examples.learned.text': `learned absolute position embedding 就是一张表，每个位置一行训练出来的向量。训练长度是 1024，就只有第 0–1023 行，再往后什么都没有：输入 2048 个 token 时，后面的位置根本查不到。正弦位置编码、RoPE 和 ALiBi 的位置是用公式算的，所以超过训练长度也至少能给出数值（模型能不能用好它们是另一个问题，见“训练短、测试长”一节）。`,
   'examples.learned.look': '拖动位置：1023 及以内能查到一行；从 1024 开始抛出 RangeError，报错里写明了位置和表的大小。PyTorch 的 nn.Embedding 则会抛 IndexError（在 GPU 上是 device-side assert）。',
   'examples.learned.position': 'position id',
   'examples.learned.model': '换成训练好的模型：posenc 自带的小语言模型，用的是 learned 位置表，分别在表内和超出表的长度上评估（在 Worker 里运行，只用了几条序列，所以 loss 和“位置编码的几大类”那张表里的数略有出入，那张表平均的序列更多）：',

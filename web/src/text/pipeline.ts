@@ -92,7 +92,7 @@ export const zh: Record<keyof typeof en, string> = {
   'pipe.step.output.f': '$o\\,W_O$',
 
   'pipe.enters.nope.mask': 'NoPE：顺序信息唯一的来源',
-  'pipe.enters.sinusoidal.abs': 'Sinusoidal：$+\\sin / \\cos(p\\,\\omega_i)$',
+  'pipe.enters.sinusoidal.abs': '正弦位置编码：$+\\sin / \\cos(p\\,\\omega_i)$',
   'pipe.enters.learned.abs': '可学习：$+\\,P[p]$，表中的一行',
   'pipe.enters.rope.rotQ': 'RoPE：第 $i$ 对维度转过 $m\\,\\theta_i$',
   'pipe.enters.rope.rotK': 'RoPE：第 $i$ 对维度转过 $n\\,\\theta_i$',
@@ -104,8 +104,8 @@ export const zh: Record<keyof typeof en, string> = {
   'pipe.enters.shaw.values': 'Shaw 的 value 侧：$+\\sum_n a_{mn}\\, a^V_{\\mathrm{clip}(n-m)}$',
 
   'pipe.say.nope': 'NoPE 什么都不加。没有 mask 时 attention 是置换等变的；有了 causal mask，位置 m 上的 token 恰好能看到 m + 1 个 key，这个数量就是模型唯一能拿到的位置信号。',
-  'pipe.say.sinusoidal': 'Sinusoidal 在第一层之前，给每个 token embedding 加上一个由 sin、cos 组成的固定向量，只加一次；后面每一步看到的都只是相加之后的结果。',
-  'pipe.say.learned': '可学习位置表和 sinusoidal 一样，把第 p 行加到位置 p 上那个 token 的 embedding 上；不同的是这些行是训练出来的，而且行数只等于训练时的最大长度。',
+  'pipe.say.sinusoidal': '正弦位置编码在第一层之前，给每个 token embedding 加上一个由 sin、cos 组成的固定向量，只加一次；后面每一步看到的都只是相加之后的结果。',
+  'pipe.say.learned': '可学习位置表和正弦位置编码一样，把第 p 行加到位置 p 上那个 token 的 embedding 上；不同的是这些行是训练出来的，而且行数只等于训练时的最大长度。',
   'pipe.say.rope': 'RoPE 在投影之后旋转 q 和 k，每对维度转过的角度与位置成正比；v 不动，因为位置应当决定“关注谁”，而不是“读到什么内容”。',
   'pipe.say.xpos': 'xPos 就是 RoPE 再加一个缩放：q 随位置放大、k 随位置缩小，每对维度的系数相同，于是两者的乘积随距离 m − n 衰减。',
   'pipe.say.alibi': 'ALiBi 给第 h 个 head 的分数加上 −s_h (m − n)（s_h 是它的斜率），惩罚随距离线性增长。它和 causal mask 是两个独立的步骤：偏置让远处的 key 不太可能被关注，mask 让未来的 key 根本不可能被关注。',

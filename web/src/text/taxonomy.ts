@@ -90,7 +90,7 @@ export const zh: Record<keyof typeof en, string> = {
   'tax.col.tokens': '{n} 个 token',
   'tax.col.train': '{n} 个 token（训练长度）',
 
-  'tax.sinusoidal.name': 'Sinusoidal（原始 Transformer）',
+  'tax.sinusoidal.name': '正弦位置编码（原始 Transformer）',
   'tax.sinusoidal.where': '加到 token embedding 上',
   'tax.sinusoidal.kind': '绝对，固定公式',
   'tax.sinusoidal.params': '无：位置的 sin / cos',
