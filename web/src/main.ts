@@ -88,12 +88,16 @@ const afterFrame = (): Promise<void> => new Promise((resolve) => {
  * before its place is known. Each shows (data-shown) once mounted and
  * translated; with a deep link to `landing`, the sections up to it show
  * together once it is mounted, and the page scrolls to it (nav.ts holds it
- * there once all are mounted).
+ * there once all are mounted). Those above it (data-above) are not laid out
+ * in full until the page is ready (loading.css: content-visibility).
  */
 async function mountSections(ctx: Ctx, deepLink: string | undefined): Promise<void> {
   const landing = deepLink !== undefined && SECTIONS.some(([id]) => id === deepLink) ? deepLink : SECTIONS[0]![0];
   let waiting = true;
   const mounted: HTMLElement[] = [];
+  if (landing !== SECTIONS[0]![0]) {
+    for (const [id] of SECTIONS.slice(0, SECTIONS.findIndex(([s]) => s === landing))) document.getElementById(id)!.dataset.above = '1';
+  }
   for (const [id, mount] of SECTIONS) {
     const section = document.getElementById(id)!;
     section.dataset.mount = '1';
