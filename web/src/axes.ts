@@ -47,7 +47,11 @@ export class AxedHeatmap {
   /** The row names shown (joined), to skip rebuilding them when unchanged. */
   private rowLabels: string | undefined;
 
+  /** The colour map in use (starts as o.kind; setKind changes it). */
+  private kind: AxesOptions['kind'];
+
   constructor(private readonly o: AxesOptions) {
+    this.kind = o.kind;
     this.map = new Heatmap(o);
     this.scale = o.scale ?? 'linear';
     this.bar = new Heatmap({ kind: o.kind, label: o.label, range: o.kind === 'sequential' ? [0, 1] : [-1, 1], minAspect: 0.02 });
@@ -109,6 +113,18 @@ export class AxedHeatmap {
     column.append(box);
   }
 
+  /**
+   * Diverging (around 0) or sequential, for data whose sign can change with
+   * the controls; used from the next draw (the caller draws next).
+   */
+  setKind(kind: AxesOptions['kind']): void {
+    if (kind === this.kind) return;
+    this.kind = kind;
+    this.map.setKind(kind);
+    this.bar.setKind(kind);
+    this.barDrawn = false;
+  }
+
   /** Changes the colour scale and redraws (unless `redraw` is false: the caller draws next). */
   setScale(scale: ColourScale, redraw = true): void {
     this.scale = scale;
@@ -124,6 +140,7 @@ export class AxedHeatmap {
     setText(this.ticks.left, String(x0));
     setText(this.ticks.right, String(x0 + cols - 1));
     this.el.dataset.scale = this.scale;
+    this.el.dataset.kind = this.kind;
     this.scaleNote.dataset.i18n = `axes.scale.${this.scale}`;
     setText(this.scaleNote, t(`axes.scale.${this.scale}` as Key));
     let lo: number, hi: number, mid: string;
@@ -134,14 +151,14 @@ export class AxedHeatmap {
       [lo, hi] = [10 ** (top - decades), 10 ** top];
       mid = fmtNum(10 ** (top - decades / 2), 2);
     } else if (this.scale === 'row') {
-      this.map.draw(rowShare(data, rows, cols), rows, cols, this.o.kind === 'sequential' ? [0, 1] : [-1, 1]);
-      [lo, hi] = this.o.kind === 'sequential' ? [0, 1] : [-1, 1];
-      mid = this.o.kind === 'sequential' ? '0.5' : '0';
+      this.map.draw(rowShare(data, rows, cols), rows, cols, this.kind === 'sequential' ? [0, 1] : [-1, 1]);
+      [lo, hi] = this.kind === 'sequential' ? [0, 1] : [-1, 1];
+      mid = this.kind === 'sequential' ? '0.5' : '0';
     } else {
       this.map.draw(data, rows, cols, range);
       [lo, hi] = range ?? this.o.range ?? finiteRange(data);
       // A diverging map is symmetric around 0 (Heatmap's rule).
-      if (this.o.kind === 'diverging') {
+      if (this.kind === 'diverging') {
         hi = Math.max(Math.abs(lo), Math.abs(hi));
         lo = -hi;
       }
@@ -171,8 +188,8 @@ export class AxedHeatmap {
   private drawBar(): void {
     // [BAR_STEPS, 1]: the top row is the top of the range.
     const v = Float32Array.from({ length: BAR_STEPS }, (_, i) => 1 - i / (BAR_STEPS - 1));
-    if (this.o.kind === 'diverging') for (let i = 0; i < BAR_STEPS; i++) v[i] = 2 * v[i]! - 1;
-    this.bar.draw(v, BAR_STEPS, 1);
+    if (this.kind === 'diverging') for (let i = 0; i < BAR_STEPS; i++) v[i] = 2 * v[i]! - 1;
+    this.bar.draw(v, BAR_STEPS, 1, this.kind === 'sequential' ? [0, 1] : [-1, 1]);
     this.bar.canvas.style.aspectRatio = 'auto';
     this.barDrawn = true;
   }

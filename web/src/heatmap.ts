@@ -101,7 +101,11 @@ export class Heatmap {
   private range: [number, number] | undefined;
   private theme = '';
 
+  /** The colour map in use (starts as o.kind; setKind changes it). */
+  private kind: HeatmapOptions['kind'];
+
   constructor(private readonly o: HeatmapOptions) {
+    this.kind = o.kind;
     this.canvas = el('canvas', { role: 'img', 'aria-label': str(o.label), class: 'heatmap' });
     if (typeof o.label !== 'string') onLangChange(() => this.canvas.setAttribute('aria-label', str(o.label)));
     this.readout = el('div', { class: 'readout', 'aria-live': 'off' }, '\u00a0');
@@ -118,6 +122,11 @@ export class Heatmap {
     });
     this.canvas.addEventListener('mouseleave', () => { this.readout.textContent = '\u00a0'; });
     watchTheme(this);
+  }
+
+  /** Switches between the diverging and the sequential map (used from the next draw). */
+  setKind(kind: HeatmapOptions['kind']): void {
+    this.kind = kind;
   }
 
   /** Draws the last data again (after a theme change), if the colours changed. */
@@ -170,11 +179,11 @@ export class Heatmap {
     const img = this.img;
     // A 256-entry colour table for this kind and theme; each cell picks its entry.
     const pal = palette();
-    const lut = colourTable(this.o.kind, pal);
+    const lut = colourTable(this.kind, pal);
     // Diverging maps are symmetric around 0: [-amax, amax].
     const amax = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
-    const off = this.o.kind === 'sequential' ? lo : -amax;
-    const scale = 255 / (this.o.kind === 'sequential' ? hi - lo : 2 * amax);
+    const off = this.kind === 'sequential' ? lo : -amax;
+    const scale = 255 / (this.kind === 'sequential' ? hi - lo : 2 * amax);
     const px = img.data;
     for (let e = 0, n = rows * cols; e < n; e++) {
       const v = data[e]!;

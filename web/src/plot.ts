@@ -344,9 +344,10 @@ export class LinePlot {
       for (let r = 2; r <= 5; r++) {
         for (const dy of [-r * gap, r * gap]) far.push([it.x - it.w / 2, it.y + dy], [it.x - pad - it.w, it.y + dy], [it.x + pad, it.y + dy]);
       }
+      // Never wholly right of the end point: that would read as the line going on.
       const free = ([x, y]: [number, number]): boolean => {
         const b = labelBox(x, y, it.w, h);
-        return b.x0 >= lo && b.x1 <= hi && y >= top && y <= bottom && !placed.some((p) => overlaps(p, b));
+        return b.x1 <= it.x + it.w / 2 + 1 && b.x0 >= lo && b.x1 <= hi && y >= top && y <= bottom && !placed.some((p) => overlaps(p, b));
       };
       const spot = [...spots, ...far].find((p) => free(p) && !crossed(labelBox(p[0], p[1], it.w, h))) ?? spots.find(free);
       if (!spot) continue;

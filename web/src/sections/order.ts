@@ -133,11 +133,14 @@ function shuffle(a: number[]): number[] {
   return b;
 }
 
-function maxAbs(...arrays: Float32Array[]): number {
+/** The largest |value| of the arrays (0 if all are zero). */
+function largestAbs(...arrays: Float32Array[]): number {
   let m = 0;
   for (const a of arrays) for (let e = 0; e < a.length; e++) m = Math.max(m, Math.abs(a[e]!));
-  return m || 1;
+  return m;
 }
+/** The same, 1 for all-zero data (a colour range must not be empty). */
+const maxAbs = (...arrays: Float32Array[]): number => largestAbs(...arrays) || 1;
 
 /** The words of the word-order models (fetched once, the first time Chinese needs cutting). */
 function vocabLoader(ctx: Ctx): () => Promise<readonly string[]> {
@@ -284,7 +287,7 @@ export function mountOrder(ctx: Ctx, root: HTMLElement): void {
     // A and B share one colour scale. B - A has its own, never finer than a
     // tenth of theirs: rounding noise (1e-7) stays blank, a real change shows.
     const amax = maxAbs(r.a, r.b);
-    const dmax = Math.max(maxAbs(r.delta), amax / 10);
+    const dmax = Math.max(largestAbs(r.delta), amax / 10);
     aMap.draw(r.a, T, D, [-amax, amax]);
     bMap.draw(r.b, T, D, [-amax, amax]);
     dMap.draw(r.delta, T, D, [-dmax, dmax]);
@@ -385,7 +388,7 @@ export function mountOrder(ctx: Ctx, root: HTMLElement): void {
 
   const encSel = select<Enc>({
     label: 'order.encoding', param: 'o.enc', value: enc,
-    options: [['none', () => t('order.enc.none')], ['sinusoidal', 'sinusoidal'], ['rope', 'RoPE'], ['alibi', 'ALiBi']],
+    options: [['none', () => t('order.enc.none')], ['sinusoidal', () => t('controls.enc.sinusoidal')], ['rope', 'RoPE'], ['alibi', 'ALiBi']],
     onChange: (v) => { enc = v; update(); },
   });
   const causalBox = checkbox({ label: 'order.causal', param: 'o.causal', value: causal, onChange: (v) => { causal = v; update(); } });

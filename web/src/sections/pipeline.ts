@@ -4,7 +4,7 @@
 import type { EncodingName } from 'posenc';
 
 import '../overview.css';
-import { t, type Key } from '../i18n.js';
+import { isKey, onLangChange, t, type Key } from '../i18n.js';
 import { getChoice, setParam } from '../state.js';
 import { rich } from '../textfill.js';
 import { el, text } from '../ui.js';
@@ -35,9 +35,11 @@ export const ENTERS: Record<EncodingName, readonly StepId[]> = {
   shaw: ['terms', 'values'],
 };
 
-const NAMES: Record<EncodingName, string> = {
-  nope: 'NoPE', sinusoidal: 'Sinusoidal', learned: 'Learned', rope: 'RoPE', xpos: 'xPos', alibi: 'ALiBi', t5: 'T5', shaw: 'Shaw',
+const NAMES: Record<EncodingName, string | Key> = {
+  nope: 'NoPE', sinusoidal: 'pipe.name.sinusoidal', learned: 'pipe.name.learned', rope: 'RoPE', xpos: 'xPos', alibi: 'ALiBi', t5: 'T5', shaw: 'Shaw',
 };
+/** An encoding's name in the current language (the two descriptive names are translated). */
+const nameOf = (e: EncodingName): string => (isKey(NAMES[e]) ? t(NAMES[e] as Key) : NAMES[e]);
 
 export function mountPipeline(_ctx: Ctx, root: HTMLElement): void {
   let current = getChoice<EncodingName>('p.enc', 'rope', PIPE_ENCODINGS);
@@ -63,7 +65,8 @@ export function mountPipeline(_ctx: Ctx, root: HTMLElement): void {
   say.append(sayTitle, sayText);
 
   const buttons = PIPE_ENCODINGS.map((enc) => {
-    const b = el('button', { type: 'button', 'data-encoding': enc, 'aria-pressed': 'false' }, NAMES[enc]);
+    const b = el('button', { type: 'button', 'data-encoding': enc, 'aria-pressed': 'false' }, nameOf(enc));
+    onLangChange(() => { b.textContent = nameOf(enc); });
     b.addEventListener('click', () => choose(enc));
     return b;
   });
@@ -96,7 +99,7 @@ export function mountPipeline(_ctx: Ctx, root: HTMLElement): void {
       } else enters.replaceChildren();
     }
     list.dataset.encoding = current;
-    sayTitle.textContent = NAMES[current];
+    sayTitle.textContent = nameOf(current);
     sayText.dataset.i18n = `pipe.say.${current}`;
     sayText.textContent = t(`pipe.say.${current}` as Key);
   }

@@ -66,6 +66,12 @@ export function mountSinusoidal(ctx: Ctx, root: HTMLElement): void {
     const table = ctx.pe.sinusoidal({ length, dim, base });  // [length, dim]
     pe.draw(table, length, dim);
     const s = similarity(table, length, dim);  // [length, length]
+    // PE_p · PE_q can be negative (a small base): then a diverging map around
+    // 0; with every value positive, a sequential map over their range shows
+    // the stripes with full contrast.
+    let smin = Infinity;
+    for (let e = 0; e < s.length; e++) smin = Math.min(smin, s[e]!);
+    sim.setKind(smin >= 0 ? 'sequential' : 'diverging');
     sim.draw(s, length, length);
     // Row p of PE PE^T against p - q, the offsets in increasing order (q from length - 1 down to 0).
     const xs = Array.from({ length }, (_, k) => p - (length - 1) + k);

@@ -288,7 +288,7 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
       select({ label: 'train.ext.model', param: 'x.model', value: model, options: MODELS.map((m) => [m, () => t(`controls.model.${m}`)] as const), onChange: (v) => { model = v; } }).el,
       select<ExtMethod>({ label: 'train.ext.method', param: 'x.method', value: method, options: EXT_METHODS.map((m) => [m, () => t(`scaling.${m}` as Key)] as const), onChange: (v) => { method = v; } }).el,
       select({ label: 'train.ext.length', param: 'x.len', value: String(length) as '128' | '256', options: [['128', '128'], ['256', '256']] as const, onChange: (v) => { length = Number(v); } }).el,
-      slider({ label: 'train.steps', param: 'x.steps', min: 0, max: 400, step: 10, value: steps, onInput: (v) => { steps = v; } }).el,
+      slider({ label: 'train.steps', param: 'x.steps', min: 0, max: 400, step: 10, value: steps, numeric: true, onInput: (v) => { steps = v; } }).el,
       start, cancel),
     progress, status, resultFor,
     figs,

@@ -45,7 +45,7 @@ $R$ is orthogonal ($R^\\top R = I$), so $\\lVert R x\\rVert=\\lVert x\\rVert$: t
 
   'der.s5.title': '5. Added or rotated: sinusoidal vs RoPE inside the score',
   'der.s5.text': `With an additive encoding the projections see $x_m+p_m$, and the score splits into four terms:
-$$(W_q(x_m+p_m))\\cdot(W_k(x_n+p_n)) = W_qx_m\\cdot W_kx_n + W_qx_m\\cdot W_kp_n + W_qp_m\\cdot W_kx_n + W_qp_m\\cdot W_kp_n.$$
+$$\\begin{aligned}&(W_q(x_m+p_m))\\cdot(W_k(x_n+p_n))\\\\ &\\quad= W_qx_m\\cdot W_kx_n + W_qx_m\\cdot W_kp_n\\\\ &\\qquad+ W_qp_m\\cdot W_kx_n + W_qp_m\\cdot W_kp_n.\\end{aligned}$$
 The first is content only; the middle two mix content with absolute positions; and after arbitrary $W_q$, $W_k$ even the last one is no longer a function of $m-n$ alone. RoPE rotates after the projections: $(R_mW_qx_m)\\cdot(R_nW_kx_n) = (W_qx_m)\\cdot R_{n-m}(W_kx_n)$, a function of $n-m$ only. Below: fixed random $W_q$, $W_k$ ($8\\times 8$), the same two tokens placed at $(m, n)$ and at $(m+s, n+s)$.`,
   'der.s5.look': 'Slide s: the content term stays, the three position terms move, and so does the sinusoidal score; the RoPE score does not move (up to float rounding) and equals its relative form.',
   'der.s5.fig': 'Score of the same two tokens at (m+s, n+s), against s',
@@ -105,7 +105,7 @@ $R$ 是正交矩阵（$R^\\top R = I$），所以 $\\lVert R x\\rVert=\\lVert x\
 
   'der.s5.title': '5. 相加还是旋转：正弦位置编码与 RoPE 在 score 里的区别',
   'der.s5.text': `用加性位置编码时，投影看到的是 $x_m+p_m$，score 可以拆成四项：
-$$(W_q(x_m+p_m))\\cdot(W_k(x_n+p_n)) = W_qx_m\\cdot W_kx_n + W_qx_m\\cdot W_kp_n + W_qp_m\\cdot W_kx_n + W_qp_m\\cdot W_kp_n.$$
+$$\\begin{aligned}&(W_q(x_m+p_m))\\cdot(W_k(x_n+p_n))\\\\ &\\quad= W_qx_m\\cdot W_kx_n + W_qx_m\\cdot W_kp_n\\\\ &\\qquad+ W_qp_m\\cdot W_kx_n + W_qp_m\\cdot W_kp_n.\\end{aligned}$$
 第一项只跟内容有关；中间两项把内容和绝对位置搅在一起；经过任意的 $W_q$、$W_k$ 之后，连最后一项也不再只是 $m-n$ 的函数。RoPE 在投影之后才旋转：$(R_mW_qx_m)\\cdot(R_nW_kx_n) = (W_qx_m)\\cdot R_{n-m}(W_kx_n)$，只取决于 $n-m$。下面用固定的随机矩阵 $W_q$、$W_k$（$8\\times 8$），把同样两个 token 分别放在 $(m, n)$ 和 $(m+s, n+s)$。`,
   'der.s5.look': '拖动 s：内容项不变，三个跟位置有关的项在变，正弦位置编码的 score 也跟着变；RoPE 的 score 纹丝不动（只差浮点舍入），并且等于它的相对形式。',
   'der.s5.fig': '同样两个 token 放在 (m+s, n+s) 时的 score，随 s 变化',

@@ -79,7 +79,7 @@ export const en = {
   'pad.a.x': 'key position n (real tokens)',
   'pad.a.y': 'q·k (rotated q and k)',
   'pad.a.fig': 'q·k of the last token with each key: default RoPE and dynamic NTK, with and without the pads counted',
-  'pad.a.look': 'Look: the two default curves lie on top of each other (a shift changes nothing), while the two dynamic curves part, more and more with distance. With T ≤ 48 all four agree: even with the 16 pads the length stays within 64.',
+  'pad.a.look': 'Look: the two default curves lie on top of each other (a shift changes nothing), while the two dynamic curves part, more and more with distance (towards the left: the x axis is the key’s position, and far keys sit at the left). With T ≤ 48 all four agree: even with the 16 pads the length stays within 64.',
   'pad.b.title': '(b) Absolute encodings see the shift',
   'pad.b.text': 'Sinusoidal and learned embeddings are added to each token according to its id; unlike RoPE’s q·k, nothing guarantees that a uniform shift cancels out. Counting 16 pads moves every real token 16 places on, onto embeddings that stood for other places in training. Mean loss (nats per token) of the shipped models, with ids from the mask and with the pads counted:',
   'pad.b.len48': '48 real tokens: the counted ids 16 … 63 stay inside the 64 trained positions.',
@@ -100,7 +100,7 @@ export const en = {
   'pad.c.look': 'Look: the two curves have little to do with each other. With the mismatch, every score the new token computes is the score of a distance off by 16 (the pads); when the prefill counts the pads and the decode does not, the new query even lands before its own prompt (distance −15).',
 
   'wl.title': 'Why RoPE breaks past the training length',
-  'wl.text': `Pair $i$ of the shipped RoPE model turns by $\\theta_i = b^{-2i/r}$ per token, so it completes a turn every $\\lambda_i = 2\\pi/\\theta_i$ tokens. The interview notes blame the fast, high-frequency pairs for the trouble past the training length. The grain of truth: the fast pairs are the ones that plain linear interpolation damages (it squeezes their angles together, so neighbouring positions become hard to tell apart), which is why NTK and YaRN leave them alone. But they are not what breaks past the training length. A pair whose $\\lambda_i$ is shorter than the training length went round many times in training: at any position its angle is one it has met, so it stays in distribution. A pair whose $\\lambda_i$ is longer never completed a turn: training only showed it the arc from $0$ to about $64\\,\\theta_i$ (positions 0 … 63). Past 64 tokens its angle leaves that arc, and q·k takes values the model never learned to read. These low-frequency pairs are the ones every scaling method slows down. ($M$ below is the training length, 64.)`,
+  'wl.text': `Pair $i$ of the shipped RoPE model turns by $\\theta_i = b^{-2i/r}$ per token, so it completes a turn every $\\lambda_i = 2\\pi/\\theta_i$ tokens. The interview notes blame the fast, high-frequency pairs for the trouble past the training length. The grain of truth: the fast pairs are the ones that plain linear interpolation damages (it squeezes their angles together, so neighbouring positions become hard to tell apart), which is why NTK and YaRN leave them alone. But they are not what breaks past the training length. A pair whose $\\lambda_i$ is shorter than the training length went round at least once in training (the fastest ones many times): at any position its angle is one it has met, so it stays in distribution. A pair whose $\\lambda_i$ is longer never completed a turn: training only showed it the arc from $0$ to about $64\\,\\theta_i$ (positions 0 … 63). Past 64 tokens its angle leaves that arc, and q·k takes values the model never learned to read. These low-frequency pairs are the ones every scaling method slows down. ($M$ below is the training length, 64.)`,
   'wl.pair': 'pair i (fast → slow)',
   'wl.lambda.y': 'λ_i (tokens, log)',
   'wl.lambda.fig': 'Wavelength of each pair of the shipped RoPE model; the dashed line is the training length',
@@ -125,7 +125,7 @@ export const en = {
   'wl.m.linear': 'Linear (position interpolation): every pair is slowed by the factor, θ′ = θ/s, so L tokens span the angles L/s tokens did. The slow pairs come back into range, but the fast pairs’ step between neighbours shrinks below anything seen in training, which blurs nearby positions; it works best with some fine-tuning.',
   'wl.m.ntk': 'NTK-aware: the positions stay, the base is raised, b′ = b·s^(r/(r−2)). Pair i is slowed by s^(2i/(r−2)): the fastest pair not at all, the slowest by exactly s, the ones between by a geometric blend.',
   'wl.m.dynamic': 'Dynamic NTK: the same change of base, but with a factor that grows with the current length, sL/M − (s−1), recomputed as the sequence grows; up to M it is plain RoPE. As the frequencies follow the length, keys cached at one length and queries at another no longer match exactly.',
-  'wl.m.yarn': 'YaRN: pairs that turn more than β_fast = 32 times within M are left alone, pairs that turn less than β_slow = 1 time are interpolated like linear (θ/s), and a linear ramp blends the pairs between (the pair boundaries are rounded to whole pairs, as Hugging Face’s code does, so a pair just under 32 turns can still be left alone). It also multiplies the logits by an attention temperature, (0.1·ln s + 1)², to keep the softmax as sharp as in training.',
+  'wl.m.yarn': 'YaRN: pairs that turn more than β_fast = 32 times within M are left alone, pairs that turn less than β_slow = 1 time are interpolated like linear (θ/s), and a linear ramp blends the pairs between (the two boundaries are rounded outwards to whole pairs, as Hugging Face’s code does; with only 8 pairs that moves them a long way: here the ramp runs from pair 0 to pair 3, so pair 0, which turns only about 10 times within M, is still left alone, pair 2, about one turn, is only partly interpolated, and pairs 3 and on are interpolated in full). It also multiplies the logits by an attention temperature, (0.1·ln s + 1)², to keep the softmax as sharp as in training.',
   'wl.m.llama3': 'Llama 3: the same idea with thresholds on the wavelength: pairs with λ shorter than M/4 (high_freq_factor 4) keep their frequency, pairs with λ longer than M (low_freq_factor 1) are divided by s, and the band between is blended smoothly; no temperature.',
   'wl.m.longrope': 'LongRoPE: per-pair factors found by a search, one set for short inputs and one for long ones, switched when the length passes M. This page stands in for searched factors with a simple rule (long set: 1 for the fastest pair rising linearly to s for the slowest; short set: all 1). Its attention factor is √(1 + ln s / ln M).',
 };
@@ -208,7 +208,7 @@ export const zh: Record<keyof typeof en, string> = {
   'pad.a.x': 'key 的位置 n（真实 token）',
   'pad.a.y': 'q·k（旋转后的 q 与 k）',
   'pad.a.fig': '最后一个 token 与每个 key 的 q·k：默认 RoPE 与动态 NTK，计入与不计入 pad',
-  'pad.a.look': '看：两条默认 RoPE 曲线完全重合（平移什么都不改变）；两条动态 NTK 曲线则分开了，距离越远差得越多。T ≤ 48 时四条曲线一致：算上 16 个 pad，长度也不超过 64。',
+  'pad.a.look': '看：两条默认 RoPE 曲线完全重合（平移什么都不改变）；两条动态 NTK 曲线则分开了，距离越远差得越多（往左看：横轴是 key 的位置，远处的 key 在左边）。T ≤ 48 时四条曲线一致：算上 16 个 pad，长度也不超过 64。',
   'pad.b.title': '(b) 绝对位置编码会看到平移',
   'pad.b.text': '正弦和可学习的位置 embedding 按 id 加到每个 token 上；和 RoPE 的 q·k 不同，没有任何机制保证整体平移会被抵消。计入 16 个 pad，每个真实 token 都往后挪 16 位，拿到的是训练中代表别处的 embedding。页面自带的模型的平均 loss（每 token 的 nats），id 由 mask 推出与把 pad 计入 id 两种情况：',
   'pad.b.len48': '48 个真实 token：计入 pad 后的 id 为 16 … 63，仍在训练过的 64 个位置之内。',
@@ -229,7 +229,7 @@ export const zh: Record<keyof typeof en, string> = {
   'pad.c.look': '看：两条曲线几乎毫无关系。不一致时，新 token 算出的每个分数都对应一个差了 16（pad 的个数）的距离；若 prefill 计入 pad 而 decode 不计，新的 query 甚至落到了自己的 prompt 之前（距离 −15）。',
 
   'wl.title': 'RoPE 为什么在训练长度之外失效',
-  'wl.text': `页面自带的 RoPE 模型的第 $i$ 对每个 token 转 $\\theta_i = b^{-2i/r}$，所以每 $\\lambda_i = 2\\pi/\\theta_i$ 个 token 转满一圈。面试笔记说，超过训练长度后是转得快的高频维度导致外推不稳定。这话只有一点是对的：线性插值会伤到这些高频的对（相邻位置的角度被压得太近，难以区分），所以 NTK 和 YaRN 都不动它们。但超过训练长度后出问题的并不是它们。$\\lambda_i$ 比训练长度短的对，训练中已经转过很多圈：无论位置多远，它的角度都是见过的，仍在训练分布之内。$\\lambda_i$ 比训练长度长的对，训练中一圈都没转完：模型只见过从 $0$ 到约 $64\\,\\theta_i$ 这段弧（位置 0 … 63）。超过 64 个 token 后，它们的角度跑出这段弧，q·k 取到模型从没学过怎么解读的值。各种缩放方法要放慢的，正是这些低频的对。（下文的 $M$ 指训练长度 64。）`,
+  'wl.text': `页面自带的 RoPE 模型的第 $i$ 对每个 token 转 $\\theta_i = b^{-2i/r}$，所以每 $\\lambda_i = 2\\pi/\\theta_i$ 个 token 转满一圈。面试笔记说，超过训练长度后是转得快的高频维度导致外推不稳定。这话只有一点是对的：线性插值会伤到这些高频的对（相邻位置的角度被压得太近，难以区分），所以 NTK 和 YaRN 都不动它们。但超过训练长度后出问题的并不是它们。$\\lambda_i$ 比训练长度短的对，训练中至少转满过一圈（最快的那几对转了很多圈）：无论位置多远，它的角度都是见过的，仍在训练分布之内。$\\lambda_i$ 比训练长度长的对，训练中一圈都没转完：模型只见过从 $0$ 到约 $64\\,\\theta_i$ 这段弧（位置 0 … 63）。超过 64 个 token 后，它们的角度跑出这段弧，q·k 取到模型从没学过怎么解读的值。各种缩放方法要放慢的，正是这些低频的对。（下文的 $M$ 指训练长度 64。）`,
   'wl.pair': '第 i 对（快 → 慢）',
   'wl.lambda.y': 'λ_i（token 数，对数）',
   'wl.lambda.fig': '页面自带的 RoPE 模型每一对的波长；虚线为训练长度',
@@ -254,7 +254,7 @@ export const zh: Record<keyof typeof en, string> = {
   'wl.m.linear': '线性缩放（位置插值）：每一对都按倍数放慢，θ′ = θ/s，L 个 token 覆盖的角度相当于原来 L/s 个 token。慢的对回到了训练范围，但快的对相邻 token 之间的步长比训练中见过的都小，近处的位置会变得模糊；通常要配合少量微调。',
   'wl.m.ntk': 'NTK-aware：位置不动，把 base 调大，b′ = b·s^(r/(r−2))。第 i 对被放慢 s^(2i/(r−2)) 倍：最快的一对完全不变，最慢的一对正好放慢 s 倍，中间的按几何比例过渡。',
   'wl.m.dynamic': '动态 NTK：同样调整 base，但倍数随当前长度增长，取 sL/M − (s−1)，序列变长时重新计算；在 M 以内就是普通 RoPE。频率随长度变化，所以在某个长度下缓存的 key 与另一个长度下的 query 不再严格对应。',
-  'wl.m.yarn': 'YaRN：在 M 内转超过 β_fast = 32 圈的维度对保持不变，转不满 β_slow = 1 圈的维度对则像线性插值那样除以 s（θ/s），介于两者之间的用线性斜坡过渡（边界按 Hugging Face 代码的做法取整到整数个维度对，所以转不满 32 圈的对也可能保持不变）。它还给 logits 乘上注意力温度 (0.1·ln s + 1)²，让 softmax 保持训练时的锐度。',
+  'wl.m.yarn': 'YaRN：在 M 内转超过 β_fast = 32 圈的维度对保持不变，转不满 β_slow = 1 圈的维度对则像线性插值那样除以 s（θ/s），介于两者之间的用线性斜坡过渡（两个边界按 Hugging Face 代码的做法向外取整到整数个维度对；这里总共只有 8 对，取整的影响很大：斜坡从第 0 对一直铺到第 3 对，于是在 M 内只转了约 10 圈的第 0 对仍然不动，只转了约一圈的第 2 对只插值了一部分，第 3 对及以后才完全插值）。它还给 logits 乘上注意力温度 (0.1·ln s + 1)²，让 softmax 保持训练时的锐度。',
   'wl.m.llama3': 'Llama 3：思路相同，但按波长设阈值：λ 短于 M/4（high_freq_factor 为 4）的对保持原频率，λ 长于 M（low_freq_factor 为 1）的对除以 s，两者之间平滑过渡；没有温度系数。',
   'wl.m.longrope': 'LongRoPE：每一对的缩放倍数由搜索得到，短输入和长输入各一组，长度超过 M 时切换。本页用一个简单规则代替搜索出的倍数（长输入组：最快的一对为 1，线性增加到最慢一对的 s；短输入组全为 1）。它的注意力因子为 √(1 + ln s / ln M)。',
 };

@@ -116,7 +116,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'quiz.title': '自测',
-  'quiz.text': `都是面试里常问的问题。每个答案都由你浏览器里的 posenc 内核<b>现场算出来</b>检查，计算过程就显示在题目下方。最后是总结和论文列表。`,
+  'quiz.text': `下面是面试中常见的问题。每个答案都由你浏览器里的 posenc 内核<b>现场算出来</b>检查，计算过程就显示在题目下方。最后是总结和论文列表。`,
   'quiz.correct': '✓ 答对了。',
   'quiz.incorrect': '✗ 不对。',
   'quiz.checked': '验算：',
@@ -179,7 +179,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.ntk.o.temperature': '只改 softmax 的温度',
   'quiz.ntk.o.nothing': '什么都不改，它只影响训练',
   'quiz.ntk.check': 'factor 2、原始上下文 2048、head dim 64，用 pe.ropeFrequencies 算：长度 2048 时每个频率都和默认值相同（最大变化 {same}）；长度 4096 时所有维度对都符合同一个新 base {base}（最大偏差 {fit}），即 $10000\\cdot(2\\cdot 4096/2048-1)^{64/62}$。',
-  'quiz.ntk.why': '静态 NTK 一次性调大 base；dynamic 版本随文本变长把 base 调得越来越大，不超过原始长度时完全不变。第一对（θ₀ = 1）永远不变，越慢的维度对降得越多。',
+  'quiz.ntk.why': '静态 NTK 一次性调大 base；动态版本随文本变长把 base 调得越来越大，不超过原始长度时完全不变。第一对（θ₀ = 1）永远不变，越慢的维度对降得越多。',
 
   'quiz.first.q': 'Llama 3 用 base 500000、head dim 128。第一对 RoPE 维度的频率 θ₀ 是多少（弧度/位置）？',
   'quiz.first.check': 'pe.ropeFrequencies 给出：base 500000 时 θ₀ = {t0}，base 10000 时为 {t10k}。',

@@ -34,7 +34,7 @@ export const en = {
   'tryit.ext.none': 'Evaluate at {e.len} tokens, no scaling',
   'tryit.ext.none.look': 'In the wavelength panel many pairs now meet angles never seen in training; in the loss chart, watch which lines climb after the vertical dashed line at the training length.',
   'tryit.ext.yarn': 'YaRN ×{e.factor} at {e.len} tokens',
-  'tryit.ext.yarn.look': 'Scaled, no pair leaves the angles it met in training (the panel’s “scaled” count drops to 0), and a dashed RoPE + YaRN line joins the loss chart: compare it with plain RoPE past the training length.',
+  'tryit.ext.yarn.look': 'Scaled, no pair leaves the angles it met in training (the panel’s “scaled” count drops to 0), and a dashed RoPE + YaRN line joins the loss chart: compare it with plain RoPE past the training length. Inside the training length it sits higher than plain RoPE: the scaling slowed pairs the model had learned at their old speed, and this model had no extra training to adapt (section 12 shows what a few steps of training repair).',
 
   'tryit.bugs.onlyq': 'A bug that shows in the loss: only Q rotated',
   'tryit.bugs.onlyq.look': 'The loss with the bug rises far above the correct model’s, and decoding goes wrong the same way with and without the KV cache: the bug is in the model, not in the cache.',
@@ -75,7 +75,7 @@ export const zh: Record<keyof typeof en, string> = {
   'tryit.ext.none': '在 {e.len} 个 token 上评估，不做 scaling',
   'tryit.ext.none.look': '波长面板里，很多维度对转到了训练时没见过的角度；loss 曲线图里，看哪些线一过训练长度那条竖虚线就往上走。',
   'tryit.ext.yarn': 'YaRN ×{e.factor}，{e.len} 个 token',
-  'tryit.ext.yarn.look': '缩放后没有一对维度超出训练时见过的角度（面板里“缩放后”的个数降到 0），loss 曲线图里多了一条 RoPE + YaRN 的虚线：对比一下它和原版 RoPE 在训练长度之后的走势。',
+  'tryit.ext.yarn.look': '缩放后没有一对维度超出训练时见过的角度（面板里“缩放后”的个数降到 0），loss 曲线图里多了一条 RoPE + YaRN 的虚线：对比一下它和原版 RoPE 在训练长度之后的走势。在训练长度以内，它比原版 RoPE 高：缩放放慢了模型按原速度学会的那些维度对，而这个模型没有再训练去适应（第 12 节演示了再训练几步能补回多少）。',
 
   'tryit.bugs.onlyq': '会体现在 loss 上的 bug：只旋转 Q',
   'tryit.bugs.onlyq.look': '带 bug 的 loss 比正确模型高出一大截；用不用 KV cache，解码都错得一模一样：问题出在模型本身，不在 cache。',

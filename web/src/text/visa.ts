@@ -43,7 +43,7 @@ export const en = {
   'rope.shiftDiff.zero': 'no change',
   'rope.shiftDiff.look.fixed': 'A flat line at 0: this scaling’s frequencies are fixed, so moving both positions together never changes the score.',
   'rope.shiftDiff.look.dependent': 'The line stays at 0 while the sequence fits in the original context. Past the dashed line, where L = max(m, n) + s + 1 passes the original context, this scaling takes its frequencies from L, so the same distance m − n gets another score: dynamic NTK drifts away gradually (its base grows a little with every token), LongRoPE steps once (it switches to its long factors).',
-  'rope.ramp.by': 'Per-pair frequency ratio θ′/θ under {method}',
+  'rope.ramp.by': 'Per-pair frequency ratio θ′/θ ({method})',
 };
 
 export const zh: Record<keyof typeof en, string> = {
@@ -85,5 +85,5 @@ export const zh: Record<keyof typeof en, string> = {
   'rope.shiftDiff.zero': '分数不变',
   'rope.shiftDiff.look.fixed': '一条贴着 0 的水平线：这种 scaling 的频率是固定的，两个位置一起平移，分数永远不变。',
   'rope.shiftDiff.look.dependent': '序列还在原始上下文长度以内时，曲线贴着 0。过了虚线（L = max(m, n) + s + 1 超过原始上下文长度），这种 scaling 按 L 选频率，同样的距离 m − n 就得到另一个分数：动态 NTK 是逐渐偏离（每多一个 token，base 就大一点），LongRoPE 则是一步跳开（换成了长序列的缩放因子）。',
-  'rope.ramp.by': '{method} 下每一对维度的频率比 θ′/θ',
+  'rope.ramp.by': '各维度对的频率比 θ′/θ（{method}）',
 };
