@@ -134,17 +134,26 @@ async function measureLoad(url, hash = '') {
   };
 }
 
-// LOAD_RUNS loads per build and hash after one warm-up load; the median
+// LOAD_RUNS loads per build and hash after one warm-up load (5: single
+// loads on this 2-core machine vary by a few hundred ms); the median
 // time, the worst CLS and the largest byte count are kept.
-const LOAD_RUNS = 3;
+const LOAD_RUNS = 5;
 const LOADS = [['top of the page', ''], ['deep link #sinusoidal', '#sinusoidal']];
 async function loadTable(urls) {
   const rows = [];
-  for (const which of baseline ? ['baseline', 'current'] : ['current']) {
-    await measureLoad(urls[which]);
+  const builds = baseline ? ['baseline', 'current'] : ['current'];
+  for (const which of builds) await measureLoad(urls[which]);
+  // The builds alternate load by load (A B A B ...): a slow spell of the
+  // machine falls on both.
+  const all = {};
+  for (const [, hash] of LOADS) {
+    for (let i = 0; i < LOAD_RUNS; i++) {
+      for (const which of builds) ((all[`${which}${hash}`] ??= [])).push(await measureLoad(urls[which], hash));
+    }
+  }
+  for (const which of builds) {
     for (const [name, hash] of LOADS) {
-      const runs = [];
-      for (let i = 0; i < LOAD_RUNS; i++) runs.push(await measureLoad(urls[which], hash));
+      const runs = all[`${which}${hash}`];
       process.stderr.write(`${urls[which]}${hash}: ${JSON.stringify(runs.map(({ paths, ...x }) => x))}\n`);
       const by = (k) => runs.map((x) => x[k]).sort((a, b) => a - b);
       rows.push({
