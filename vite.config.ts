@@ -5,9 +5,13 @@ import { fileURLToPath } from 'node:url';
 
 import { defineConfig } from 'vite';
 
+import { texPrerender } from './tools/tex-prerender.mjs';
+
 export default defineConfig({
   root: fileURLToPath(new URL('./web', import.meta.url)),
   base: './',
+  // The TeX written in the page's sources, typeset at build time (tex.ts).
+  plugins: [texPrerender(fileURLToPath(new URL('.', import.meta.url)))],
   resolve: {
     // The page uses the package exactly as users get it: the built browser
     // entry (dist/index.js, which finds its .wasm via import.meta.url).

@@ -24,7 +24,7 @@ import { mountSinusoidal } from './sections/sinusoidal.js';
 import { mountTaxonomy } from './sections/taxonomy.js';
 import { mountTrain } from './sections/train.js';
 import { getChoice, getParam, setParam } from './state.js';
-import { renderRich } from './tex.js';
+import { loadTex, renderRich } from './tex.js';
 import { mountTryIt } from './tryit.js';
 
 /** Re-renders the translated elements under `root` (except those `skip` names). */
@@ -99,6 +99,9 @@ async function mountSections(ctx: Ctx, deepLink: string | undefined): Promise<vo
     for (const [id] of SECTIONS.slice(0, SECTIONS.findIndex(([s]) => s === landing))) document.getElementById(id)!.dataset.above = '1';
   }
   for (const [id, mount] of SECTIONS) {
+    // KaTeX (for formulas built at run time) loads once the first section is
+    // on screen; a deep link waits for it before mounting its sections.
+    if (id !== SECTIONS[0]![0] || landing !== id) await loadTex();
     const section = document.getElementById(id)!;
     section.dataset.mount = '1';
     const t0 = performance.now();

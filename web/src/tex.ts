@@ -1,8 +1,15 @@
 // Text with inline TeX ($...$, $$...$$) rendered by KaTeX into an element.
 // The strings are ours (i18n.ts), so their small inline markup is trusted.
+//
+// The TeX written in the page's sources is typeset at build time
+// (tools/tex-prerender.mjs, the module virtual:posenc-tex): the first
+// section draws without KaTeX. KaTeX itself (its own chunk) is loaded by
+// loadTex(), which main.ts calls once the first section is on screen; it
+// typesets what is built at run time (numbers in formulas).
 import 'katex/dist/katex.min.css';
 
-import katex from 'katex';
+import type katexModule from 'katex';
+import prerendered from 'virtual:posenc-tex';
 
 const TEX = /\$\$([^$]+)\$\$|\$([^$]+)\$/g;
 
@@ -14,18 +21,33 @@ const TEX = /\$\$([^$]+)\$\$|\$([^$]+)\$/g;
 const shown = new WeakMap<HTMLElement, { text: string; first: ChildNode | null; last: ChildNode | null }>();
 
 /**
- * Typeset TeX spans by source ('$' or '$$' + TeX). KaTeX is the costliest
- * part of start-up and of a language switch, and the same formulas recur
- * (each language's strings, labels rebuilt on every update). Bounded: it is
- * emptied when it grows past MAX_CACHED (texts built from changing numbers).
+ * Typeset TeX spans by source ('$' or '$$' + TeX), beyond the prerendered
+ * ones: the same formulas recur (labels rebuilt on every update). Bounded:
+ * it is emptied when it grows past MAX_CACHED (texts built from changing
+ * numbers).
  */
 const typeset = new Map<string, string>();
 const MAX_CACHED = 4000;
 
-function typesetSpan(tex: string, display: boolean): string {
+let katex: typeof katexModule | undefined;
+let loading: Promise<void> | undefined;
+
+/** Loads KaTeX (once); resolves when spans built at run time can be typeset. */
+export function loadTex(): Promise<void> {
+  loading ??= import('katex').then((m) => {
+    katex = m.default;
+  });
+  return loading;
+}
+
+/** HTML of one span, or undefined while KaTeX is not loaded and the span was not prerendered. */
+function typesetSpan(tex: string, display: boolean): string | undefined {
   const key = `${display ? '$$' : '$'}${tex}`;
+  const pre = prerendered[key];
+  if (pre !== undefined) return pre;
   let html = typeset.get(key);
   if (html === undefined) {
+    if (!katex) return undefined;
     html = katex.renderToString(tex, { displayMode: display, throwOnError: true, output: 'html' });
     if (typeset.size >= MAX_CACHED) typeset.clear();
     typeset.set(key, html);
@@ -33,12 +55,30 @@ function typesetSpan(tex: string, display: boolean): string {
   return html;
 }
 
+const escapeHtml = (s: string): string => s.replace(/[&<>"]/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[c]!};`);
+
 /** Sets el's content to `text` with every TeX span typeset (nothing to do if el already shows `text`). */
 export function renderRich(el: HTMLElement, text: string): void {
   const was = shown.get(el);
   if (was && was.text === text && was.first === el.firstChild && was.last === el.lastChild) return;
-  el.innerHTML = text.replace(TEX, (_, display: string | undefined, inline: string | undefined) =>
-    typesetSpan(display ?? inline ?? '', display !== undefined),
-  );
+  let pending = false;
+  el.innerHTML = text.replace(TEX, (_, display: string | undefined, inline: string | undefined) => {
+    const html = typesetSpan(display ?? inline ?? '', display !== undefined);
+    if (html !== undefined) return html;
+    // Built at run time before KaTeX has loaded (rare: main.ts loads it
+    // before the second section mounts): the source for now, typeset once
+    // KaTeX is there, if the element still shows this text.
+    pending = true;
+    return `<span class="tex-pending">${escapeHtml(display ?? inline ?? '')}</span>`;
+  });
   shown.set(el, { text, first: el.firstChild, last: el.lastChild });
+  if (pending) {
+    void loadTex().then(() => {
+      const now = shown.get(el);
+      if (now?.text === text && now.first === el.firstChild && now.last === el.lastChild) {
+        shown.delete(el);
+        renderRich(el, text);
+      }
+    });
+  }
 }

@@ -1,0 +1,7 @@
+// Modules made by the page's Vite plugins (tools/).
+
+declare module 'virtual:posenc-tex' {
+  /** TeX source with its delimiters ('$' or '$$' + TeX) -> KaTeX HTML, typeset at build time. */
+  const spans: Readonly<Record<string, string>>;
+  export default spans;
+}
