@@ -10,19 +10,7 @@ import { lang, onLangChange, setLang, t, type Key, type Lang } from './i18n.js';
 import { buildNav, keepPlace, landOnSection } from './nav.js';
 import { refreshPlots } from './plot.js';
 import { Ctx } from './sections/context.js';
-import { mountBias } from './sections/bias.js';
-import { mountBugs } from './sections/bugs.js';
-import { mountDerivation } from './sections/derivation.js';
-import { mountExamples } from './sections/examples.js';
-import { mountExtrapolation } from './sections/extrapolation.js';
 import { mountOrder } from './sections/order.js';
-import { mountPipeline } from './sections/pipeline.js';
-import { mountPositions } from './sections/positions.js';
-import { mountQuiz } from './sections/quiz.js';
-import { mountRope } from './sections/rope.js';
-import { mountSinusoidal } from './sections/sinusoidal.js';
-import { mountTaxonomy } from './sections/taxonomy.js';
-import { mountTrain } from './sections/train.js';
 import { getChoice, getParam, setParam } from './state.js';
 import { loadTex, renderRich } from './tex.js';
 import { mountTryIt } from './tryit.js';
@@ -60,12 +48,27 @@ function setTheme(theme: 'light' | 'dark'): void {
 
 type Mount = (ctx: Ctx, body: HTMLElement) => void;
 
-/** The sections in page order. */
-const SECTIONS: Array<[string, Mount]> = [
-  ['order', mountOrder], ['taxonomy', mountTaxonomy], ['pipeline', mountPipeline], ['sinusoidal', mountSinusoidal],
-  ['derivation', mountDerivation], ['rope', mountRope], ['bias', mountBias], ['examples', mountExamples],
-  ['positions', mountPositions], ['extrapolation', mountExtrapolation], ['bugs', mountBugs], ['train', mountTrain],
-  ['quiz', mountQuiz],
+/**
+ * The sections in page order, each with how to get its mount function:
+ * section 1 is in the page's bundle; the others are one chunk
+ * (sections/later.ts), fetched once section 1 is on screen (or at once,
+ * for a deep link), so the first bundle holds only what section 1 needs.
+ */
+const later = (): Promise<typeof import('./sections/later.js')> => import('./sections/later.js');
+const SECTIONS: Array<[string, () => Promise<Mount>]> = [
+  ['order', () => Promise.resolve(mountOrder)],
+  ['taxonomy', () => later().then((m) => m.mountTaxonomy)],
+  ['pipeline', () => later().then((m) => m.mountPipeline)],
+  ['sinusoidal', () => later().then((m) => m.mountSinusoidal)],
+  ['derivation', () => later().then((m) => m.mountDerivation)],
+  ['rope', () => later().then((m) => m.mountRope)],
+  ['bias', () => later().then((m) => m.mountBias)],
+  ['examples', () => later().then((m) => m.mountExamples)],
+  ['positions', () => later().then((m) => m.mountPositions)],
+  ['extrapolation', () => later().then((m) => m.mountExtrapolation)],
+  ['bugs', () => later().then((m) => m.mountBugs)],
+  ['train', () => later().then((m) => m.mountTrain)],
+  ['quiz', () => later().then((m) => m.mountQuiz)],
 ];
 
 /** Lets the browser handle input (and maybe paint) between two pieces of start-up work. */
@@ -98,10 +101,17 @@ async function mountSections(ctx: Ctx, deepLink: string | undefined): Promise<vo
   if (landing !== SECTIONS[0]![0]) {
     for (const [id] of SECTIONS.slice(0, SECTIONS.findIndex(([s]) => s === landing))) document.getElementById(id)!.dataset.above = '1';
   }
-  for (const [id, mount] of SECTIONS) {
+  // Every section's code, requested together: at once for a deep link,
+  // after section 1 has drawn otherwise.
+  let mounts: Array<Promise<Mount>> | undefined;
+  const loadAll = (): Array<Promise<Mount>> => (mounts ??= SECTIONS.map(([, load]) => load()));
+  // A deep link mounts the sections up to its own in one task: their code first.
+  if (landing !== SECTIONS[0]![0]) await Promise.all([loadTex(), ...loadAll()]);
+  for (const [k, [id, load]] of SECTIONS.entries()) {
     // KaTeX (for formulas built at run time) loads once the first section is
     // on screen; a deep link waits for it before mounting its sections.
     if (id !== SECTIONS[0]![0] || landing !== id) await loadTex();
+    const mount = k === 0 && landing === id ? await load() : await loadAll()[k]!;
     const section = document.getElementById(id)!;
     section.dataset.mount = '1';
     const t0 = performance.now();
