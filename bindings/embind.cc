@@ -137,7 +137,7 @@ std::string RopeApplyJs(const RopeSpec& spec, int layout, uintptr_t x,
     return StrCat("contextLength must be an integer, got ", context_length);
   }
   o.context_length = static_cast<int64_t>(context_length);
-  if (layout != 0 && layout != 1) {
+  if (layout < 0 || layout >= kNumRopeLayouts) {
     return StrCat("layout is not a valid enum value: ", layout);
   }
   o.layout = static_cast<RopeLayout>(layout);
@@ -335,7 +335,7 @@ Status ToAttention(const AttentionSpec& a, const RopeSpec& rope,
   o->bias = a.bias ? Ptr<float>(a.bias) : nullptr;
   o->weights = a.weights ? Ptr<float>(a.weights) : nullptr;
   if (a.rope) {
-    if (a.rope_layout != 0 && a.rope_layout != 1) {
+    if (a.rope_layout < 0 || a.rope_layout >= kNumRopeLayouts) {
       return Status::Invalid(
           StrCat("rope.layout is not a valid enum value: ", a.rope_layout));
     }
@@ -385,7 +385,7 @@ class KvCacheJs {
     if (rope) {
       r.enabled = true;
       Status s = ToConfig(spec, &r.freq);
-      if (s.ok() && layout != 0 && layout != 1) {
+      if (s.ok() && (layout < 0 || layout >= kNumRopeLayouts)) {
         s = Status::Invalid(
             StrCat("rope.layout is not a valid enum value: ", layout));
       }
@@ -704,6 +704,37 @@ class TrainerJs {
 
 std::string TargetJs() { return DispatchedTargetName(); }
 
+// The n names of an enum, one per line, in enum order.
+template <typename E>
+std::string NameLines(const char* (*name)(E), int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i) s += StrCat(name(static_cast<E>(i)), "\n");
+  return s;
+}
+
+// The name table the parser of `list` reads (or that the enum index the
+// loader sends refers to), one name per line; "" for an unknown list.
+// bindings/ts/names.ts must hold the same names in the same order
+// (tests/ts/names.test.ts).
+std::string NamesJs(const std::string& list) {
+  if (list == "ropeLayout") return NameLines(RopeLayoutName, kNumRopeLayouts);
+  if (list == "ropeScaling") {
+    return NameLines(RopeScalingTypeName, kNumRopeScalingTypes);
+  }
+  if (list == "sinusoidalLayout") {
+    return NameLines(SinusoidalLayoutName, kNumSinusoidalLayouts);
+  }
+  if (list == "alibiVariant") {
+    return NameLines(AlibiSlopesName, kNumAlibiSlopes);
+  }
+  if (list == "encoding") return NameLines(EncodingName, kNumEncodings);
+  if (list == "task") return NameLines(TaskName, kNumTasks);
+  if (list == "positionBug") {
+    return NameLines(PositionBugName, kNumPositionBugs);
+  }
+  return "";
+}
+
 // Benchmark support: ApplyRope on module-owned buffers, `iters` times, so
 // the JS timer measures the kernel and not the copies.
 struct BenchBuffers {
@@ -726,8 +757,14 @@ void BenchRopeJs(int H, int T, int d, int layout, int iters) {
     out.assign(n, 0.0f);
     std::vector<int32_t> pos(T);
     for (int t = 0; t < T; ++t) pos[t] = t;
-    std::vector<double> f(d / 2);
-    for (int i = 0; i < d / 2; ++i) f[i] = std::pow(10000.0, -2.0 * i / d);
+    // The default frequencies (base 10000, full rotary), as ropeFrequencies
+    // computes them.
+    RopeFrequencyConfig config;
+    config.head_dim = d;
+    config.rotary_dim = d;
+    std::vector<double> f;
+    double factor = 1.0;
+    if (!RopeFrequencies(config, T, &f, &factor).ok()) f.assign(d / 2, 1.0);
     c.assign(size_t(T) * d / 2, 0.0f);
     s.assign(c.size(), 0.0f);
     RopeCosSin(pos.data(), T, f.data(), d / 2, 1.0f, c.data(), s.data());
@@ -915,6 +952,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("taskReference", &posenc::TaskReferenceJs);
   function("memoryStats", &posenc::MemoryStatsJs);
   function("target", &posenc::TargetJs);
+  function("names", &posenc::NamesJs);
   function("benchRope", &posenc::BenchRopeJs);
   function("benchCopy", &posenc::BenchCopyJs);
   function("benchPeak", &posenc::BenchPeakJs);

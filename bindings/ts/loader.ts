@@ -3,7 +3,8 @@
  * instantiation and the warm-up. The browser (index.ts) and Node (node.ts)
  * entries differ only in how they fetch or read and compile the .wasm.
  */
-import { createPosenc, type RawModule } from './core.js';
+import { createPosenc } from './core.js';
+import type { RawModule } from './raw.js';
 import type { CompileOptions, InitOptions, Posenc } from './types.js';
 
 /** A module with one function `() -> v128` (i32.const 0; i8x16.splat): valid only where SIMD is. */

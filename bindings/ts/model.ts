@@ -2,7 +2,7 @@
  * Tiny models over the Embind `TinyModel` and `Trainer` handles: loading
  * (validated in C++), forward with attention maps, generation through the
  * KV cache (or by full passes), evaluation, saving, and training in chunks that yield to the
- * event loop. Like core.ts, every call copies in and out of wasm memory.
+ * event loop. Every call copies in and out of wasm memory (heap.ts).
  */
 import type {
   ContinueTrainingConfig,
@@ -13,6 +13,7 @@ import type {
   ModelForwardOptions,
   ModelForwardResult,
   PositionBug,
+  Posenc,
   RopeScaling,
   SampleTaskOptions,
   TaskName,
@@ -24,68 +25,12 @@ import type {
   TrainOptions,
   TrainProgress,
 } from './types.js';
-import type { Frame } from './core.js';
+import { Owner, type Frame, type Heap } from './heap.js';
+import { ENCODINGS, POSITION_BUGS as BUGS, TASKS } from './names.js';
+import type { RawTinyModel, RawTrainer, RopeSpec, TrainSpec } from './raw.js';
+import { ropeSpec } from './rope.js';
 import { i32, int, num, oneOf, optBool, optInt, optNum, requireObject } from './validate.js';
 
-/** The Embind `TinyModel` handle. */
-export interface RawTinyModel {
-  error(): string;
-  config(): string;
-  vocab(): string;
-  classes(): string;
-  forward(tokens: number, T: number, logits: number, maps: number, hasScaling: number, scaling: unknown, bug: string): string;
-  generate(
-    prompt: number, n: number, maxNew: number, temperature: number, seed: number,
-    hasScaling: number, scaling: unknown, bug: string, cache: boolean, out: number,
-  ): string;
-  evaluate(length: number, count: number, seed: number, hasScaling: number, scaling: unknown, bug: string, out: number): string;
-  saveSize(): number;
-  saveInto(ptr: number): void;
-  delete(): void;
-}
-
-/** The Embind `Trainer` handle. */
-export interface RawTrainer {
-  error(): string;
-  step(n: number, out: number): string;
-  model(): RawTinyModel;
-  delete(): void;
-}
-
-/** The Embind `Trainer` class: fresh training, or continued training of a model (with a scaling when hasScaling). */
-export interface RawTrainerClass {
-  new (spec: TrainSpec): RawTrainer;
-  new (spec: TrainSpec, init: RawTinyModel, hasScaling: number, scaling: unknown): RawTrainer;
-}
-
-export interface TrainSpec {
-  task: string; encoding: string; steps: number; batch: number; seqLen: number; dModel: number;
-  heads: number; layers: number; dFf: number; lr: number; warmup: number; seed: number;
-}
-
-/** What model.ts needs from the module and from core.ts. */
-export interface ModelDeps {
-  HEAPU8: () => Uint8Array;
-  HEAP32: () => Int32Array;
-  HEAPF32: () => Float32Array;
-  HEAPF64: () => Float64Array;
-  TinyModel: new (bytes: number, n: number) => RawTinyModel;
-  Trainer: RawTrainerClass;
-  sampleTask: (task: string, length: number, seed: number, cap: number, tokens: number, targets: number, count: number) => string;
-  taskReference: (task: string, out: number) => string;
-  /** Runs fn with a call frame (allocations freed after). */
-  call: <T>(fn: (f: Frame) => T) => T;
-  /** The RopeSpec value object for a model's rotary settings and a scaling. */
-  ropeSpec: (f: Frame, o: Record<string, unknown>) => unknown;
-}
-
-const TASKS: readonly TaskName[] = ['word-order', 'language', 'retrieval'];
-const ENCODINGS: readonly EncodingName[] = ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'xpos'];
-const BUGS: readonly PositionBug[] = [
-  'none', 'restart-positions', 'rotate-v', 'only-q', 'layout-mismatch', 'left-padding-in-positions', 'wrong-base',
-  'partial-rotary-freq-over-head-dim', 'yarn-magnitude-twice', 'rope-on-embeddings', 'qk-position-mismatch',
-  'rotate-half-mismatch', 'short-cos-sin-cache', 'wrong-scaling',
-];
 /** The `bug` option (whether it applies to the model is checked in C++). */
 const bugOption = (v: unknown): PositionBug => (v === undefined ? 'none' : oneOf('bug', v, BUGS));
 
@@ -161,17 +106,12 @@ function parseConfig(text: string): TinyModelConfig {
 
 const lines = (text: string): string[] => (text === '' ? [] : text.slice(0, -1).split('\n'));
 
-export function modelApi(d: ModelDeps) {
-  const registry = typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry<RawTinyModel>((h) => h.delete())
-    : undefined;
-  const check = (err: string): void => {
-    if (err !== '') throw new RangeError(err);
-  };
+/** Model loading, training and the task helpers over one module. */
+export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'continueTraining' | 'sampleTask' | 'taskReference'> {
+  const { m } = heap;
+  const check = (err: string): void => heap.check(err);
 
-  class TinyModelImpl implements TinyModel {
-    #h: RawTinyModel | undefined;
-    readonly #token = {};
+  class TinyModelImpl extends Owner<RawTinyModel> implements TinyModel {
     readonly config: TinyModelConfig;
     readonly vocab: readonly string[];
     readonly classes: readonly string[];
@@ -183,38 +123,27 @@ export function modelApi(d: ModelDeps) {
         h.delete();
         throw new RangeError(err);
       }
-      this.#h = h;
+      super(h, 'TinyModel', 'model');
       this.config = Object.freeze(parseConfig(h.config()));
       this.vocab = Object.freeze(lines(h.vocab()));
       this.classes = Object.freeze(lines(h.classes()));
       this.#ids = new Map(this.vocab.map((w, i) => [w, i]));
-      registry?.register(this, h, this.#token);
     }
 
-    #handle(what: string): RawTinyModel {
-      if (this.#h === undefined) throw new TypeError(`TinyModel.${what}: this model has been deleted`);
-      return this.#h;
-    }
-
-    /** The live handle of `m`, a model of this module (`name` = the parameter, for errors). */
-    static handleOf(name: string, m: unknown): RawTinyModel {
-      if (typeof m !== 'object' || m === null || !(#h in m)) {
-        throw new TypeError(`${name} must be a TinyModel of this module (from loadModel, train or continueTraining)`);
-      }
-      const h = (m as TinyModelImpl).#h;
-      if (h === undefined) throw new TypeError(`${name}: this model has been deleted`);
-      return h;
+    /** The live handle of `model`, a model of this module (`name` = the parameter, for errors). */
+    static raw(name: string, model: unknown): RawTinyModel {
+      return Owner.handleOf(model, TinyModelImpl, name, 'a TinyModel of this module (from loadModel, train or continueTraining)');
     }
 
     /** scaling -> [hasScaling, RopeSpec] for the model's rotary settings. */
-    #scaling(f: Frame, scaling: unknown): [number, unknown] {
+    #scaling(f: Frame, scaling: unknown): [number, RopeSpec] {
       const c = this.config;
       const base = { headDim: c.dModel / c.heads, rotaryDim: c.rotaryDim || undefined, base: c.ropeBase };
-      if (scaling === undefined) return [0, d.ropeSpec(f, base)];
+      if (scaling === undefined) return [0, ropeSpec(f, base).spec];
       if (c.encoding !== 'rope' && c.encoding !== 'xpos') {
         throw new TypeError(`scaling applies to RoPE and xPos models; this model uses '${c.encoding}'`);
       }
-      return [1, d.ropeSpec(f, { ...base, scaling: scaling as RopeScaling })];
+      return [1, ropeSpec(f, { ...base, scaling: scaling as RopeScaling }).spec];
     }
 
     #tokens(name: string, tokens: unknown): Int32Array {
@@ -226,11 +155,11 @@ export function modelApi(d: ModelDeps) {
           throw new RangeError(`${name}[${i}] must be a token id in [0, ${this.config.vocab}), got ${v}`);
         }
       }
-      return t.buffer === d.HEAPU8().buffer ? t.slice() : t;
+      return heap.own(t);
     }
 
     tokenize(text: string, options?: { bos?: boolean }): Int32Array {
-      this.#handle('tokenize()');
+      this.handle('tokenize()');
       if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${typeof text}`);
       const bos = optBool('bos', options === undefined ? undefined : requireObject('options', options).bos, true);
       const words = text.split(/[ \t\n\r]+/).filter((w) => w !== '');
@@ -240,7 +169,7 @@ export function modelApi(d: ModelDeps) {
     }
 
     detokenize(ids: ArrayLike<number>): string {
-      this.#handle('detokenize()');
+      this.handle('detokenize()');
       if (typeof ids !== 'object' || ids === null || typeof ids.length !== 'number') {
         throw new TypeError('ids must be an array of token ids');
       }
@@ -256,7 +185,7 @@ export function modelApi(d: ModelDeps) {
     }
 
     forward(tokens: Int32Array, options?: ModelForwardOptions): ModelForwardResult {
-      const h = this.#handle('forward()');
+      const h = this.handle('forward()');
       const o = options === undefined ? {} : requireObject('options', options);
       const t = this.#tokens('tokens', tokens);
       const T = t.length;
@@ -268,21 +197,20 @@ export function modelApi(d: ModelDeps) {
       if (nMaps * 4 > 1 << 30) {
         throw new RangeError(`attentionMaps for ${T} tokens need ${nMaps * 4} bytes (layers * heads * T * T floats); limit 2^30`);
       }
-      return d.call((f) => {
+      return heap.call((f) => {
         const [has, spec] = this.#scaling(f, o.scaling);
-        const pt = f.alloc(T * 4);
-        d.HEAP32().set(t, pt >> 2);
+        const pt = f.i32(t);
         const pl = f.alloc(nLogits * 4);
         const pm = maps ? f.alloc(nMaps * 4) : 0;
         check(h.forward(pt, T, pl, pm, has, spec, bug));
-        const res: ModelForwardResult = { logits: d.HEAPF32().slice(pl >> 2, (pl >> 2) + nLogits) };
-        if (maps) res.attentionMaps = d.HEAPF32().slice(pm >> 2, (pm >> 2) + nMaps);
+        const res: ModelForwardResult = { logits: heap.readF32(pl, nLogits) };
+        if (maps) res.attentionMaps = heap.readF32(pm, nMaps);
         return res;
       });
     }
 
     generate(prompt: Int32Array, options: GenerateOptions): Int32Array {
-      const h = this.#handle('generate()');
+      const h = this.handle('generate()');
       const o = requireObject('options', options);
       const t = this.#tokens('prompt', prompt);
       const maxNew = int('maxNewTokens', o.maxNewTokens, 0, 1 << 20);
@@ -290,18 +218,17 @@ export function modelApi(d: ModelDeps) {
       const seed = optInt('seed', o.seed, 1, 0);
       const bug = bugOption(o.bug);
       const cache = optBool('cache', o.cache, true);
-      return d.call((f) => {
+      return heap.call((f) => {
         const [has, spec] = this.#scaling(f, o.scaling);
-        const pt = f.alloc(t.length * 4);
-        d.HEAP32().set(t, pt >> 2);
+        const pt = f.i32(t);
         const out = f.alloc(Math.max(maxNew, 1) * 4);
         check(h.generate(pt, t.length, maxNew, temperature, seed, has, spec, bug, cache, out));
-        return d.HEAP32().slice(out >> 2, (out >> 2) + maxNew);
+        return heap.readI32(out, maxNew);
       });
     }
 
     evaluate(options: EvaluateOptions): EvaluateResult[] {
-      const h = this.#handle('evaluate()');
+      const h = this.handle('evaluate()');
       const o = requireObject('options', options);
       if (!Array.isArray(o.lengths) || o.lengths.length === 0) {
         throw new TypeError('lengths must be a non-empty array of sequence lengths');
@@ -310,39 +237,24 @@ export function modelApi(d: ModelDeps) {
       const examples = optInt('examples', o.examples, 32, 1, 100000);
       const seed = optInt('seed', o.seed, 12345, 0);
       const bug = bugOption(o.bug);
-      return lengths.map((L) => d.call((f) => {
+      return lengths.map((L) => heap.call((f) => {
         const [has, spec] = this.#scaling(f, o.scaling);
         const out = f.alloc((3 + L) * 8);
         check(h.evaluate(L, examples, seed, has, spec, bug, out));
-        const r = d.HEAPF64().slice(out >> 3, (out >> 3) + 3 + L);
+        const r = heap.readF64(out, 3 + L);
         return { length: L, loss: r[0] as number, accuracy: r[1] as number, scored: r[2] as number, positionLoss: r.slice(3) };
       }));
     }
 
     save(): Uint8Array {
-      const h = this.#handle('save()');
+      const h = this.handle('save()');
       const n = h.saveSize();
-      return d.call((f) => {
+      return heap.call((f) => {
         const p = f.alloc(n);
         h.saveInto(p);
-        return d.HEAPU8().slice(p, p + n);
+        return heap.readU8(p, n);
       });
     }
-
-    delete(): void {
-      const h = this.#handle('delete()');
-      this.#h = undefined;
-      registry?.unregister(this.#token);
-      h.delete();
-    }
-
-    [Symbol.dispose](): void {
-      if (this.#h !== undefined) this.delete();
-    }
-  }
-  const dispose: symbol = (Symbol as unknown as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose');
-  if (dispose !== Symbol.dispose) {
-    Object.defineProperty(TinyModelImpl.prototype, dispose, { value: TinyModelImpl.prototype[Symbol.dispose] });
   }
 
   function loadModel(bytes: Uint8Array | ArrayBuffer): TinyModel {
@@ -354,12 +266,8 @@ export function modelApi(d: ModelDeps) {
     if (b.byteLength === 0) {
       throw new RangeError('bytes is empty (or its ArrayBuffer was detached): expected a safetensors file');
     }
-    const copy = b.buffer === d.HEAPU8().buffer ? b.slice() : b;
-    const h = d.call((f) => {
-      const p = f.alloc(copy.length);
-      d.HEAPU8().set(copy, p);
-      return new d.TinyModel(p, copy.length);
-    });
+    const copy = heap.own(b);
+    const h = heap.call((f) => new m.TinyModel(f.u8(copy), copy.length));
     return new TinyModelImpl(h);
   }
 
@@ -382,10 +290,10 @@ export function modelApi(d: ModelDeps) {
       for (let done = 0; done < steps;) {
         if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
         const n = Math.min(chunk, steps - done);
-        const last = d.call((f) => {
+        const last = heap.call((f) => {
           const out = f.alloc(4 * n * 8);
           check(t.step(n, out));
-          return d.HEAPF64().slice((out >> 3) + 4 * (n - 1), (out >> 3) + 4 * n);
+          return heap.readF64(out + 4 * (n - 1) * 8, 4);
         });
         done += n;
         onProgress?.({ step: done, steps, loss: last[1] as number, gradNorm: last[2] as number, lr: last[3] as number });
@@ -417,48 +325,48 @@ export function modelApi(d: ModelDeps) {
       seed: optInt('seed', c.seed, 1, 0),
     };
     if (spec.lr >= 1) throw new RangeError(`lr must be in (0, 1), got ${spec.lr}`);
-    return run(new d.Trainer(spec), steps, o);
+    return run(new m.Trainer(spec), steps, o);
   }
 
   async function continueTraining(model: TinyModel, config: ContinueTrainingConfig, options?: TrainOptions): Promise<TinyModel> {
-    const h = TinyModelImpl.handleOf('model', model);
-    const m = model.config;
+    const h = TinyModelImpl.raw('model', model);
+    const mc = model.config;
     const c = requireObject('config', config);
     const o = trainOptions(options);
     const steps = int('steps', c.steps, 0, 10_000_000);
     const spec: TrainSpec = {
-      task: m.task,
-      encoding: m.encoding,
+      task: mc.task,
+      encoding: mc.encoding,
       steps,
       batch: optInt('batch', c.batch, 16, 1, 4096),
-      seqLen: optInt('seqLen', c.seqLen, m.trainLen, 1, 4096),
-      dModel: m.dModel,
-      heads: m.heads,
-      layers: m.layers,
-      dFf: m.dFf,
+      seqLen: optInt('seqLen', c.seqLen, mc.trainLen, 1, 4096),
+      dModel: mc.dModel,
+      heads: mc.heads,
+      layers: mc.layers,
+      dFf: mc.dFf,
       lr: c.lr === undefined ? 1e-3 : num('lr', c.lr, { gt: 0 }),
       warmup: optInt('warmup', c.warmup, Math.min(20, Math.floor(steps / 10)), 0, steps),
       seed: optInt('seed', c.seed, 1, 0),
     };
     if (spec.lr >= 1) throw new RangeError(`lr must be in (0, 1), got ${spec.lr}`);
-    if (c.scaling !== undefined && m.encoding !== 'rope' && m.encoding !== 'xpos') {
-      throw new TypeError(`scaling applies to RoPE and xPos models; this model uses '${m.encoding}'`);
+    if (c.scaling !== undefined && mc.encoding !== 'rope' && mc.encoding !== 'xpos') {
+      throw new TypeError(`scaling applies to RoPE and xPos models; this model uses '${mc.encoding}'`);
     }
-    const base = { headDim: m.dModel / m.heads, rotaryDim: m.rotaryDim || undefined, base: m.ropeBase };
-    const t = d.call((f) => {
+    const base = { headDim: mc.dModel / mc.heads, rotaryDim: mc.rotaryDim || undefined, base: mc.ropeBase };
+    const t = heap.call((f) => {
       const has = c.scaling === undefined ? 0 : 1;
-      const scaling = d.ropeSpec(f, has ? { ...base, scaling: c.scaling } : base);
-      return new d.Trainer(spec, h, has, scaling);
+      const { spec: scaling } = ropeSpec(f, has ? { ...base, scaling: c.scaling } : base);
+      return new m.Trainer(spec, h, has, scaling);
     });
     return run(t, steps, o);
   }
 
   function taskReference(task: TaskName): TaskReference {
     const name = oneOf('task', task, TASKS);
-    return d.call((f) => {
+    return heap.call((f) => {
       const out = f.alloc(9 * 8);
-      check(d.taskReference(name, out));
-      const v = d.HEAPF64().slice(out >> 3, (out >> 3) + 9);
+      check(m.taskReference(name, out));
+      const v = heap.readF64(out, 9);
       const r: TaskReference = {
         task: name, chanceAccuracy: v[0] as number, chanceLoss: v[1] as number,
         bestAccuracy: v[2] as number, bestLoss: v[3] as number,
@@ -479,16 +387,13 @@ export function modelApi(d: ModelDeps) {
     const length = int('length', o.length, 1, 1 << 20);
     const seed = optInt('seed', o.seed, 1, 0);
     const cap = Math.max(length, 16);
-    return d.call((f) => {
+    return heap.call((f) => {
       const tokens = f.alloc(cap * 4);
       const targets = f.alloc(cap * 4);
       const count = f.alloc(4);
-      check(d.sampleTask(task, length, seed, cap, tokens, targets, count));
-      const n = d.HEAP32()[count >> 2] as number;
-      return {
-        tokens: d.HEAP32().slice(tokens >> 2, (tokens >> 2) + n),
-        targets: d.HEAP32().slice(targets >> 2, (targets >> 2) + n),
-      };
+      check(m.sampleTask(task, length, seed, cap, tokens, targets, count));
+      const n = m.HEAP32[count >> 2] as number;
+      return { tokens: heap.readI32(tokens, n), targets: heap.readI32(targets, n) };
     });
   }
 

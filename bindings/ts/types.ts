@@ -6,12 +6,24 @@
  * for q/k, `[heads, queryLength, keyLength]` for bias matrices.
  */
 
-/** Which elements of a head vector form a rotated pair. */
-export type RopeLayout =
-  /** GPT-NeoX / Hugging Face Llama `rotate_half`: pairs `(x[i], x[i + r/2])`. */
-  | 'half'
-  /** GPT-J / original Meta Llama / ggml "normal": pairs `(x[2i], x[2i + 1])`. */
-  | 'interleaved';
+import type {
+  ALIBI_VARIANTS,
+  ENCODINGS,
+  POSITION_BUGS,
+  ROPE_LAYOUTS,
+  ROPE_SCALINGS,
+  SINUSOIDAL_LAYOUTS,
+  TASKS,
+} from './names.js';
+
+/**
+ * Which elements of a head vector form a rotated pair (`ROPE_LAYOUTS`):
+ * `'half'` is Hugging Face's `rotate_half` (GPT-NeoX, and Hugging Face's
+ * Llama port, which permutes the q/k weights for it): pairs
+ * `(x[i], x[i + r/2])`; `'interleaved'` is GPT-J, Meta's reference Llama and
+ * ggml's "normal" mode: pairs `(x[2i], x[2i + 1])`.
+ */
+export type RopeLayout = (typeof ROPE_LAYOUTS)[number];
 
 /** No context extension: `invFreq[i] = base^(-2i/r)`, attention factor 1. */
 export interface DefaultScaling {
@@ -83,7 +95,8 @@ export type RopeScaling =
   | LongropeScaling
   | Llama3Scaling;
 
-export type RopeScalingType = RopeScaling['type'];
+/** The `type` of a `RopeScaling`: one of `ROPE_SCALINGS`. */
+export type RopeScalingType = (typeof ROPE_SCALINGS)[number];
 
 export interface RopeFrequencyOptions {
   /** Head dimension `d` (integer >= 1). */
@@ -152,11 +165,12 @@ export interface RerotateOptions extends RopeConfig {
   delta: number;
 }
 
-export type SinusoidalLayout =
-  /** Vaswani et al.: `PE[p, 2i] = sin`, `PE[p, 2i+1] = cos`, `w_i = base^(-2i/dim)`. */
-  | 'interleaved'
-  /** tensor2tensor / fairseq: `[sin | cos]`, `w_i = exp(-i ln(base) / (dim/2 - 1))`. */
-  | 'concat';
+/**
+ * `'interleaved'` (Vaswani et al.): `PE[p, 2i] = sin`, `PE[p, 2i+1] = cos`,
+ * `w_i = base^(-2i/dim)`; `'concat'` (tensor2tensor / fairseq):
+ * `[sin | cos]`, `w_i = exp(-i ln(base) / (dim/2 - 1))`. See `SINUSOIDAL_LAYOUTS`.
+ */
+export type SinusoidalLayout = (typeof SINUSOIDAL_LAYOUTS)[number];
 
 export interface SinusoidalOptions {
   length: number;
@@ -166,11 +180,12 @@ export interface SinusoidalOptions {
   layout?: SinusoidalLayout;
 }
 
-export type AlibiVariant =
-  /** Press et al. 2022: `2^(-8(h+1)/n)` for powers of two, interleaved fill otherwise. */
-  | 'paper'
-  /** The teaching simplification `1 / 2^h`, `h = 0..n-1`. */
-  | 'simple';
+/**
+ * `'paper'` (Press et al. 2022): `2^(-8(h+1)/n)` for powers of two, the
+ * interleaved fill otherwise; `'simple'`: the teaching simplification
+ * `1 / 2^h`, `h = 0..n-1`. See `ALIBI_VARIANTS`.
+ */
+export type AlibiVariant = (typeof ALIBI_VARIANTS)[number];
 
 export interface AlibiBiasOptions {
   heads: number;
@@ -361,16 +376,8 @@ export interface MemoryStats {
   trainers: number;
 }
 
-/** The positional encodings posenc implements. `nope` is an explicit choice. */
-export type Encoding =
-  | 'nope'
-  | 'sinusoidal'
-  | 'learned'
-  | 'rope'
-  | 'alibi'
-  | 't5'
-  | 'shaw'
-  | 'xpos';
+/** The positional encodings posenc implements (`ENCODINGS`). `nope` is an explicit choice. */
+export type Encoding = (typeof ENCODINGS)[number];
 
 export interface InitOptions {
   /** Force the SIMD (`true`) or scalar (`false`) binary. Default: SIMD when `WebAssembly.validate` accepts SIMD. */
@@ -394,9 +401,9 @@ export type CompileOptions = Pick<InitOptions, 'simd' | 'wasmBinary' | 'wasmUrl'
 // ---- Tiny models
 
 /** The synthetic tasks the shipped models are trained on. */
-export type TaskName = 'word-order' | 'language' | 'retrieval';
+export type TaskName = (typeof TASKS)[number];
 /** Positional encodings a tiny model can use. */
-export type EncodingName = 'nope' | 'sinusoidal' | 'learned' | 'rope' | 'alibi' | 't5' | 'shaw' | 'xpos';
+export type EncodingName = Encoding;
 
 /** A tiny model's configuration (the safetensors `__metadata__`). */
 export interface TinyModelConfig {
@@ -437,75 +444,53 @@ export interface TinyModelConfig {
  * "bug zoo"), to show its consequence on a trained model. Bugs marked
  * "RoPE / xPos" throw a `RangeError` naming the bug and the model's encoding
  * on other models.
+ *
+ * - `'none'`: No bug (the default).
+ * - `'restart-positions'`: Positions restart at 0 with a KV cache: every
+ *   cached step rotates (or, for sinusoidal / learned models, embeds) its
+ *   tokens at 0 .. n-1 instead of after the cached ones. `forward` and
+ *   `evaluate` emulate a cached run in chunks of `trainLen / 4` tokens (16 for
+ *   the shipped models; no attention maps); `generate` feeds the prompt at 0
+ *   .. n-1, then every new token at 0. Causal RoPE, xPos, sinusoidal or
+ *   learned models.
+ * - `'rotate-v'`: RoPE / xPos: V is rotated too, at the key positions.
+ * - `'only-q'`: RoPE / xPos: only Q is rotated, K is not.
+ * - `'layout-mismatch'`: RoPE / xPos: the rotation pairs elements interleaved;
+ *   the models were trained with the half layout.
+ * - `'left-padding-in-positions'`: The input is left-padded with 16 masked
+ *   pad tokens, but positions count the pads. For RoPE / xPos this uniform
+ *   shift is invisible (float rounding only); sinusoidal models see shifted
+ *   positions, learned ones run past their table (a `RangeError`). RoPE, xPos,
+ *   sinusoidal or learned models.
+ * - `'wrong-base'`: RoPE / xPos: base 500000 (Llama 3's) instead of the
+ *   model's own.
+ * - `'partial-rotary-freq-over-head-dim'`: RoPE / xPos with partial rotary
+ *   (`rotaryDim < headDim`, e.g. the shipped `language-rope-partial`):
+ *   frequencies `base^(-2i/headDim)` instead of `base^(-2i/rotaryDim)`.
+ * - `'yarn-magnitude-twice'`: RoPE / xPos with a `yarn` scaling (required:
+ *   passed, or the model's own `config.ropeScaling`): the attention factor is
+ *   applied twice, so logits are scaled by `mscale^4` instead of `mscale^2`.
+ * - `'rope-on-embeddings'`: RoPE / xPos: the rotation is applied to the
+ *   token embeddings (the input of layer 0) instead of to Q and K, and
+ *   attention rotates nothing. Each embedding `[dModel]` is cut into head-sized
+ *   blocks `[heads, headDim]`; every block gets the model's own rotation
+ *   at the token's position (the cos/sin Q would have used; xPos: the query-side
+ *   scale).
+ * - `'qk-position-mismatch'`: RoPE / xPos: queries are rotated at position +
+ *   1, keys at their position (an off-by-one in the position ids).
+ * - `'rotate-half-mismatch'`: RoPE / xPos: `rotate_half` pairs the halves
+ *   (`x[i]` with `x[i + r/2]`) but cos/sin were built with `repeat_interleave`
+ *   (element `j` uses the angle of pair `floor(j/2)`). Not a rotation: norms
+ *   change. Q and K.
+ * - `'short-cos-sin-cache'`: RoPE / xPos: the cos/sin cache holds only
+ *   `trainLen / 2` rows (32 for the shipped models); positions past it read
+ *   the last row (a clamping gather). The loss rises past position 32.
+ * - `'wrong-scaling'`: RoPE / xPos: another model's scaling: the model runs
+ *   with `{ type: 'linear', factor: 4 }` although it was trained without one
+ *   (a model with its own `config.ropeScaling` runs with linear x4 instead).
+ *   Passing `scaling` as well throws a `RangeError` naming both.
  */
-export type PositionBug =
-  /** No bug (the default). */
-  | 'none'
-  /**
-   * Positions restart at 0 with a KV cache: every cached step rotates (or,
-   * for sinusoidal / learned models, embeds) its tokens at 0 .. n-1 instead of
-   * after the cached ones. `forward` and `evaluate` emulate a cached run in
-   * chunks of `trainLen / 4` tokens (16 for the shipped models; no attention
-   * maps); `generate` feeds the prompt at 0 .. n-1, then every new token at
-   * 0. Causal RoPE, xPos, sinusoidal or learned models.
-   */
-  | 'restart-positions'
-  /** RoPE / xPos: V is rotated too, at the key positions. */
-  | 'rotate-v'
-  /** RoPE / xPos: only Q is rotated, K is not. */
-  | 'only-q'
-  /** RoPE / xPos: the rotation pairs elements interleaved; the models were trained with the half layout. */
-  | 'layout-mismatch'
-  /**
-   * The input is left-padded with 16 masked pad tokens, but positions count
-   * the pads. For RoPE / xPos this uniform shift is invisible (float rounding
-   * only); sinusoidal models see shifted positions, learned ones run past
-   * their table (a `RangeError`). RoPE, xPos, sinusoidal or learned models.
-   */
-  | 'left-padding-in-positions'
-  /** RoPE / xPos: base 500000 (Llama 3's) instead of the model's own. */
-  | 'wrong-base'
-  /**
-   * RoPE / xPos with partial rotary (`rotaryDim < headDim`, e.g. the shipped
-   * `language-rope-partial`): frequencies `base^(-2i/headDim)` instead of
-   * `base^(-2i/rotaryDim)`.
-   */
-  | 'partial-rotary-freq-over-head-dim'
-  /**
-   * RoPE / xPos with a `yarn` scaling (required: passed, or the model's own
-   * `config.ropeScaling`): the attention factor is
-   * applied twice, so logits are scaled by `mscale^4` instead of `mscale^2`.
-   */
-  | 'yarn-magnitude-twice'
-  /**
-   * RoPE / xPos: the rotation is applied to the token embeddings (the input
-   * of layer 0) instead of to Q and K, and attention rotates nothing. Each
-   * embedding `[dModel]` is cut into head-sized blocks `[heads, headDim]`;
-   * every block gets the model's own rotation at the token's position (the
-   * cos/sin Q would have used; xPos: the query-side scale).
-   */
-  | 'rope-on-embeddings'
-  /** RoPE / xPos: queries are rotated at position + 1, keys at their position (an off-by-one in the position ids). */
-  | 'qk-position-mismatch'
-  /**
-   * RoPE / xPos: `rotate_half` pairs the halves (`x[i]` with `x[i + r/2]`)
-   * but cos/sin were built with `repeat_interleave` (element `j` uses the
-   * angle of pair `floor(j/2)`). Not a rotation: norms change. Q and K.
-   */
-  | 'rotate-half-mismatch'
-  /**
-   * RoPE / xPos: the cos/sin cache holds only `trainLen / 2` rows (32 for
-   * the shipped models); positions past it read the last row (a clamping
-   * gather). The loss rises past position 32.
-   */
-  | 'short-cos-sin-cache'
-  /**
-   * RoPE / xPos: another model's scaling: the model runs with
-   * `{ type: 'linear', factor: 4 }` although it was trained without one
-   * (a model with its own `config.ropeScaling` runs with linear x4 instead).
-   * Passing `scaling` as well throws a `RangeError` naming both.
-   */
-  | 'wrong-scaling';
+export type PositionBug = (typeof POSITION_BUGS)[number];
 
 export interface ModelForwardOptions {
   /** Also return every attention map `[layers, heads, T, T]`. Default false. */
@@ -783,10 +768,4 @@ export interface Posenc {
   continueTraining(model: TinyModel, config: ContinueTrainingConfig, options?: TrainOptions): Promise<TinyModel>;
   /** The task's reference loss and accuracy levels (chance, best possible, ...). */
   taskReference(task: TaskName): TaskReference;
-  /** Runs the RoPE kernel `iters` times on module-owned buffers (benchmarks). */
-  benchRope(heads: number, seqLen: number, headDim: number, layout: RopeLayout, iters: number): void;
-  /** Copies the buffers of the last `benchRope` call `iters` times (the memory-bandwidth ceiling). */
-  benchCopy(iters: number): void;
-  /** Runs 8 independent vector mul+add chains `iters` times; returns the flops done (the SIMD ceiling probe). */
-  benchPeak(iters: number): number;
 }

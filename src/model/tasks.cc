@@ -308,23 +308,25 @@ Example SampleRetrieval(size_t length, SplitMix64* rng) {
 
 // ---------------------------------------------------------------------------
 
+namespace {
+const char* const kTaskNames[kNumTasks] = {"word-order", "language",
+                                           "retrieval"};
+}  // namespace
+
 Status ParseTask(const std::string& name, TaskKind* out) {
-  for (TaskKind t :
-       {TaskKind::kWordOrder, TaskKind::kLanguage, TaskKind::kRetrieval}) {
-    if (name == TaskName(t)) {
-      *out = t;
+  for (int i = 0; i < kNumTasks; ++i) {
+    if (name == kTaskNames[i]) {
+      *out = static_cast<TaskKind>(i);
       return Status::Ok();
     }
   }
-  return Status::Invalid(StrCat("unknown task '", name,
-                                "', expected word-order, language or "
-                                "retrieval"));
+  return Status::Invalid(StrCat("unknown task '", name, "', expected ",
+                                JoinNames(kTaskNames, kNumTasks, " or ")));
 }
 
 const char* TaskName(TaskKind t) {
-  static const char* const kNames[] = {"word-order", "language", "retrieval"};
   const int i = static_cast<int>(t);
-  return i >= 0 && i < 3 ? kNames[i] : "unknown";
+  return i >= 0 && i < kNumTasks ? kTaskNames[i] : "unknown";
 }
 
 Vocab::Vocab(std::vector<std::string> words) {

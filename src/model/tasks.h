@@ -23,6 +23,7 @@
 namespace posenc {
 
 enum class TaskKind : int { kWordOrder = 0, kLanguage = 1, kRetrieval = 2 };
+constexpr int kNumTasks = 3;
 
 // "word-order", "language", "retrieval".
 Status ParseTask(const std::string& name, TaskKind* out);

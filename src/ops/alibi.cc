@@ -24,6 +24,12 @@ void PowerOfTwoSlopes(size_t n, std::vector<double>* out) {
 }
 }  // namespace
 
+const char* AlibiSlopesName(AlibiSlopes variant) {
+  static const char* const kNames[kNumAlibiSlopes] = {"paper", "simple"};
+  const int i = static_cast<int>(variant);
+  return i >= 0 && i < kNumAlibiSlopes ? kNames[i] : "invalid";
+}
+
 Status ValidateAlibi(int64_t H, AlibiSlopes variant) {
   if (H < 1 || H > 65536) {
     return Status::Invalid(

@@ -18,6 +18,9 @@ enum class AlibiSlopes : int {
   // The seed article's teaching simplification: m_h = 1 / 2^h, h = 0..n-1.
   kSimple = 1,
 };
+constexpr int kNumAlibiSlopes = 2;
+// "paper", "simple" ("invalid" out of range).
+const char* AlibiSlopesName(AlibiSlopes variant);
 
 Status ValidateAlibi(int64_t H, AlibiSlopes variant);
 // slopes: [H], computed in double, rounded once.

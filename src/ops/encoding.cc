@@ -15,10 +15,9 @@ Status ParseEncoding(const std::string& name, Encoding* out) {
       return Status::Ok();
     }
   }
-  return Status::Invalid(
-      StrCat("encoding must be one of nope, sinusoidal, "
-             "learned, rope, alibi, t5, shaw, xpos; got '",
-             name, "'"));
+  return Status::Invalid(StrCat("encoding must be one of ",
+                                JoinNames(kNames, kNumEncodings), "; got '",
+                                name, "'"));
 }
 
 const char* EncodingName(Encoding e) {

@@ -12,6 +12,12 @@
 #if HWY_ONCE
 namespace posenc {
 
+const char* RopeLayoutName(RopeLayout layout) {
+  static const char* const kNames[kNumRopeLayouts] = {"half", "interleaved"};
+  const int i = static_cast<int>(layout);
+  return i >= 0 && i < kNumRopeLayouts ? kNames[i] : "invalid";
+}
+
 HWY_EXPORT(RopeCosSinKernel);
 HWY_EXPORT(ApplyRopeKernel);
 

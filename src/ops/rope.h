@@ -21,6 +21,9 @@
 namespace posenc {
 
 enum class RopeLayout : int { kHalf = 0, kInterleaved = 1 };
+constexpr int kNumRopeLayouts = 2;
+// "half", "interleaved" ("invalid" out of range).
+const char* RopeLayoutName(RopeLayout layout);
 
 // cos, sin: [T, h] = magnitude * cos/sin(positions[t] * inv_freq[i]), with
 // inv_freq: [h] in double (RoPE passes its float32 frequencies widened).

@@ -10,8 +10,8 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-const char* const kScalingNames[] = {"default", "linear",   "ntk",   "dynamic",
-                                     "yarn",    "longrope", "llama3"};
+const char* const kScalingNames[kNumRopeScalingTypes] = {
+    "default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3"};
 
 bool Finite(double x) { return std::isfinite(x); }
 
@@ -77,21 +77,20 @@ Status CheckFactorList(const char* name, const std::vector<double>& f,
 }  // namespace
 
 Status ParseRopeScalingType(const std::string& name, RopeScalingType* type) {
-  for (int i = 0; i < 7; ++i) {
+  for (int i = 0; i < kNumRopeScalingTypes; ++i) {
     if (name == kScalingNames[i]) {
       *type = static_cast<RopeScalingType>(i);
       return Status::Ok();
     }
   }
-  return Status::Invalid(
-      StrCat("scaling.type must be one of default, linear, ntk, dynamic, yarn, "
-             "longrope, llama3; got '",
-             name, "'"));
+  return Status::Invalid(StrCat("scaling.type must be one of ",
+                                JoinNames(kScalingNames, kNumRopeScalingTypes),
+                                "; got '", name, "'"));
 }
 
 const char* RopeScalingTypeName(RopeScalingType type) {
   const int i = static_cast<int>(type);
-  return (i >= 0 && i < 7) ? kScalingNames[i] : "invalid";
+  return (i >= 0 && i < kNumRopeScalingTypes) ? kScalingNames[i] : "invalid";
 }
 
 Status ValidateRopeConfig(const RopeFrequencyConfig& c) {

@@ -24,6 +24,7 @@ enum class RopeScalingType : int {
   kLongrope = 5,  // LongRoPE (Ding et al. 2024): per-pair rescale factors
   kLlama3 = 6,    // Llama 3.1 wavelength bands
 };
+constexpr int kNumRopeScalingTypes = 7;
 
 // Parses "default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3".
 Status ParseRopeScalingType(const std::string& name, RopeScalingType* type);

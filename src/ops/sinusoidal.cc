@@ -6,6 +6,13 @@
 
 namespace posenc {
 
+const char* SinusoidalLayoutName(SinusoidalLayout layout) {
+  static const char* const kNames[kNumSinusoidalLayouts] = {"interleaved",
+                                                            "concat"};
+  const int i = static_cast<int>(layout);
+  return i >= 0 && i < kNumSinusoidalLayouts ? kNames[i] : "invalid";
+}
+
 Status ValidateSinusoidal(int64_t L, int64_t D, double base,
                           SinusoidalLayout layout) {
   if (L < 0) return Status::Invalid(StrCat("length must be >= 0, got ", L));

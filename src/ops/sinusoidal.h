@@ -16,6 +16,9 @@
 namespace posenc {
 
 enum class SinusoidalLayout : int { kInterleaved = 0, kConcat = 1 };
+constexpr int kNumSinusoidalLayouts = 2;
+// "interleaved", "concat" ("invalid" out of range).
+const char* SinusoidalLayoutName(SinusoidalLayout layout);
 
 // Checks L >= 0, D even (>= 4 for kConcat), base finite > 1.
 Status ValidateSinusoidal(int64_t L, int64_t D, double base,

@@ -38,6 +38,18 @@ std::string StrCat(const Parts&... parts) {
   return os.str();
 }
 
+// The choices an error message lists, from a name table: "a, b, c", or
+// "a, b or c" with last = " or ".
+inline std::string JoinNames(const char* const* names, int n,
+                             const char* last = ", ") {
+  std::string s;
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) s += i + 1 == n ? last : ", ";
+    s += names[i];
+  }
+  return s;
+}
+
 #define POSENC_RETURN_IF_ERROR(expr) \
   do {                               \
     ::posenc::Status _st = (expr);   \

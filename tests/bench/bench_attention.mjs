@@ -10,6 +10,8 @@ import { performance } from 'node:perf_hooks';
 
 import { init } from 'posenc';
 
+import { benchHooks } from '../../dist/internal.js';
+
 import { root } from '../../tools/common.mjs';
 import { bestSeconds, loadPeers, rewriteReadme } from './common.mjs';
 import { fusedAttention, unfusedAttention } from './onnx_graphs.mjs';
@@ -74,11 +76,12 @@ async function cell(name, T, fn) {
 const simd = await init({ simd: true });
 const scalar = await init({ simd: false });
 const peakFlops = (() => {
-  for (let i = 0; i < 20; i++) simd.benchPeak(1e5);
+  const { peak } = benchHooks(simd);
+  for (let i = 0; i < 20; i++) peak(1e5);
   let best = 0;
   for (let r = 0; r < 5; r++) {
     const t0 = performance.now();
-    const f = simd.benchPeak(2e7);
+    const f = peak(2e7);
     best = Math.max(best, f / ((performance.now() - t0) / 1000) / 1e9);
   }
   return best;

@@ -11,6 +11,8 @@ import { join } from 'node:path';
 
 import { init } from 'posenc';
 
+import { benchHooks } from '../../dist/internal.js';
+
 import { bestSeconds, loadPeers, rewriteReadme } from './common.mjs';
 import { rotaryEmbedding } from './onnx_graphs.mjs';
 
@@ -26,7 +28,8 @@ async function measure(pass, [H, T, d]) {
 }
 
 function measureWasm(pe, [H, T, d], layout) {
-  return measure(() => pe.benchRope(H, T, d, layout, 1), [H, T, d]);
+  const { rope } = benchHooks(pe);
+  return measure(() => rope(H, T, d, layout, 1), [H, T, d]);
 }
 
 const results = {}; // results[row][shape/layout] = GB/s
@@ -41,7 +44,8 @@ for (const s of SHAPES) {
     put('wasm scalar (Highway SCALAR)', col(s, l), await measureWasm(scalar, s, l));
   }
   // The bandwidth ceiling: memcpy of the same bytes inside the SIMD module.
-  const copy = await measure(() => simd.benchCopy(1), s);
+  const { copy: copyPass } = benchHooks(simd);
+  const copy = await measure(() => copyPass(1), s);
   for (const l of LAYOUTS) put('wasm memcpy (bandwidth ceiling)', col(s, l), copy);
 }
 // ---- peers: onnxruntime-web's RotaryEmbedding op and tfjs ops (cos/sin

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import type { PositionBug, TinyModel } from 'posenc';
+import { POSITION_BUGS, type PositionBug, type TinyModel } from 'posenc';
 
 import { flavours } from './flavours.js';
 
@@ -28,11 +28,6 @@ const maxDiff = (a: Float32Array, b: Float32Array): number => {
 const loss = (m: TinyModel, bug?: PositionBug): number =>
   m.evaluate({ lengths: [64], examples: 8, seed: 3, ...(bug === undefined ? {} : { bug }) })[0]!.loss;
 
-const BUGS = [
-  'none', 'restart-positions', 'rotate-v', 'only-q', 'layout-mismatch', 'left-padding-in-positions', 'wrong-base',
-  'partial-rotary-freq-over-head-dim', 'yarn-magnitude-twice', 'rope-on-embeddings', 'qk-position-mismatch',
-  'rotate-half-mismatch', 'short-cos-sin-cache', 'wrong-scaling',
-];
 
 for (const [flavour, ready] of flavours) {
   describe(`bug zoo (${flavour})`, () => {
@@ -146,7 +141,7 @@ for (const [flavour, ready] of flavours) {
       const pe = await ready;
       using m = pe.loadModel(shipped('language-rope'));
       const tokens = m.tokenize('w1 w2');
-      const list = BUGS.map((b) => `'${b}'`).join(', ');
+      const list = POSITION_BUGS.map((b) => `'${b}'`).join(', ');
       assert.throws(() => m.forward(tokens, { bug: 'rotate-k' as PositionBug }), {
         name: 'RangeError',
         message: `bug must be one of ${list}, got 'rotate-k'`,

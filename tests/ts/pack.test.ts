@@ -55,7 +55,7 @@ describe('npm pack', () => {
     const pkg = JSON.parse(readFileSync(join(app, 'node_modules/posenc/package.json'), 'utf8'));
     assert.equal(pkg.exports['.'].default, './dist/index.js');
     assert.equal(Object.keys(pkg.exports['.'])[0], 'types');
-    const browserFiles = ['index.js', 'loader.js', 'core.js', 'validate.js', 'types.js',
+    const browserFiles = [...readdirSync(dist).filter((f) => f.endsWith('.js') && f !== 'node.js'),
       ...readdirSync(join(dist, 'wasm')).filter((f) => f.endsWith('.mjs')).map((f) => `wasm/${f}`)];
     for (const f of browserFiles) {
       const src = readFileSync(join(dist, f), 'utf8');

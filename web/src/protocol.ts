@@ -1,13 +1,13 @@
 // Messages between the page and its module Worker (worker.ts), which owns
 // the tiny models and does everything heavy: evaluation, generation,
 // training. Typed end to end: `Api[M]` gives a method's arguments and result.
-import type { EncodingName, PositionBug, RopeScaling, TaskName, TinyModelConfig } from 'posenc';
+import { ENCODINGS, type EncodingName, type PositionBug, type RopeScaling, type TaskName, type TinyModelConfig } from 'posenc';
 
 /** Encodings of the shipped models per task (web/public/models/<task>-<encoding>.safetensors). */
 export const SHIPPED: Record<TaskName, readonly EncodingName[]> = {
   'word-order': ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw'],
-  language: ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'xpos'],
-  retrieval: ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'xpos'],
+  language: ENCODINGS,
+  retrieval: ENCODINGS,
 };
 
 /** The model trained in section 7 is registered under this name. */

@@ -1,6 +1,6 @@
 // Section 3: the RoPE lab. Every rotation comes from pe.applyRope, every
 // frequency from pe.ropeFrequencies (with the chosen scaling).
-import type { RopeLayout, RopeScaling } from 'posenc';
+import { ROPE_SCALINGS, type RopeLayout, type RopeScaling } from 'posenc';
 
 import { AxedHeatmap } from '../axes.js';
 import { onLangChange, t, type Key } from '../i18n.js';
@@ -9,7 +9,7 @@ import { getChoice, getNumber, setParam } from '../state.js';
 import { bindParam, coalesce, el, figure, fmtNum, select, slider, text } from '../ui.js';
 import type { Ctx } from './context.js';
 
-export const SCALINGS = ['default', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope'] as const;
+export const SCALINGS = ROPE_SCALINGS;
 export type ScalingName = (typeof SCALINGS)[number];
 
 /** Scalings whose frequencies depend on the context length L. */

@@ -1,6 +1,6 @@
 // Section 7: train a tiny model in the Worker with a progress bar and a live
 // loss curve; cancel works; the result joins sections 1 and 5 as "yours".
-import type { EncodingName, RopeScaling, TaskName } from 'posenc';
+import { ENCODINGS, TASKS, type EncodingName, type RopeScaling, type TaskName } from 'posenc';
 
 import { onLangChange, t, type Key } from '../i18n.js';
 import { LinePlot } from '../plot.js';
@@ -10,8 +10,6 @@ import type { Ctx } from './context.js';
 import { bin } from './extrapolation.js';
 import { makeScaling } from './rope.js';
 
-const ENCODINGS: readonly EncodingName[] = ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'xpos'];
-const TASKS: readonly TaskName[] = ['word-order', 'language', 'retrieval'];
 
 type Progress = { step: number; steps: number; loss: number };
 /** A status line: the last progress report and how the run ended. */

@@ -6,6 +6,8 @@
 // Text: the 'wl.*' keys of web/src/text/positions.ts.
 import './positions.css';
 
+import { ROPE_SCALINGS, type RopeScalingType } from 'posenc';
+
 import { errorText, onLangChange, t, type Key } from '../i18n.js';
 import { LinePlot, type LineSeries } from '../plot.js';
 import { getChoice, getNumber } from '../state.js';
@@ -13,8 +15,8 @@ import { coalesce, el, figure, fmtNum, select, slider, text, whenNear } from '..
 import type { Ctx } from './context.js';
 import { makeScaling } from './rope.js';
 
-const METHODS = ['linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope'] as const;
-type Method = (typeof METHODS)[number];
+type Method = Exclude<RopeScalingType, 'default'>;
+const METHODS = ROPE_SCALINGS.filter((s): s is Method => s !== 'default');
 const TWO_PI = 2 * Math.PI;
 
 /** The RoPE settings of a model: head dim, rotary dim, base, training length. */

@@ -1,0 +1,202 @@
+/**
+ * Attention with the encodings fused in, and the KV cache for incremental
+ * decoding: options parsed into the AttentionSpec value object, arrays
+ * copied into the call's frame.
+ */
+import { Owner, type Frame, type Heap } from './heap.js';
+import type { AttentionSpec, RawKvCache } from './raw.js';
+import { attentionRope } from './rope.js';
+import { ALIBI_VARIANTS } from './names.js';
+import { t5Args } from './encodings.js';
+import type {
+  AttentionOptions,
+  AttentionResult,
+  AttentionRopeOptions,
+  KvCache,
+  KvCacheAttendOptions,
+  KvCacheOptions,
+  Posenc,
+} from './types.js';
+import { checkElements, f32, i32, int, num, oneOf, optBool, optInt, optNum, requireObject } from './validate.js';
+
+/** `attention` and the `KvCache` class over one module. */
+export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
+  const { m } = h;
+
+  /** Validates the masks and bias encodings of one call and copies their arrays in. */
+  function attentionSpec(f: Frame, o: Record<string, unknown>, shape: {
+    heads: number; kvHeads: number; queryLength: number; keyLength: number; headDim: number;
+  }): { spec: AttentionSpec; weights: boolean } {
+    const { heads, queryLength: Tq, keyLength: Tk, headDim: D } = shape;
+    const causal = optBool('causal', o.causal, true);
+    const spec: AttentionSpec = {
+      ...shape, scale: optNum('scale', o.scale, 0, { gt: 0 }), causal,
+      queryOffset: optInt('queryOffset', o.queryOffset, -1, 0, 1 << 24),
+      window: optInt('window', o.window, 0, 1, 1 << 24),
+      keyMask: 0, alibiSlopes: 0, t5Table: 0, t5Buckets: 32, t5MaxDistance: 128, t5Bidirectional: !causal,
+      shawK: 0, shawV: 0, shawClip: 0, bias: 0, rope: false, ropeLayout: 0, qPositions: 0, kPositions: 0,
+      positionsFromMask: false, xpos: false, xposScaleBase: 512, weights: 0,
+    };
+    if (o.queryOffset === undefined && Tq > Tk) {
+      throw new RangeError(`queryLength (${Tq}) must not exceed keyLength (${Tk}) unless queryOffset is given`);
+    }
+    if (o.keyPadding !== undefined) {
+      const pad = o.keyPadding;
+      if (!(pad instanceof Uint8Array)) throw new TypeError(`keyPadding must be a Uint8Array, got ${typeof pad}`);
+      if (pad.length !== Tk) throw new RangeError(`keyPadding must have keyLength = ${Tk} elements, got ${pad.length}`);
+      spec.keyMask = f.u8(h.own(pad));
+    }
+    if (o.alibi !== undefined && o.alibi !== false) {
+      if (o.alibi === true) {
+        spec.alibiSlopes = f.alloc(heads * 4);
+        h.check(h.m.alibiSlopes(heads, 0, spec.alibiSlopes));
+      } else {
+        const a = requireObject('alibi', o.alibi);
+        if (a.slopes !== undefined) {
+          const sl = h.tensor('alibi.slopes', a.slopes, [['heads', heads]]);
+          for (let h = 0; h < heads; h++) num(`alibi.slopes[${h}]`, sl[h]);
+          spec.alibiSlopes = f.f32(sl);
+        } else {
+          const variant = a.variant === undefined ? 'paper' : oneOf('alibi.variant', a.variant, ALIBI_VARIANTS);
+          spec.alibiSlopes = f.alloc(heads * 4);
+          h.check(h.m.alibiSlopes(heads, ALIBI_VARIANTS.indexOf(variant), spec.alibiSlopes));
+        }
+      }
+    }
+    if (o.t5 !== undefined) {
+      const t = requireObject('t5', o.t5);
+      const { nb, md, bidir } = t5Args({ queryLength: 0, keyLength: 0, numBuckets: t.numBuckets, maxDistance: t.maxDistance,
+        bidirectional: t.bidirectional ?? !causal });
+      spec.t5Table = f.f32(h.tensor('t5.table', t.table, [['numBuckets', nb], ['heads', heads]]));
+      spec.t5Buckets = nb;
+      spec.t5MaxDistance = md;
+      spec.t5Bidirectional = bidir;
+    }
+    if (o.shaw !== undefined) {
+      const sh = requireObject('shaw', o.shaw);
+      const clip = int('shaw.clip', sh.clip, 0, 1 << 20);
+      spec.shawClip = clip;
+      spec.shawK = f.f32(h.tensor('shaw.tableK', sh.tableK, [['(2 * clip + 1)', 2 * clip + 1], ['headDim', D]]));
+      if (sh.tableV !== undefined) {
+        spec.shawV = f.f32(h.tensor('shaw.tableV', sh.tableV, [['(2 * clip + 1)', 2 * clip + 1], ['headDim', D]]));
+      }
+    }
+    if (o.bias !== undefined) {
+      spec.bias = f.f32(h.tensor('bias', o.bias, [['heads', heads], ['queryLength', Tq], ['keyLength', Tk]]));
+    }
+    const weights = optBool('returnWeights', o.returnWeights, false);
+    if (weights) {
+      checkElements('weights', [['heads', heads], ['queryLength', Tq], ['keyLength', Tk]], 4);
+      spec.weights = f.alloc(heads * Tq * Tk * 4);
+    }
+    return { spec, weights };
+  }
+  function finishAttention(spec: AttentionSpec, out: number, weights: boolean): AttentionResult {
+    const res: AttentionResult = { out: h.readF32(out, spec.heads * spec.queryLength * spec.headDim) };
+    if (weights) res.weights = h.readF32(spec.weights, spec.heads * spec.queryLength * spec.keyLength);
+    return res;
+  }
+
+  function attention(options: AttentionOptions): AttentionResult {
+    const o = requireObject('options', options);
+    const heads = int('heads', o.heads, 1, 65536);
+    const kvHeads = optInt('kvHeads', o.kvHeads, heads, 1, 65536);
+    if (heads % kvHeads !== 0) throw new RangeError(`kvHeads (${kvHeads}) must divide heads (${heads})`);
+    const Tq = int('queryLength', o.queryLength, 0, 1 << 24);
+    const Tk = int('keyLength', o.keyLength, 0, 1 << 24);
+    const D = int('headDim', o.headDim, 1, 65536);
+    const q = h.tensor('q', o.q, [['heads', heads], ['queryLength', Tq], ['headDim', D]]);
+    const k = h.tensor('k', o.k, [['kvHeads', kvHeads], ['keyLength', Tk], ['headDim', D]]);
+    const v = h.tensor('v', o.v, [['kvHeads', kvHeads], ['keyLength', Tk], ['headDim', D]]);
+    return h.call((f) => {
+      const { spec, weights } = attentionSpec(f, o, { heads, kvHeads, queryLength: Tq, keyLength: Tk, headDim: D });
+      const r = attentionRope(f, o.rope, D);
+      if (o.rope !== undefined) {
+        const ro = o.rope as AttentionRopeOptions;
+        spec.rope = true;
+        spec.ropeLayout = r.layout;
+        spec.xpos = r.xpos;
+        spec.xposScaleBase = r.xposBase;
+        if (ro.queryPositions !== undefined) spec.qPositions = f.i32(h.own(i32('rope.queryPositions', ro.queryPositions, Tq, 'queryLength')));
+        if (ro.keyPositions !== undefined) spec.kPositions = f.i32(h.own(i32('rope.keyPositions', ro.keyPositions, Tk, 'keyLength')));
+        spec.positionsFromMask = optBool('rope.positionsFromPadding', ro.positionsFromPadding, false);
+        if (spec.positionsFromMask && spec.keyMask === 0) {
+          throw new TypeError('rope.positionsFromPadding needs keyPadding');
+        }
+      }
+      const out = f.alloc(q.length * 4);
+      h.check(h.m.attention(spec, r.spec, f.f32(q), f.f32(k), f.f32(v), out));
+      return finishAttention(spec, out, weights);
+    });
+  }
+
+  class KvCacheImpl extends Owner<RawKvCache> implements KvCache {
+    readonly #kvHeads: number;
+    readonly #headDim: number;
+
+    constructor(options: KvCacheOptions) {
+      const o = requireObject('options', options);
+      const kvHeads = int('kvHeads', o.kvHeads, 1, 65536);
+      const headDim = int('headDim', o.headDim, 1, 65536);
+      const raw = h.call((f) => {
+        const r = attentionRope(f, o.rope, headDim);
+        const c = new m.KvCache(kvHeads, headDim, o.rope !== undefined, r.spec, r.layout, r.xpos, r.xposBase);
+        const err = c.error();
+        if (err !== '') {
+          c.delete();
+          throw new RangeError(err);
+        }
+        return c;
+      });
+      super(raw, 'KvCache', 'cache');
+      this.#kvHeads = kvHeads;
+      this.#headDim = headDim;
+    }
+
+    get length(): number {
+      return this.handle('length').length();
+    }
+
+    append(k: Float32Array, v: Float32Array, options?: { positions?: Int32Array }): void {
+      const c = this.handle('append()');
+      const o = options === undefined ? {} : requireObject('options', options);
+      const ki = h.own(f32('k', k));
+      if (ki.length === 0 && ki.buffer.byteLength === 0 && f32('v', v).length > 0) {
+        throw new RangeError('k has 0 elements and v does not (is the buffer of k detached?)');
+      }
+      const n = ki.length / (this.#kvHeads * this.#headDim);
+      if (!Number.isInteger(n)) {
+        throw new RangeError(`k must have kvHeads * n * headDim = ${this.#kvHeads} * n * ${this.#headDim} elements, got ${ki.length}`);
+      }
+      const vi = h.tensor('v', v, [['kvHeads', this.#kvHeads], ['n', n], ['headDim', this.#headDim]]);
+      h.call((f) => {
+        const pos = o.positions === undefined ? 0 : f.i32(h.own(i32('positions', o.positions, n, 'n')));
+        h.check(c.append(f.f32(ki), f.f32(vi), n, pos));
+      });
+    }
+
+    attend(q: Float32Array, options: KvCacheAttendOptions): AttentionResult {
+      const c = this.handle('attend()');
+      const o = requireObject('options', options);
+      const heads = int('heads', o.heads, 1, 65536);
+      if (heads % this.#kvHeads !== 0) throw new RangeError(`kvHeads (${this.#kvHeads}) must divide heads (${heads})`);
+      const Tq = int('queryLength', o.queryLength, 0);
+      const qi = h.tensor('q', q, [['heads', heads], ['queryLength', Tq], ['headDim', this.#headDim]]);
+      return h.call((f) => {
+        const { spec, weights } = attentionSpec(f, o, {
+          heads, kvHeads: this.#kvHeads, queryLength: Tq, keyLength: c.length(), headDim: this.#headDim,
+        });
+        const qpos = o.queryPositions === undefined ? 0 : f.i32(h.own(i32('queryPositions', o.queryPositions, Tq, 'queryLength')));
+        const out = f.alloc(qi.length * 4);
+        h.check(c.attend(spec, f.f32(qi), qpos, out));
+        return finishAttention(spec, out, weights);
+      });
+    }
+
+    shift(delta: number): void {
+      h.check(this.handle('shift()').shift(int('delta', delta, -2147483648, 2147483647)));
+    }
+  }
+
+  return { attention, KvCache: KvCacheImpl };
+}

@@ -1,0 +1,199 @@
+/**
+ * The encodings outside RoPE: sinusoidal tables, ALiBi slopes and biases,
+ * T5 buckets and biases, Shaw's relative tables, learned position rows and
+ * xPos scales.
+ */
+import type { Heap } from './heap.js';
+import { ALIBI_VARIANTS, SINUSOIDAL_LAYOUTS } from './names.js';
+import type {
+  AlibiBiasOptions,
+  AlibiVariant,
+  LearnedOptions,
+  Posenc,
+  ShawLogitsOptions,
+  ShawOptions,
+  ShawValuesOptions,
+  SinusoidalOptions,
+  T5BiasOptions,
+  T5BucketOptions,
+  XposScaleOptions,
+} from './types.js';
+import { checkElements, i32, int, oneOf, optBool, optInt, optNum, requireObject } from './validate.js';
+
+/** The API methods of these encodings over one module. */
+export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes' | 'alibiBias' | 't5Buckets' | 't5Bias' | 'shawIndices' | 'shawLogits' | 'shawValues' | 'learnedPositions' | 'xposScales'> {
+  const { m } = h;
+  return {
+    sinusoidal(options: SinusoidalOptions): Float32Array {
+      const o = requireObject('options', options);
+      const length = int('length', o.length, 0);
+      const dim = int('dim', o.dim, 2);
+      const base = optNum('base', o.base, 10000, { gt: 1 });
+      const layout = o.layout === undefined ? 'interleaved' : oneOf('layout', o.layout, SINUSOIDAL_LAYOUTS);
+      if (dim % 2 !== 0) throw new RangeError(`dim must be even, got ${dim}`);
+      if (layout === 'concat' && dim < 4) throw new RangeError(`dim must be >= 4 for the 'concat' layout, got ${dim}`);
+      const n = checkElements('sinusoidal table', [['length', length], ['dim', dim]], 4);
+      return h.call((f) => {
+        const out = f.alloc(n * 4);
+        h.check(m.sinusoidal(length, dim, base, SINUSOIDAL_LAYOUTS.indexOf(layout), out));
+        return h.readF32(out, n);
+      });
+    },
+
+    alibiSlopes(heads: number, options?: { variant?: AlibiVariant }): Float32Array {
+      const H = int('heads', heads, 1, 65536);
+      const o = options === undefined ? {} : requireObject('options', options);
+      const variant = o.variant === undefined ? 'paper' : oneOf('variant', o.variant, ALIBI_VARIANTS);
+      return h.call((f) => {
+        const out = f.alloc(H * 4);
+        h.check(m.alibiSlopes(H, ALIBI_VARIANTS.indexOf(variant), out));
+        return h.readF32(out, H);
+      });
+    },
+
+    alibiBias(options: AlibiBiasOptions): Float32Array {
+      const o = requireObject('options', options);
+      const heads = int('heads', o.heads, 1, 65536);
+      const q = int('queryLength', o.queryLength, 0);
+      const k = int('keyLength', o.keyLength, 0, 1 << 24);
+      if (q > k) throw new RangeError(`queryLength (${q}) must not exceed keyLength (${k}): queries are the last positions`);
+      const causal = optBool('causal', o.causal, true);
+      const variant = o.variant === undefined ? 'paper' : oneOf('variant', o.variant, ALIBI_VARIANTS);
+      const n = checkElements('alibi bias', [['heads', heads], ['queryLength', q], ['keyLength', k]], 4);
+      return h.call((f) => {
+        const out = f.alloc(n * 4);
+        h.check(m.alibiBias(heads, ALIBI_VARIANTS.indexOf(variant), q, k, causal, out));
+        return h.readF32(out, n);
+      });
+    },
+
+    t5Buckets(options: T5BucketOptions): Int32Array {
+      const o = requireObject('options', options);
+      const { q, k, off, nb, md, bidir } = t5Args(o);
+      const n = checkElements('t5 buckets', [['queryLength', q], ['keyLength', k]], 4);
+      return h.call((f) => {
+        const out = f.alloc(n * 4);
+        h.check(m.t5Buckets(q, k, off, nb, md, bidir, out));
+        return h.readI32(out, n);
+      });
+    },
+
+    t5Bias(options: T5BiasOptions): Float32Array {
+      const o = requireObject('options', options);
+      const { q, k, off, nb, md, bidir } = t5Args(o);
+      const heads = int('heads', o.heads, 1, 65536);
+      const table = h.tensor('table', o.table, [['numBuckets', nb], ['heads', heads]]);
+      const n = checkElements('t5 bias', [['heads', heads], ['queryLength', q], ['keyLength', k]], 4);
+      return h.call((f) => {
+        const pt = f.f32(table);
+        const out = f.alloc(n * 4);
+        h.check(m.t5Bias(pt, heads, q, k, off, nb, md, bidir, out));
+        return h.readF32(out, n);
+      });
+    },
+
+    shawIndices(options: ShawOptions): Int32Array {
+      const o = requireObject('options', options);
+      const { q, k, clip } = shawShape(o);
+      const n = checkElements('shaw indices', [['queryLength', q], ['keyLength', k]], 4);
+      return h.call((f) => {
+        const out = f.alloc(n * 4);
+        h.check(m.shawIndices(q, k, clip, out));
+        return h.readI32(out, n);
+      });
+    },
+
+    shawLogits(options: ShawLogitsOptions): Float32Array {
+      const o = requireObject('options', options);
+      const { q: Q, k: K, clip } = shawShape(o);
+      const D = int('headDim', o.headDim, 1);
+      const rows = 2 * clip + 1;
+      const q = h.tensor('q', o.q, [['queryLength', Q], ['headDim', D]]);
+      const k = h.tensor('k', o.k, [['keyLength', K], ['headDim', D]]);
+      const tk = h.tensor('tableK', o.tableK, [['(2 * clip + 1)', rows], ['headDim', D]]);
+      const scale = optNum('scale', o.scale, 1 / Math.sqrt(D));
+      const n = checkElements('logits', [['queryLength', Q], ['keyLength', K]], 4);
+      return h.call((f) => {
+        const pq = f.f32(q);
+        const pk = f.f32(k);
+        const pt = f.f32(tk);
+        const out = f.alloc(n * 4);
+        h.check(m.shawLogits(pq, pk, pt, Q, K, D, clip, scale, out));
+        return h.readF32(out, n);
+      });
+    },
+
+    shawValues(options: ShawValuesOptions): Float32Array {
+      const o = requireObject('options', options);
+      const { q: Q, k: K, clip } = shawShape(o);
+      const D = int('headDim', o.headDim, 1);
+      const rows = 2 * clip + 1;
+      const p = h.tensor('probs', o.probs, [['queryLength', Q], ['keyLength', K]]);
+      const v = h.tensor('v', o.v, [['keyLength', K], ['headDim', D]]);
+      const tv = h.tensor('tableV', o.tableV, [['(2 * clip + 1)', rows], ['headDim', D]]);
+      const n = checkElements('output', [['queryLength', Q], ['headDim', D]], 4);
+      return h.call((f) => {
+        const pp = f.f32(p);
+        const pv = f.f32(v);
+        const pt = f.f32(tv);
+        const out = f.alloc(n * 4);
+        h.check(m.shawValues(pp, pv, pt, Q, K, D, clip, out));
+        return h.readF32(out, n);
+      });
+    },
+
+    learnedPositions(options: LearnedOptions): Float32Array {
+      const o = requireObject('options', options);
+      const maxLength = int('maxLength', o.maxLength, 1);
+      const dim = int('dim', o.dim, 1);
+      const table = h.tensor('table', o.table, [['maxLength', maxLength], ['dim', dim]]);
+      const positions = h.own(i32('positions', o.positions));
+      const T = positions.length;
+      const n = checkElements('output', [['positions.length', T], ['dim', dim]], 4);
+      return h.call((f) => {
+        const pt = f.f32(table);
+        const pp = f.i32(positions);
+        const out = f.alloc(n * 4);
+        h.check(m.learnedPositions(pt, maxLength, dim, pp, T, out));
+        return h.readF32(out, n);
+      });
+    },
+
+    xposScales(options: XposScaleOptions): Float32Array {
+      const o = requireObject('options', options);
+      const positions = h.own(i32('positions', o.positions));
+      const rotaryDim = int('rotaryDim', o.rotaryDim, 2);
+      if (rotaryDim % 2 !== 0) throw new RangeError(`rotaryDim must be even, got ${rotaryDim}`);
+      const scaleBase = optNum('scaleBase', o.scaleBase, 512, { gt: 0 });
+      const center = optInt('center', o.center, 0, -2147483648);
+      const key = optBool('key', o.key, false);
+      const T = positions.length;
+      const n = checkElements('xpos scales', [['positions.length', T], ['rotaryDim / 2', rotaryDim / 2]], 4);
+      return h.call((f) => {
+        const pp = f.i32(positions);
+        const out = f.alloc(n * 4);
+        h.check(m.xposScales(pp, T, rotaryDim, scaleBase, center, key, out));
+        return h.readF32(out, n);
+      });
+    },
+  };
+}
+
+function shawShape(o: Record<string, unknown>) {
+  const q = int('queryLength', o.queryLength, 0);
+  const k = int('keyLength', o.keyLength, 0);
+  const clip = int('clip', o.clip, 0, 1 << 20);
+  if (q > k) throw new RangeError(`queryLength (${q}) must not exceed keyLength (${k}): queries are the last positions`);
+  return { q, k, clip };
+}
+
+export function t5Args(o: Record<string, unknown>) {
+  const q = int('queryLength', o.queryLength, 0);
+  const k = int('keyLength', o.keyLength, 0);
+  const bidir = optBool('bidirectional', o.bidirectional, true);
+  const nb = optInt('numBuckets', o.numBuckets, 32, bidir ? 4 : 2, 65536);
+  const perSign = bidir ? Math.floor(nb / 2) : nb;
+  const md = optInt('maxDistance', o.maxDistance, 128, Math.floor(perSign / 2) + 1, 2 ** 30);
+  const off = optInt('queryOffset', o.queryOffset, 0, 0, 2 ** 30);
+  return { q, k, off, nb, md, bidir };
+}

@@ -1,0 +1,50 @@
+/**
+ * Not part of the public API (not in the package's exports map): the raw
+ * module behind a `Posenc`, for the package's own tests (the name tables and
+ * the binding contract) and the benchmark hooks the benchmarks time.
+ * Benchmarks and tests import it by path: dist/internal.js.
+ */
+import { ROPE_LAYOUTS } from './names.js';
+import type { RawModule } from './raw.js';
+import type { Posenc, RopeLayout } from './types.js';
+import { checkElements, int, oneOf } from './validate.js';
+
+const raws = new WeakMap<object, RawModule>();
+
+/** Records the raw module of an API object (core.ts). */
+export function registerRaw(pe: Posenc, m: RawModule): void {
+  raws.set(pe, m);
+}
+
+/** The raw Emscripten module behind `pe`. */
+export function rawModule(pe: Posenc): RawModule {
+  const m = raws.get(pe);
+  if (m === undefined) throw new TypeError('pe must be an initialised Posenc (from init())');
+  return m;
+}
+
+/** Benchmark hooks: kernels run on module-owned buffers, so a JS timer measures the kernel and not the copies. */
+export interface BenchHooks {
+  /** Runs the RoPE kernel `iters` times on module-owned buffers `[heads, seqLen, headDim]`. */
+  rope(heads: number, seqLen: number, headDim: number, layout: RopeLayout, iters: number): void;
+  /** Copies the buffers of the last `rope` call `iters` times (the memory-bandwidth ceiling). */
+  copy(iters: number): void;
+  /** Runs independent mul+add chains; returns the flops done (the SIMD ceiling). */
+  peak(iters: number): number;
+}
+
+export function benchHooks(pe: Posenc): BenchHooks {
+  const m = rawModule(pe);
+  return {
+    rope(heads, seqLen, headDim, layout, iters) {
+      const h = int('heads', heads, 1);
+      const t = int('seqLen', seqLen, 1);
+      const d = int('headDim', headDim, 2);
+      if (d % 2 !== 0) throw new RangeError(`headDim must be even, got ${d}`);
+      checkElements('bench', [['heads', h], ['seqLen', t], ['headDim', d]], 4 * 3);
+      m.benchRope(h, t, d, ROPE_LAYOUTS.indexOf(oneOf('layout', layout, ROPE_LAYOUTS)), int('iters', iters, 0));
+    },
+    copy: (iters) => m.benchCopy(int('iters', iters, 0)),
+    peak: (iters) => m.benchPeak(int('iters', iters, 0)),
+  };
+}
