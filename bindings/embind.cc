@@ -6,6 +6,7 @@
 // into a RangeError. The core validates everything again, so a call that
 // bypasses the TypeScript checks still cannot read or write out of bounds.
 #include <emscripten/bind.h>
+#include <emscripten/val.h>
 #include <malloc.h>
 
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -46,72 +48,197 @@ T* Ptr(uintptr_t address) {
   return reinterpret_cast<T*>(address);
 }
 
-// RoPE frequency configuration as the loader sends it: every field present,
-// optional ones as NaN.
-struct RopeSpec {
-  int head_dim = 0;
-  int rotary_dim = 0;
-  double base = 10000.0;
-  std::string scaling = "default";
-  double factor = 1.0;
-  int original_max_position_embeddings = 0;
-  int max_position_embeddings = 0;
-  double beta_fast = 32.0;
-  double beta_slow = 1.0;
-  bool truncate = true;
-  double mscale = 0.0;
-  double mscale_all_dim = 0.0;
-  double attention_factor = NAN;
-  double low_freq_factor = 1.0;
-  double high_freq_factor = 4.0;
-  uintptr_t short_factor = 0;  // float64 [factor_length]
-  uintptr_t long_factor = 0;   // float64 [factor_length]
-  int factor_length = 0;
+// ---- Field lists (src/ops/fields.h): how each codec crosses the boundary.
+
+// Codec<Tag, S, T>::Get / Set convert the member `m` of a struct `s` to and
+// from its JS value; Js() names the JS type (for ContractJs).
+template <typename Tag, typename S, typename T>
+struct Codec;
+
+// 64-bit integers cross as doubles (Embind has no int64 without BigInt);
+// a value that is not an exact integer becomes the type's minimum, which
+// the validators reject.
+template <typename T>
+using PlainWire =
+    std::conditional_t<std::is_integral_v<T> && sizeof(T) == 8, double, T>;
+
+template <typename S, typename T>
+struct Codec<Plain, S, T> {
+  static PlainWire<T> Get(const S& s, T S::*m) {
+    return static_cast<PlainWire<T>>(s.*m);
+  }
+  static void Set(S& s, T S::*m, PlainWire<T> v) {
+    if constexpr (std::is_same_v<PlainWire<T>, T>) {
+      s.*m = std::move(v);
+    } else {
+      s.*m = std::fabs(v) <= 9007199254740992.0 && v == std::floor(v)
+                 ? static_cast<T>(v)
+                 : std::numeric_limits<T>::min();
+    }
+  }
+  static std::string Js() {
+    if constexpr (std::is_same_v<T, bool>) return "boolean";
+    if constexpr (std::is_arithmetic_v<T>) return "number";
+    if constexpr (std::is_same_v<T, std::string>) return "string";
+    return "object";
+  }
 };
 
-Status ToConfig(const RopeSpec& s, RopeFrequencyConfig* c) {
-  c->head_dim = s.head_dim;
-  c->rotary_dim = s.rotary_dim;
-  c->base = s.base;
-  RopeScaling& r = c->scaling;
-  POSENC_RETURN_IF_ERROR(ParseRopeScalingType(s.scaling, &r.type));
-  r.factor = s.factor;
-  r.original_max_position_embeddings = s.original_max_position_embeddings;
-  r.max_position_embeddings = s.max_position_embeddings;
-  r.beta_fast = s.beta_fast;
-  r.beta_slow = s.beta_slow;
-  r.truncate = s.truncate;
-  r.mscale = s.mscale;
-  r.mscale_all_dim = s.mscale_all_dim;
-  r.has_attention_factor = !std::isnan(s.attention_factor);
-  r.attention_factor = s.attention_factor;
-  r.low_freq_factor = s.low_freq_factor;
-  r.high_freq_factor = s.high_freq_factor;
-  if (s.factor_length < 0 || s.factor_length > (1 << 20)) {
-    return Status::Invalid(
-        StrCat("factor list length out of range: ", s.factor_length));
-  }
-  if (s.short_factor) {
-    const double* p = Ptr<double>(s.short_factor);
-    r.short_factor.assign(p, p + s.factor_length);
-  }
-  if (s.long_factor) {
-    const double* p = Ptr<double>(s.long_factor);
-    r.long_factor.assign(p, p + s.factor_length);
-  }
-  return Status::Ok();
+// The enums' names: ParseName / NameOf overloads per enum.
+Status ParseName(const std::string& name, RopeScalingType* out) {
+  return ParseRopeScalingType(name, out);
 }
+const char* NameOf(RopeScalingType v) { return RopeScalingTypeName(v); }
+Status ParseName(const std::string& name, RopeLayout* out) {
+  for (int i = 0; i < kNumRopeLayouts; ++i) {
+    if (name == RopeLayoutName(static_cast<RopeLayout>(i))) {
+      *out = static_cast<RopeLayout>(i);
+      return Status::Ok();
+    }
+  }
+  return Status::Invalid(StrCat("unknown layout '", name, "'"));
+}
+const char* NameOf(RopeLayout v) { return RopeLayoutName(v); }
+Status ParseName(const std::string& name, Encoding* out) {
+  return ParseEncoding(name, out);
+}
+const char* NameOf(Encoding v) { return EncodingName(v); }
+
+template <typename S, typename E>
+struct Codec<EnumName, S, E> {
+  static std::string Get(const S& s, E S::*m) { return NameOf(s.*m); }
+  // An unknown name becomes an out-of-range value, which the validators
+  // reject naming the field (the TS layer has checked the name already).
+  static void Set(S& s, E S::*m, std::string name) {
+    if (!ParseName(name, &(s.*m)).ok()) s.*m = static_cast<E>(-1);
+  }
+  static std::string Js() { return "string"; }
+};
+
+template <typename S>
+struct Codec<NumberList, S, std::vector<double>> {
+  static emscripten::val Get(const S& s, std::vector<double> S::*m) {
+    emscripten::val a = emscripten::val::array();
+    for (double v : s.*m) a.call<void>("push", v);
+    return a;
+  }
+  // An array (or typed array) of numbers; undefined / null = empty.
+  static void Set(S& s, std::vector<double> S::*m, emscripten::val v) {
+    std::vector<double>& out = s.*m;
+    out.clear();
+    if (v.isUndefined() || v.isNull()) return;
+    const size_t n = v["length"].as<size_t>();
+    out.reserve(n);
+    for (size_t i = 0; i < n; ++i) out.push_back(v[i].as<double>());
+  }
+  static std::string Js() { return "number[]"; }
+};
+
+template <typename S, typename P>
+struct Codec<Address, S, P> {
+  static uintptr_t Get(const S& s, P S::*m) {
+    return reinterpret_cast<uintptr_t>(s.*m);
+  }
+  static void Set(S& s, P S::*m, uintptr_t address) {
+    s.*m = reinterpret_cast<P>(address);
+  }
+  static std::string Js() { return "number"; }
+};
+
+// The one optional number: RopeScaling::attention_factor (NaN = absent).
+template <>
+struct Codec<OptionalNumber, RopeScaling, double> {
+  static double Get(const RopeScaling& s, double RopeScaling::*m) {
+    return s.has_attention_factor ? s.*m
+                                  : std::numeric_limits<double>::quiet_NaN();
+  }
+  static void Set(RopeScaling& s, double RopeScaling::*m, double v) {
+    s.has_attention_factor = !std::isnan(v);
+    s.*m = s.has_attention_factor ? v : 1.0;
+  }
+  static std::string Js() { return "number"; }
+};
+
+// Registers one field of a list with Embind's value_object `object`.
+#define POSENC_REGISTER_FIELD(type, member, js_name, codec, ...)               \
+  object.field(                                                                \
+      #js_name,                                                                \
+      +[](const Struct& s) {                                                   \
+        return Codec<codec, Struct, type>::Get(s, &Struct::member);            \
+      },                                                                       \
+      +[](Struct& s, decltype(Codec<codec, Struct, type>::Get(                 \
+                         std::declval<const Struct&>(), &Struct::member)) v) { \
+        Codec<codec, Struct, type>::Set(s, &Struct::member, std::move(v));     \
+      });
+
+// One line of a list's contract: "jsName jsType".
+#define POSENC_DESCRIBE_FIELD(type, member, js_name, codec, ...) \
+  out += StrCat(#js_name, " ", Codec<codec, Struct, type>::Js(), "\n");
+
+// The contract of the structs that cross the boundary, as
+// tests/ts/contract.test.ts reads it: "jsName jsType" per field, in order.
+std::string ContractJs(const std::string& name) {
+  std::string out;
+  if (name == "RopeScaling") {
+    using Struct = RopeScaling;
+    POSENC_ROPE_SCALING_FIELDS(POSENC_DESCRIBE_FIELD)
+  } else if (name == "RopeFrequencyConfig") {
+    using Struct = RopeFrequencyConfig;
+    POSENC_ROPE_CONFIG_FIELDS(POSENC_DESCRIBE_FIELD)
+  } else if (name == "AttentionRope") {
+    using Struct = AttentionRope;
+    POSENC_ATTENTION_ROPE_FIELDS(POSENC_DESCRIBE_FIELD)
+  } else if (name == "AttentionOptions") {
+    using Struct = AttentionOptions;
+    POSENC_ATTENTION_FIELDS(POSENC_DESCRIBE_FIELD)
+  } else if (name == "ModelConfig") {
+    using Struct = ModelConfig;
+    POSENC_MODEL_CONFIG_FIELDS(POSENC_DESCRIBE_FIELD)
+  }
+  return out;
+}
+
+// Registers the structs declared from field lists as Embind value objects.
+void RegisterFieldLists() {
+  {
+    using Struct = RopeScaling;
+    emscripten::value_object<Struct> object("RopeScaling");
+    POSENC_ROPE_SCALING_FIELDS(POSENC_REGISTER_FIELD)
+  }
+  {
+    using Struct = RopeFrequencyConfig;
+    emscripten::value_object<Struct> object("RopeFrequencyConfig");
+    POSENC_ROPE_CONFIG_FIELDS(POSENC_REGISTER_FIELD)
+  }
+  {
+    using Struct = AttentionRope;
+    emscripten::value_object<Struct> object("AttentionRope");
+    POSENC_ATTENTION_ROPE_FIELDS(POSENC_REGISTER_FIELD)
+  }
+  {
+    using Struct = AttentionOptions;
+    emscripten::value_object<Struct> object("AttentionOptions");
+    POSENC_ATTENTION_FIELDS(POSENC_REGISTER_FIELD)
+  }
+  {
+    using Struct = ModelConfig;
+    emscripten::value_object<Struct> object("ModelConfig");
+    POSENC_MODEL_CONFIG_FIELDS(POSENC_REGISTER_FIELD)
+  }
+}
+
+// The defaults of a RoPE configuration, as JS sees them: the TS layer starts
+// every configuration from these.
+RopeFrequencyConfig DefaultRopeConfigJs() { return RopeFrequencyConfig(); }
+AttentionOptions DefaultAttentionJs() { return AttentionOptions(); }
 
 // inv_freq: float32 [r/2] at out_freq; attention factor: float64 at
 // out_factor.
-std::string RopeFrequenciesJs(const RopeSpec& spec, int seq_len,
+std::string RopeFrequenciesJs(const RopeFrequencyConfig& c, int seq_len,
                               uintptr_t out_freq, uintptr_t out_factor) {
-  RopeFrequencyConfig c;
-  Status s = ToConfig(spec, &c);
-  if (!s.ok()) return s.message();
   std::vector<double> inv;
   double factor = 1.0;
-  s = RopeFrequencies(c, seq_len, &inv, &factor);
+  const Status s = RopeFrequencies(c, seq_len, &inv, &factor);
   if (!s.ok()) return s.message();
   float* out = Ptr<float>(out_freq);
   for (size_t i = 0; i < inv.size(); ++i) out[i] = static_cast<float>(inv[i]);
@@ -122,15 +249,14 @@ std::string RopeFrequenciesJs(const RopeSpec& spec, int seq_len,
 // x, out: float32 [heads, seqLen, headDim]; positions: int32 [seqLen] or 0;
 // context_length: the context length dynamic / longrope see (-1: derived
 // from the positions).
-std::string RopeApplyJs(const RopeSpec& spec, int layout, uintptr_t x,
-                        double x_len, uintptr_t out, double heads,
+std::string RopeApplyJs(const RopeFrequencyConfig& spec, int layout,
+                        uintptr_t x, double x_len, uintptr_t out, double heads,
                         double seq_len, uintptr_t positions, double offset,
                         bool pure_rotation, bool xpos, double xpos_scale_base,
                         double xpos_center, bool xpos_key,
                         double context_length) {
   RopeApplyOptions o;
-  Status s = ToConfig(spec, &o.freq);
-  if (!s.ok()) return s.message();
+  o.freq = spec;
   // An integer that fits int64 exactly (2^53); the range is checked below.
   if (!(std::fabs(context_length) <= 9007199254740992.0) ||
       context_length != std::floor(context_length)) {
@@ -150,8 +276,8 @@ std::string RopeApplyJs(const RopeSpec& spec, int layout, uintptr_t x,
   o.xpos_scale_base = xpos_scale_base;
   o.xpos_center = static_cast<int64_t>(xpos_center);
   o.xpos_key = xpos_key;
-  s = RopeApplyChecked(o, Ptr<float>(x), static_cast<size_t>(x_len),
-                       Ptr<float>(out));
+  const Status s = RopeApplyChecked(
+      o, Ptr<float>(x), static_cast<size_t>(x_len), Ptr<float>(out));
   return s.ok() ? "" : s.message();
 }
 
@@ -284,82 +410,11 @@ std::string XposScalesJs(uintptr_t positions, double T, int rotary_dim,
   return scaled.ok() ? "" : scaled.message();
 }
 
-// Attention arguments as the loader sends them (addresses 0 = absent).
-struct AttentionSpec {
-  int heads = 0, kv_heads = 0;
-  double query_length = 0, key_length = 0;
-  int head_dim = 0;
-  double scale = 0;
-  bool causal = true;
-  double query_offset = -1, window = 0;
-  uintptr_t key_mask = 0, alibi_slopes = 0, t5_table = 0;
-  int t5_buckets = 32, t5_max_distance = 128;
-  bool t5_bidirectional = false;
-  uintptr_t shaw_k = 0, shaw_v = 0;
-  int shaw_clip = 0;
-  uintptr_t bias = 0;
-  bool rope = false;
-  int rope_layout = 0;
-  uintptr_t q_positions = 0, k_positions = 0;
-  bool positions_from_mask = false, xpos = false;
-  double xpos_scale_base = 512;
-  uintptr_t weights = 0;
-};
-
-Status ToAttention(const AttentionSpec& a, const RopeSpec& rope,
-                   AttentionOptions* o) {
-  if (a.heads < 1 || a.kv_heads < 1 || a.head_dim < 1 || a.query_length < 0 ||
-      a.key_length < 0) {
-    return Status::Invalid(
-        "heads, kvHeads, headDim must be >= 1 and lengths "
-        ">= 0");
-  }
-  o->H = a.heads;
-  o->Hkv = a.kv_heads;
-  o->Tq = static_cast<size_t>(a.query_length);
-  o->Tk = static_cast<size_t>(a.key_length);
-  o->D = a.head_dim;
-  o->scale = static_cast<float>(a.scale);
-  o->causal = a.causal;
-  o->query_offset = static_cast<int64_t>(a.query_offset);
-  o->window = static_cast<int64_t>(a.window);
-  o->key_mask = a.key_mask ? Ptr<uint8_t>(a.key_mask) : nullptr;
-  o->alibi_slopes = a.alibi_slopes ? Ptr<float>(a.alibi_slopes) : nullptr;
-  o->t5_table = a.t5_table ? Ptr<float>(a.t5_table) : nullptr;
-  o->t5_buckets = a.t5_buckets;
-  o->t5_max_distance = a.t5_max_distance;
-  o->t5_bidirectional = a.t5_bidirectional;
-  o->shaw_k = a.shaw_k ? Ptr<float>(a.shaw_k) : nullptr;
-  o->shaw_v = a.shaw_v ? Ptr<float>(a.shaw_v) : nullptr;
-  o->shaw_clip = a.shaw_clip;
-  o->bias = a.bias ? Ptr<float>(a.bias) : nullptr;
-  o->weights = a.weights ? Ptr<float>(a.weights) : nullptr;
-  if (a.rope) {
-    if (a.rope_layout < 0 || a.rope_layout >= kNumRopeLayouts) {
-      return Status::Invalid(
-          StrCat("rope.layout is not a valid enum value: ", a.rope_layout));
-    }
-    o->rope.enabled = true;
-    POSENC_RETURN_IF_ERROR(ToConfig(rope, &o->rope.freq));
-    o->rope.layout = static_cast<RopeLayout>(a.rope_layout);
-    o->rope.q_positions = a.q_positions ? Ptr<int32_t>(a.q_positions) : nullptr;
-    o->rope.k_positions = a.k_positions ? Ptr<int32_t>(a.k_positions) : nullptr;
-    o->rope.positions_from_mask = a.positions_from_mask;
-    o->rope.xpos = a.xpos;
-    o->rope.xpos_scale_base = a.xpos_scale_base;
-  }
-  return Status::Ok();
-}
-
 // q: [heads, Tq, D], k, v: [kvHeads, Tk, D], out: [heads, Tq, D].
-std::string AttentionJs(const AttentionSpec& a, const RopeSpec& rope,
-                        uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t out) {
-  AttentionOptions o;
-  Status s = ToAttention(a, rope, &o);
-  if (s.ok()) {
-    s = Attention(o, Ptr<float>(q), Ptr<float>(k), Ptr<float>(v),
-                  Ptr<float>(out));
-  }
+std::string AttentionJs(const AttentionOptions& o, uintptr_t q, uintptr_t k,
+                        uintptr_t v, uintptr_t out) {
+  const Status s = Attention(o, Ptr<float>(q), Ptr<float>(k), Ptr<float>(v),
+                             Ptr<float>(out));
   return s.ok() ? "" : s.message();
 }
 
@@ -379,31 +434,16 @@ struct LiveCount {
 
 class KvCacheJs {
  public:
-  KvCacheJs(int kv_heads, int head_dim, bool rope, const RopeSpec& spec,
-            int layout, bool xpos, double xpos_scale_base) {
-    AttentionRope r;
-    if (rope) {
-      r.enabled = true;
-      Status s = ToConfig(spec, &r.freq);
-      if (s.ok() && (layout < 0 || layout >= kNumRopeLayouts)) {
-        s = Status::Invalid(
-            StrCat("rope.layout is not a valid enum value: ", layout));
-      }
-      if (!s.ok()) {
-        error_ = s.message();
-        return;
-      }
-      r.layout = static_cast<RopeLayout>(layout);
-      r.xpos = xpos;
-      r.xpos_scale_base = xpos_scale_base;
-    }
+  // rope: the cache's rotation (rope.enabled false: none); its positions
+  // are the cache's own.
+  KvCacheJs(int kv_heads, int head_dim, const AttentionRope& rope) {
     const Status s = KvCache::Validate(kv_heads < 0 ? 0 : kv_heads,
-                                       head_dim < 0 ? 0 : head_dim, r);
+                                       head_dim < 0 ? 0 : head_dim, rope);
     if (!s.ok()) {
       error_ = s.message();
       return;
     }
-    cache_ = std::make_unique<KvCache>(kv_heads, head_dim, r);
+    cache_ = std::make_unique<KvCache>(kv_heads, head_dim, rope);
   }
   std::string error() const { return error_; }
   // k, v: [kvHeads, Tn, D]; positions: int32 [Tn] or 0.
@@ -414,20 +454,18 @@ class KvCacheJs {
                        positions ? Ptr<int32_t>(positions) : nullptr);
     return s.ok() ? "" : s.message();
   }
-  std::string attend(const AttentionSpec& a, uintptr_t q, uintptr_t q_positions,
-                     uintptr_t out) {
+  // The options' own rope is ignored: the cache rotates.
+  std::string attend(const AttentionOptions& a, uintptr_t q,
+                     uintptr_t q_positions, uintptr_t out) {
     if (!cache_) return error_;
-    AttentionOptions o;
-    AttentionSpec plain = a;
-    plain.rope = false;
-    Status s = ToAttention(plain, RopeSpec(), &o);
-    if (s.ok()) {
-      s = cache_->Attend(o, Ptr<float>(q),
-                         q_positions ? Ptr<int32_t>(q_positions) : nullptr,
-                         Ptr<float>(out));
-    }
+    AttentionOptions o = a;
+    o.rope = AttentionRope();
+    const Status s = cache_->Attend(
+        o, Ptr<float>(q), q_positions ? Ptr<int32_t>(q_positions) : nullptr,
+        Ptr<float>(out));
     return s.ok() ? "" : s.message();
   }
+
   std::string shift(int delta) {
     if (!cache_) return error_;
     const Status s = cache_->Shift(delta);
@@ -444,13 +482,10 @@ class KvCacheJs {
 // ---- Tiny models
 
 // Inference options from the loader's scaling (when present) and bug name.
-Status ToInference(uintptr_t scaling_present, const RopeSpec& scaling,
-                   const std::string& bug, InferenceOptions* o) {
-  if (scaling_present) {
-    RopeFrequencyConfig c;
-    POSENC_RETURN_IF_ERROR(ToConfig(scaling, &c));
-    o->scaling = c.scaling;
-  }
+Status ToInference(uintptr_t scaling_present,
+                   const RopeFrequencyConfig& scaling, const std::string& bug,
+                   InferenceOptions* o) {
+  if (scaling_present) o->scaling = scaling.scaling;
   return ParsePositionBug(bug, &o->bug);
 }
 
@@ -476,14 +511,7 @@ class TinyModelJs {
 
   std::string error() const { return error_; }
   const Model& model() const { return model_; }
-  // The config as "key=value" lines (the safetensors metadata).
-  std::string config() const {
-    std::string out;
-    for (const auto& kv : ConfigToMetadata(model_.config)) {
-      out += kv.first + "=" + kv.second + "\n";
-    }
-    return out;
-  }
+  ModelConfig config() const { return model_.config; }
   // The task's words, one per line (ids are line numbers); the classes'
   // names likewise.
   std::string vocab() const { return vocab_; }
@@ -493,7 +521,8 @@ class TinyModelJs {
   // float [layers, H, T, T]; bug: a PositionBug name.
   std::string forward(uintptr_t tokens, double T, uintptr_t logits,
                       uintptr_t maps, uintptr_t scaling_spec_present,
-                      const RopeSpec& scaling, const std::string& bug) {
+                      const RopeFrequencyConfig& scaling,
+                      const std::string& bug) {
     if (!error_.empty()) return error_;
     InferenceOptions opt;
     Status s = ToInference(scaling_spec_present, scaling, bug, &opt);
@@ -519,7 +548,8 @@ class TinyModelJs {
   // the scaling and bug given; writes max_new ids to out.
   std::string generate(uintptr_t prompt, double n, double max_new,
                        double temperature, double seed,
-                       uintptr_t scaling_spec_present, const RopeSpec& scaling,
+                       uintptr_t scaling_spec_present,
+                       const RopeFrequencyConfig& scaling,
                        const std::string& bug, bool cache, uintptr_t out) {
     if (!error_.empty()) return error_;
     if (!(max_new >= 0.0 && max_new <= 1048576.0)) {
@@ -547,7 +577,8 @@ class TinyModelJs {
   // given RoPE scaling and bug. out: float64 [3 + length]: loss, accuracy,
   // scored, then the per-position loss (NaN where nothing is scored).
   std::string evaluate(double length, double count, double seed,
-                       uintptr_t scaling_spec_present, const RopeSpec& scaling,
+                       uintptr_t scaling_spec_present,
+                       const RopeFrequencyConfig& scaling,
                        const std::string& bug, uintptr_t out) {
     if (!error_.empty()) return error_;
     TaskKind task;
@@ -632,7 +663,7 @@ class TrainerJs {
   // Continued training of `init` (a copy), with the scaling when present
   // (else init's own). Sizes and encoding come from init.
   TrainerJs(const TrainSpec& spec, const TinyModelJs& init,
-            uintptr_t scaling_present, const RopeSpec& scaling) {
+            uintptr_t scaling_present, const RopeFrequencyConfig& scaling) {
     TrainConfig tc;
     if (!init.error().empty()) {
       error_ = init.error();
@@ -640,15 +671,7 @@ class TrainerJs {
     }
     if (!Configure(spec, &tc)) return;
     tc.init = &init.model();
-    if (scaling_present) {
-      RopeFrequencyConfig c;
-      const Status s = ToConfig(scaling, &c);
-      if (!s.ok()) {
-        error_ = s.message();
-        return;
-      }
-      tc.scaling = c.scaling;
-    }
+    if (scaling_present) tc.scaling = scaling.scaling;
     Create(tc);
   }
   std::string error() const { return error_; }
@@ -847,59 +870,13 @@ std::string SampleTaskJs(const std::string& task, double length, double seed,
 
 EMSCRIPTEN_BINDINGS(posenc) {
   using namespace emscripten;
-  using posenc::RopeSpec;
-  value_object<RopeSpec>("RopeSpec")
-      .field("headDim", &RopeSpec::head_dim)
-      .field("rotaryDim", &RopeSpec::rotary_dim)
-      .field("base", &RopeSpec::base)
-      .field("scaling", &RopeSpec::scaling)
-      .field("factor", &RopeSpec::factor)
-      .field("originalMaxPositionEmbeddings",
-             &RopeSpec::original_max_position_embeddings)
-      .field("maxPositionEmbeddings", &RopeSpec::max_position_embeddings)
-      .field("betaFast", &RopeSpec::beta_fast)
-      .field("betaSlow", &RopeSpec::beta_slow)
-      .field("truncate", &RopeSpec::truncate)
-      .field("mscale", &RopeSpec::mscale)
-      .field("mscaleAllDim", &RopeSpec::mscale_all_dim)
-      .field("attentionFactor", &RopeSpec::attention_factor)
-      .field("lowFreqFactor", &RopeSpec::low_freq_factor)
-      .field("highFreqFactor", &RopeSpec::high_freq_factor)
-      .field("shortFactor", &RopeSpec::short_factor)
-      .field("longFactor", &RopeSpec::long_factor)
-      .field("factorLength", &RopeSpec::factor_length);
-  using posenc::AttentionSpec;
-  value_object<AttentionSpec>("AttentionSpec")
-      .field("heads", &AttentionSpec::heads)
-      .field("kvHeads", &AttentionSpec::kv_heads)
-      .field("queryLength", &AttentionSpec::query_length)
-      .field("keyLength", &AttentionSpec::key_length)
-      .field("headDim", &AttentionSpec::head_dim)
-      .field("scale", &AttentionSpec::scale)
-      .field("causal", &AttentionSpec::causal)
-      .field("queryOffset", &AttentionSpec::query_offset)
-      .field("window", &AttentionSpec::window)
-      .field("keyMask", &AttentionSpec::key_mask)
-      .field("alibiSlopes", &AttentionSpec::alibi_slopes)
-      .field("t5Table", &AttentionSpec::t5_table)
-      .field("t5Buckets", &AttentionSpec::t5_buckets)
-      .field("t5MaxDistance", &AttentionSpec::t5_max_distance)
-      .field("t5Bidirectional", &AttentionSpec::t5_bidirectional)
-      .field("shawK", &AttentionSpec::shaw_k)
-      .field("shawV", &AttentionSpec::shaw_v)
-      .field("shawClip", &AttentionSpec::shaw_clip)
-      .field("bias", &AttentionSpec::bias)
-      .field("rope", &AttentionSpec::rope)
-      .field("ropeLayout", &AttentionSpec::rope_layout)
-      .field("qPositions", &AttentionSpec::q_positions)
-      .field("kPositions", &AttentionSpec::k_positions)
-      .field("positionsFromMask", &AttentionSpec::positions_from_mask)
-      .field("xpos", &AttentionSpec::xpos)
-      .field("xposScaleBase", &AttentionSpec::xpos_scale_base)
-      .field("weights", &AttentionSpec::weights);
+  posenc::RegisterFieldLists();
+  function("contract", &posenc::ContractJs);
+  function("defaultRopeConfig", &posenc::DefaultRopeConfigJs);
+  function("defaultAttention", &posenc::DefaultAttentionJs);
   function("attention", &posenc::AttentionJs);
   class_<posenc::KvCacheJs>("KvCache")
-      .constructor<int, int, bool, const RopeSpec&, int, bool, double>()
+      .constructor<int, int, const posenc::AttentionRope&>()
       .function("error", &posenc::KvCacheJs::error)
       .function("append", &posenc::KvCacheJs::append)
       .function("attend", &posenc::KvCacheJs::attend)
@@ -944,7 +921,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
   class_<posenc::TrainerJs>("Trainer")
       .constructor<const posenc::TrainSpec&>()
       .constructor<const posenc::TrainSpec&, const posenc::TinyModelJs&,
-                   uintptr_t, const RopeSpec&>()
+                   uintptr_t, const posenc::RopeFrequencyConfig&>()
       .function("error", &posenc::TrainerJs::error)
       .function("step", &posenc::TrainerJs::step)
       .function("model", &posenc::TrainerJs::model);

@@ -1,10 +1,10 @@
 /**
  * Attention with the encodings fused in, and the KV cache for incremental
- * decoding: options parsed into the AttentionSpec value object, arrays
+ * decoding: options parsed into the AttentionOptions value object, arrays
  * copied into the call's frame.
  */
 import { Owner, type Frame, type Heap } from './heap.js';
-import type { AttentionSpec, RawKvCache } from './raw.js';
+import type { AttentionWire, RawKvCache, RawModule } from './raw.js';
 import { attentionRope } from './rope.js';
 import { ALIBI_VARIANTS } from './names.js';
 import { t5Args } from './encodings.js';
@@ -19,6 +19,15 @@ import type {
 } from './types.js';
 import { checkElements, f32, i32, int, num, oneOf, optBool, optInt, optNum, requireObject } from './validate.js';
 
+const defaults = new WeakMap<RawModule, AttentionWire>();
+
+/** Attention options at the C++ defaults (the module's, read once). */
+function defaultAttention(m: RawModule): AttentionWire {
+  let d = defaults.get(m);
+  if (d === undefined) defaults.set(m, (d = m.defaultAttention()));
+  return { ...d, rope: { ...d.rope } };
+}
+
 /** `attention` and the `KvCache` class over one module. */
 export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
   const { m } = h;
@@ -26,16 +35,14 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
   /** Validates the masks and bias encodings of one call and copies their arrays in. */
   function attentionSpec(f: Frame, o: Record<string, unknown>, shape: {
     heads: number; kvHeads: number; queryLength: number; keyLength: number; headDim: number;
-  }): { spec: AttentionSpec; weights: boolean } {
+  }): { spec: AttentionWire; weights: boolean } {
     const { heads, queryLength: Tq, keyLength: Tk, headDim: D } = shape;
     const causal = optBool('causal', o.causal, true);
-    const spec: AttentionSpec = {
-      ...shape, scale: optNum('scale', o.scale, 0, { gt: 0 }), causal,
+    const spec: AttentionWire = {
+      ...defaultAttention(m), ...shape, scale: optNum('scale', o.scale, 0, { gt: 0 }), causal,
       queryOffset: optInt('queryOffset', o.queryOffset, -1, 0, 1 << 24),
       window: optInt('window', o.window, 0, 1, 1 << 24),
-      keyMask: 0, alibiSlopes: 0, t5Table: 0, t5Buckets: 32, t5MaxDistance: 128, t5Bidirectional: !causal,
-      shawK: 0, shawV: 0, shawClip: 0, bias: 0, rope: false, ropeLayout: 0, qPositions: 0, kPositions: 0,
-      positionsFromMask: false, xpos: false, xposScaleBase: 512, weights: 0,
+      t5Bidirectional: !causal,
     };
     if (o.queryOffset === undefined && Tq > Tk) {
       throw new RangeError(`queryLength (${Tq}) must not exceed keyLength (${Tk}) unless queryOffset is given`);
@@ -49,7 +56,7 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
     if (o.alibi !== undefined && o.alibi !== false) {
       if (o.alibi === true) {
         spec.alibiSlopes = f.alloc(heads * 4);
-        h.check(h.m.alibiSlopes(heads, 0, spec.alibiSlopes));
+        h.check(m.alibiSlopes(heads, 0, spec.alibiSlopes));
       } else {
         const a = requireObject('alibi', o.alibi);
         if (a.slopes !== undefined) {
@@ -59,7 +66,7 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
         } else {
           const variant = a.variant === undefined ? 'paper' : oneOf('alibi.variant', a.variant, ALIBI_VARIANTS);
           spec.alibiSlopes = f.alloc(heads * 4);
-          h.check(h.m.alibiSlopes(heads, ALIBI_VARIANTS.indexOf(variant), spec.alibiSlopes));
+          h.check(m.alibiSlopes(heads, ALIBI_VARIANTS.indexOf(variant), spec.alibiSlopes));
         }
       }
     }
@@ -91,7 +98,7 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
     }
     return { spec, weights };
   }
-  function finishAttention(spec: AttentionSpec, out: number, weights: boolean): AttentionResult {
+  function finishAttention(spec: AttentionWire, out: number, weights: boolean): AttentionResult {
     const res: AttentionResult = { out: h.readF32(out, spec.heads * spec.queryLength * spec.headDim) };
     if (weights) res.weights = h.readF32(spec.weights, spec.heads * spec.queryLength * spec.keyLength);
     return res;
@@ -110,22 +117,18 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
     const v = h.tensor('v', o.v, [['kvHeads', kvHeads], ['keyLength', Tk], ['headDim', D]]);
     return h.call((f) => {
       const { spec, weights } = attentionSpec(f, o, { heads, kvHeads, queryLength: Tq, keyLength: Tk, headDim: D });
-      const r = attentionRope(f, o.rope, D);
+      const r = attentionRope(m, o.rope, D, spec.rope);
       if (o.rope !== undefined) {
         const ro = o.rope as AttentionRopeOptions;
-        spec.rope = true;
-        spec.ropeLayout = r.layout;
-        spec.xpos = r.xpos;
-        spec.xposScaleBase = r.xposBase;
-        if (ro.queryPositions !== undefined) spec.qPositions = f.i32(h.own(i32('rope.queryPositions', ro.queryPositions, Tq, 'queryLength')));
-        if (ro.keyPositions !== undefined) spec.kPositions = f.i32(h.own(i32('rope.keyPositions', ro.keyPositions, Tk, 'keyLength')));
-        spec.positionsFromMask = optBool('rope.positionsFromPadding', ro.positionsFromPadding, false);
-        if (spec.positionsFromMask && spec.keyMask === 0) {
+        if (ro.queryPositions !== undefined) r.queryPositions = f.i32(h.own(i32('rope.queryPositions', ro.queryPositions, Tq, 'queryLength')));
+        if (ro.keyPositions !== undefined) r.keyPositions = f.i32(h.own(i32('rope.keyPositions', ro.keyPositions, Tk, 'keyLength')));
+        r.positionsFromPadding = optBool('rope.positionsFromPadding', ro.positionsFromPadding, false);
+        if (r.positionsFromPadding && spec.keyMask === 0) {
           throw new TypeError('rope.positionsFromPadding needs keyPadding');
         }
       }
       const out = f.alloc(q.length * 4);
-      h.check(h.m.attention(spec, r.spec, f.f32(q), f.f32(k), f.f32(v), out));
+      h.check(m.attention(spec, f.f32(q), f.f32(k), f.f32(v), out));
       return finishAttention(spec, out, weights);
     });
   }
@@ -138,16 +141,12 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
       const o = requireObject('options', options);
       const kvHeads = int('kvHeads', o.kvHeads, 1, 65536);
       const headDim = int('headDim', o.headDim, 1, 65536);
-      const raw = h.call((f) => {
-        const r = attentionRope(f, o.rope, headDim);
-        const c = new m.KvCache(kvHeads, headDim, o.rope !== undefined, r.spec, r.layout, r.xpos, r.xposBase);
-        const err = c.error();
-        if (err !== '') {
-          c.delete();
-          throw new RangeError(err);
-        }
-        return c;
-      });
+      const raw = new m.KvCache(kvHeads, headDim, attentionRope(m, o.rope, headDim, defaultAttention(m).rope));
+      const err = raw.error();
+      if (err !== '') {
+        raw.delete();
+        throw new RangeError(err);
+      }
       super(raw, 'KvCache', 'cache');
       this.#kvHeads = kvHeads;
       this.#headDim = headDim;

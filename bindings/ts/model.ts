@@ -25,9 +25,9 @@ import type {
   TrainOptions,
   TrainProgress,
 } from './types.js';
-import { Owner, type Frame, type Heap } from './heap.js';
+import { Owner, type Heap } from './heap.js';
 import { ENCODINGS, POSITION_BUGS as BUGS, TASKS } from './names.js';
-import type { RawTinyModel, RawTrainer, RopeSpec, TrainSpec } from './raw.js';
+import type { ModelConfigWire, RawTinyModel, RawTrainer, RopeConfigWire, RopeScalingWire, TrainSpec } from './raw.js';
 import { ropeSpec } from './rope.js';
 import { i32, int, num, oneOf, optBool, optInt, optNum, requireObject } from './validate.js';
 
@@ -35,38 +35,34 @@ import { i32, int, num, oneOf, optBool, optInt, optNum, requireObject } from './
 const bugOption = (v: unknown): PositionBug => (v === undefined ? 'none' : oneOf('bug', v, BUGS));
 
 /**
- * The metadata's `rope_scaling` (JSON, Hugging Face key names, every scalar
- * written by the core) as a frozen RopeScaling with the keys of its type,
- * which passed back as `scaling` gives the same rotation.
+ * A RopeScaling value object as the public RopeScaling of its type (only
+ * that type's keys; attentionFactor only when given), frozen: passed back
+ * as `scaling`, it gives the same rotation.
  */
-function parseScaling(json: string): RopeScaling {
-  const j = JSON.parse(json) as Record<string, unknown>;
-  const n = (k: string): number => j[k] as number;
-  const factor = n('factor');
-  const original = n('original_max_position_embeddings');
-  const attention = j.attention_factor === undefined ? {} : { attentionFactor: n('attention_factor') };
-  const list = (k: string): number[] => j[k] as number[];
+function publicScaling(w: RopeScalingWire): RopeScaling {
+  const { factor, originalMaxPositionEmbeddings: original } = w;
+  const attention = Number.isNaN(w.attentionFactor) ? {} : { attentionFactor: w.attentionFactor };
   let s: RopeScaling;
-  switch (j.rope_type as RopeScaling['type']) {
+  switch (w.type as RopeScaling['type']) {
     case 'linear': s = { type: 'linear', factor }; break;
     case 'ntk': s = { type: 'ntk', factor }; break;
-    case 'dynamic': s = { type: 'dynamic', factor, maxPositionEmbeddings: n('max_position_embeddings') }; break;
+    case 'dynamic': s = { type: 'dynamic', factor, maxPositionEmbeddings: w.maxPositionEmbeddings }; break;
     case 'yarn':
       s = {
-        type: 'yarn', factor, originalMaxPositionEmbeddings: original, betaFast: n('beta_fast'), betaSlow: n('beta_slow'),
-        truncate: j.truncate as boolean, mscale: n('mscale'), mscaleAllDim: n('mscale_all_dim'), ...attention,
+        type: 'yarn', factor, originalMaxPositionEmbeddings: original, betaFast: w.betaFast, betaSlow: w.betaSlow,
+        truncate: w.truncate, mscale: w.mscale, mscaleAllDim: w.mscaleAllDim, ...attention,
       };
       break;
     case 'longrope':
       s = {
         type: 'longrope', factor, originalMaxPositionEmbeddings: original,
-        shortFactor: Object.freeze(list('short_factor')), longFactor: Object.freeze(list('long_factor')), ...attention,
+        shortFactor: Object.freeze(Array.from(w.shortFactor)), longFactor: Object.freeze(Array.from(w.longFactor)), ...attention,
       };
       break;
     case 'llama3':
       s = {
         type: 'llama3', factor, originalMaxPositionEmbeddings: original,
-        lowFreqFactor: n('low_freq_factor'), highFreqFactor: n('high_freq_factor'),
+        lowFreqFactor: w.lowFreqFactor, highFreqFactor: w.highFreqFactor,
       };
       break;
     default: s = { type: 'default' };
@@ -74,33 +70,13 @@ function parseScaling(json: string): RopeScaling {
   return Object.freeze(s);
 }
 
-function parseConfig(text: string): TinyModelConfig {
-  const kv = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    const eq = line.indexOf('=');
-    if (eq > 0) kv.set(line.slice(0, eq), line.slice(eq + 1));
-  }
-  const n = (k: string): number => Number(kv.get(k));
+/** The ModelConfig value object as the public TinyModelConfig (ropeScaling only when the model has one). */
+function publicConfig(w: ModelConfigWire): TinyModelConfig {
+  const { ropeScaling, encoding, ...rest } = w;
   return {
-    task: kv.get('task') ?? '',
-    encoding: (kv.get('encoding') ?? 'nope') as EncodingName,
-    causal: kv.get('causal') === 'true',
-    vocab: n('vocab'),
-    dModel: n('d_model'),
-    heads: n('heads'),
-    layers: n('layers'),
-    dFf: n('d_ff'),
-    numClasses: n('num_classes'),
-    maxLen: n('max_len'),
-    trainLen: n('train_len'),
-    rotaryDim: n('rotary_dim'),
-    ropeBase: n('rope_base'),
-    xposScaleBase: n('xpos_scale_base'),
-    sinusoidalBase: n('sinusoidal_base'),
-    t5Buckets: n('t5_buckets'),
-    t5MaxDistance: n('t5_max_distance'),
-    shawClip: n('shaw_clip'),
-    ...(kv.has('rope_scaling') ? { ropeScaling: parseScaling(kv.get('rope_scaling') as string) } : {}),
+    ...rest,
+    encoding: encoding as EncodingName,
+    ...(ropeScaling.type === 'default' ? {} : { ropeScaling: publicScaling(ropeScaling) }),
   };
 }
 
@@ -124,7 +100,7 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
         throw new RangeError(err);
       }
       super(h, 'TinyModel', 'model');
-      this.config = Object.freeze(parseConfig(h.config()));
+      this.config = Object.freeze(publicConfig(h.config()));
       this.vocab = Object.freeze(lines(h.vocab()));
       this.classes = Object.freeze(lines(h.classes()));
       this.#ids = new Map(this.vocab.map((w, i) => [w, i]));
@@ -135,15 +111,15 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
       return Owner.handleOf(model, TinyModelImpl, name, 'a TinyModel of this module (from loadModel, train or continueTraining)');
     }
 
-    /** scaling -> [hasScaling, RopeSpec] for the model's rotary settings. */
-    #scaling(f: Frame, scaling: unknown): [number, RopeSpec] {
+    /** scaling -> [hasScaling, RopeConfigWire] for the model's rotary settings. */
+    #scaling(scaling: unknown): [number, RopeConfigWire] {
       const c = this.config;
       const base = { headDim: c.dModel / c.heads, rotaryDim: c.rotaryDim || undefined, base: c.ropeBase };
-      if (scaling === undefined) return [0, ropeSpec(f, base).spec];
+      if (scaling === undefined) return [0, ropeSpec(m, base).spec];
       if (c.encoding !== 'rope' && c.encoding !== 'xpos') {
         throw new TypeError(`scaling applies to RoPE and xPos models; this model uses '${c.encoding}'`);
       }
-      return [1, ropeSpec(f, { ...base, scaling: scaling as RopeScaling }).spec];
+      return [1, ropeSpec(m, { ...base, scaling: scaling as RopeScaling }).spec];
     }
 
     #tokens(name: string, tokens: unknown): Int32Array {
@@ -198,7 +174,7 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
         throw new RangeError(`attentionMaps for ${T} tokens need ${nMaps * 4} bytes (layers * heads * T * T floats); limit 2^30`);
       }
       return heap.call((f) => {
-        const [has, spec] = this.#scaling(f, o.scaling);
+        const [has, spec] = this.#scaling(o.scaling);
         const pt = f.i32(t);
         const pl = f.alloc(nLogits * 4);
         const pm = maps ? f.alloc(nMaps * 4) : 0;
@@ -219,7 +195,7 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
       const bug = bugOption(o.bug);
       const cache = optBool('cache', o.cache, true);
       return heap.call((f) => {
-        const [has, spec] = this.#scaling(f, o.scaling);
+        const [has, spec] = this.#scaling(o.scaling);
         const pt = f.i32(t);
         const out = f.alloc(Math.max(maxNew, 1) * 4);
         check(h.generate(pt, t.length, maxNew, temperature, seed, has, spec, bug, cache, out));
@@ -238,7 +214,7 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
       const seed = optInt('seed', o.seed, 12345, 0);
       const bug = bugOption(o.bug);
       return lengths.map((L) => heap.call((f) => {
-        const [has, spec] = this.#scaling(f, o.scaling);
+        const [has, spec] = this.#scaling(o.scaling);
         const out = f.alloc((3 + L) * 8);
         check(h.evaluate(L, examples, seed, has, spec, bug, out));
         const r = heap.readF64(out, 3 + L);
@@ -353,11 +329,9 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
       throw new TypeError(`scaling applies to RoPE and xPos models; this model uses '${mc.encoding}'`);
     }
     const base = { headDim: mc.dModel / mc.heads, rotaryDim: mc.rotaryDim || undefined, base: mc.ropeBase };
-    const t = heap.call((f) => {
-      const has = c.scaling === undefined ? 0 : 1;
-      const { spec: scaling } = ropeSpec(f, has ? { ...base, scaling: c.scaling } : base);
-      return new m.Trainer(spec, h, has, scaling);
-    });
+    const has = c.scaling === undefined ? 0 : 1;
+    const { spec: scaling } = ropeSpec(m, has ? { ...base, scaling: c.scaling } : base);
+    const t = new m.Trainer(spec, h, has, scaling);
     return run(t, steps, o);
   }
 

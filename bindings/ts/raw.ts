@@ -5,31 +5,45 @@
  * returns '' or the core's error message. Only heap.ts and the modules it
  * serves (rope.ts, attention.ts, encodings.ts, model.ts) use it.
  */
+import type { RopeScaling, TinyModelConfig } from './types.js';
 
-/** The value object `RopeSpec` (RoPE frequencies; addresses 0 = absent). */
-export interface RopeSpec {
+/** Every key of every member of a union. */
+type KeysOfUnion<T> = T extends unknown ? keyof T : never;
+/** The type of key K in the members of union T that have it. */
+type ValueIn<T, K extends PropertyKey> = T extends unknown ? (K extends keyof T ? T[K] : never) : never;
+
+/**
+ * The value object `RopeScaling` (src/ops/rope_frequencies.h,
+ * POSENC_ROPE_SCALING_FIELDS): every field of every public `RopeScaling`
+ * variant, all present; `type` as its name, `attentionFactor` NaN when
+ * absent. tests/ts/contract.test.ts checks it against the C++ list.
+ */
+export type RopeScalingWire = {
+  [K in KeysOfUnion<RopeScaling>]-?: K extends 'type' ? string : Exclude<ValueIn<RopeScaling, K>, undefined>;
+};
+
+/** The value object `RopeFrequencyConfig` (POSENC_ROPE_CONFIG_FIELDS). */
+export interface RopeConfigWire {
   headDim: number;
   rotaryDim: number;
   base: number;
-  scaling: string;
-  factor: number;
-  originalMaxPositionEmbeddings: number;
-  maxPositionEmbeddings: number;
-  betaFast: number;
-  betaSlow: number;
-  truncate: boolean;
-  mscale: number;
-  mscaleAllDim: number;
-  attentionFactor: number;
-  lowFreqFactor: number;
-  highFreqFactor: number;
-  shortFactor: number;
-  longFactor: number;
-  factorLength: number;
+  scaling: RopeScalingWire;
 }
 
-/** The value object `AttentionSpec` (addresses 0 = absent). */
-export interface AttentionSpec {
+/** The value object `AttentionRope` (src/ops/attention.h, POSENC_ATTENTION_ROPE_FIELDS; addresses 0 = absent). */
+export interface AttentionRopeWire {
+  enabled: boolean;
+  freq: RopeConfigWire;
+  layout: string;
+  queryPositions: number;
+  keyPositions: number;
+  positionsFromPadding: boolean;
+  xpos: boolean;
+  xposScaleBase: number;
+}
+
+/** The value object `AttentionOptions` (POSENC_ATTENTION_FIELDS; addresses 0 = absent). */
+export interface AttentionWire {
   heads: number;
   kvHeads: number;
   queryLength: number;
@@ -49,15 +63,12 @@ export interface AttentionSpec {
   shawV: number;
   shawClip: number;
   bias: number;
-  rope: boolean;
-  ropeLayout: number;
-  qPositions: number;
-  kPositions: number;
-  positionsFromMask: boolean;
-  xpos: boolean;
-  xposScaleBase: number;
+  rope: AttentionRopeWire;
   weights: number;
 }
+
+/** The value object `ModelConfig` (src/model/config.h, POSENC_MODEL_CONFIG_FIELDS): the public TinyModelConfig with every field present. */
+export type ModelConfigWire = Omit<TinyModelConfig, 'encoding' | 'ropeScaling'> & { encoding: string; ropeScaling: RopeScalingWire };
 
 /** The value object `TrainSpec`. */
 export interface TrainSpec {
@@ -84,7 +95,7 @@ export interface RawHandle {
 export interface RawKvCache extends RawHandle {
   error(): string;
   append(k: number, v: number, n: number, positions: number): string;
-  attend(spec: AttentionSpec, q: number, qPositions: number, out: number): string;
+  attend(options: AttentionWire, q: number, qPositions: number, out: number): string;
   shift(delta: number): string;
   length(): number;
 }
@@ -92,15 +103,15 @@ export interface RawKvCache extends RawHandle {
 /** The Embind `TinyModel` handle. */
 export interface RawTinyModel extends RawHandle {
   error(): string;
-  config(): string;
+  config(): ModelConfigWire;
   vocab(): string;
   classes(): string;
-  forward(tokens: number, T: number, logits: number, maps: number, hasScaling: number, scaling: RopeSpec, bug: string): string;
+  forward(tokens: number, T: number, logits: number, maps: number, hasScaling: number, scaling: RopeConfigWire, bug: string): string;
   generate(
     prompt: number, n: number, maxNew: number, temperature: number, seed: number,
-    hasScaling: number, scaling: RopeSpec, bug: string, cache: boolean, out: number,
+    hasScaling: number, scaling: RopeConfigWire, bug: string, cache: boolean, out: number,
   ): string;
-  evaluate(length: number, count: number, seed: number, hasScaling: number, scaling: RopeSpec, bug: string, out: number): string;
+  evaluate(length: number, count: number, seed: number, hasScaling: number, scaling: RopeConfigWire, bug: string, out: number): string;
   saveSize(): number;
   saveInto(ptr: number): void;
 }
@@ -115,7 +126,7 @@ export interface RawTrainer extends RawHandle {
 /** The Embind `Trainer` class: fresh training, or continued training of a model (with a scaling when hasScaling). */
 export interface RawTrainerClass {
   new (spec: TrainSpec): RawTrainer;
-  new (spec: TrainSpec, init: RawTinyModel, hasScaling: number, scaling: RopeSpec): RawTrainer;
+  new (spec: TrainSpec, init: RawTinyModel, hasScaling: number, scaling: RopeConfigWire): RawTrainer;
 }
 
 /** What the Emscripten module exposes. */
@@ -126,9 +137,9 @@ export interface RawModule {
   HEAPF64: Float64Array;
   _malloc(bytes: number): number;
   _free(ptr: number): void;
-  ropeFrequencies(spec: RopeSpec, seqLen: number, outFreq: number, outFactor: number): string;
+  ropeFrequencies(spec: RopeConfigWire, seqLen: number, outFreq: number, outFactor: number): string;
   ropeApply(
-    spec: RopeSpec, layout: number, x: number, xLen: number, out: number, heads: number, seqLen: number,
+    spec: RopeConfigWire, layout: number, x: number, xLen: number, out: number, heads: number, seqLen: number,
     positions: number, offset: number, pureRotation: boolean, xpos: boolean, xposScaleBase: number,
     xposCenter: number, xposKey: boolean, contextLength: number,
   ): string;
@@ -142,13 +153,19 @@ export interface RawModule {
   shawValues(probs: number, v: number, tableV: number, Q: number, K: number, D: number, clip: number, out: number): string;
   learnedPositions(table: number, maxLength: number, dim: number, positions: number, T: number, out: number): string;
   xposScales(positions: number, T: number, rotaryDim: number, scaleBase: number, center: number, key: boolean, out: number): string;
-  attention(spec: AttentionSpec, rope: RopeSpec, q: number, k: number, v: number, out: number): string;
-  KvCache: new (kvHeads: number, headDim: number, rope: boolean, spec: RopeSpec, layout: number, xpos: boolean, xposScaleBase: number) => RawKvCache;
+  attention(options: AttentionWire, q: number, k: number, v: number, out: number): string;
+  KvCache: new (kvHeads: number, headDim: number, rope: AttentionRopeWire) => RawKvCache;
   TinyModel: new (bytes: number, n: number) => RawTinyModel;
   Trainer: RawTrainerClass;
   sampleTask(task: string, length: number, seed: number, cap: number, tokens: number, targets: number, count: number): string;
   taskReference(task: string, out: number): string;
   target(): string;
+  /** The fields of a struct crossing the boundary: 'jsName jsType' lines ('' for an unknown struct). */
+  contract(struct: string): string;
+  /** A RoPE configuration with every field at its C++ default. */
+  defaultRopeConfig(): RopeConfigWire;
+  /** Attention options with every field at its C++ default. */
+  defaultAttention(): AttentionWire;
   /** One of the name tables of the C++ enums, one name per line ('' for an unknown list). */
   names(list: string): string;
   benchRope(H: number, T: number, d: number, layout: number, iters: number): void;

@@ -2,9 +2,9 @@
  * RoPE: frequencies, rotation and re-rotation, and the RopeSpec value object
  * that attention, the KV cache and the tiny models share.
  */
-import type { Heap, Frame } from './heap.js';
+import type { Heap } from './heap.js';
 import { ROPE_LAYOUTS, ROPE_SCALINGS } from './names.js';
-import type { RopeSpec } from './raw.js';
+import type { AttentionRopeWire, RawModule, RopeConfigWire } from './raw.js';
 import type { ApplyRopeOptions, Posenc, RerotateOptions, RopeFrequencies, RopeFrequencyOptions, RopeScaling } from './types.js';
 import { i32, int, num, oneOf, optBool, optInt, optNum, requireObject } from './validate.js';
 
@@ -14,17 +14,17 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const scalingsMatch: Same<RopeScaling['type'], (typeof ROPE_SCALINGS)[number]> = true;
 void scalingsMatch;
 
-/** Default frequencies, not validated (callers check the dims). */
-export function defaultRopeSpec(headDim: number, rotaryDim: number, base: number): RopeSpec {
-  return {
-    headDim, rotaryDim, base, scaling: 'default', factor: 1, originalMaxPositionEmbeddings: 0,
-    maxPositionEmbeddings: 0, betaFast: 32, betaSlow: 1, truncate: true, mscale: 0, mscaleAllDim: 0,
-    attentionFactor: NaN, lowFreqFactor: 1, highFreqFactor: 4, shortFactor: 0, longFactor: 0, factorLength: 0,
-  };
+const defaults = new WeakMap<RawModule, RopeConfigWire>();
+
+/** A RoPE configuration at the C++ defaults (the module's, read once), with these dims and base; not validated. */
+export function defaultRopeSpec(m: RawModule, headDim: number, rotaryDim: number, base: number): RopeConfigWire {
+  let d = defaults.get(m);
+  if (d === undefined) defaults.set(m, (d = m.defaultRopeConfig()));
+  return { ...d, headDim, rotaryDim, base, scaling: { ...d.scaling } };
 }
 
-/** Validates the frequency options and builds the RopeSpec (factor lists copied into `f`). */
-export function ropeSpec(f: Frame, o: Record<string, unknown>): { spec: RopeSpec; rotaryDim: number } {
+/** Validates the frequency options and builds the RopeFrequencyConfig value object. */
+export function ropeSpec(m: RawModule, o: Record<string, unknown>): { spec: RopeConfigWire; rotaryDim: number } {
   const headDim = int('headDim', o.headDim, 1);
   const rotaryDim = optInt('rotaryDim', o.rotaryDim, headDim, 2);
   if (rotaryDim > headDim) throw new RangeError(`rotaryDim (${rotaryDim}) must not exceed headDim (${headDim})`);
@@ -35,33 +35,34 @@ export function ropeSpec(f: Frame, o: Record<string, unknown>): { spec: RopeSpec
         : `rotaryDim must be even (RoPE rotates pairs), got ${rotaryDim}`,
     );
   }
-  const spec = defaultRopeSpec(headDim, rotaryDim, optNum('base', o.base, 10000, { gt: 1 }));
+  const spec = defaultRopeSpec(m, headDim, rotaryDim, optNum('base', o.base, 10000, { gt: 1 }));
+  const w = spec.scaling;
   if (o.scaling === undefined) return { spec, rotaryDim };
   const s = requireObject('scaling', o.scaling);
   const type = oneOf('scaling.type', s.type, ROPE_SCALINGS);
-  spec.scaling = type;
+  w.type = type;
   if (type === 'default') return { spec, rotaryDim };
   const required = (key: string): unknown => {
     if (s[key] === undefined) throw new TypeError(`scaling.${key} is required for scaling type '${type}'`);
     return s[key];
   };
-  spec.factor = num('scaling.factor', required('factor'), { gt: 0 });
+  w.factor = num('scaling.factor', required('factor'), { gt: 0 });
   if (type === 'dynamic') {
-    spec.maxPositionEmbeddings = int('scaling.maxPositionEmbeddings', required('maxPositionEmbeddings'), 1);
+    w.maxPositionEmbeddings = int('scaling.maxPositionEmbeddings', required('maxPositionEmbeddings'), 1);
   }
   if (type === 'yarn' || type === 'longrope' || type === 'llama3') {
-    spec.originalMaxPositionEmbeddings = int(
+    w.originalMaxPositionEmbeddings = int(
       'scaling.originalMaxPositionEmbeddings', required('originalMaxPositionEmbeddings'), 1);
   }
   if (type === 'yarn') {
-    spec.betaFast = optNum('scaling.betaFast', s.betaFast, 32, { gt: 0 });
-    spec.betaSlow = optNum('scaling.betaSlow', s.betaSlow, 1, { gt: 0 });
-    spec.truncate = optBool('scaling.truncate', s.truncate, true);
-    spec.mscale = optNum('scaling.mscale', s.mscale, 0, { ge: 0 });
-    spec.mscaleAllDim = optNum('scaling.mscaleAllDim', s.mscaleAllDim, 0, { ge: 0 });
+    w.betaFast = optNum('scaling.betaFast', s.betaFast, 32, { gt: 0 });
+    w.betaSlow = optNum('scaling.betaSlow', s.betaSlow, 1, { gt: 0 });
+    w.truncate = optBool('scaling.truncate', s.truncate, true);
+    w.mscale = optNum('scaling.mscale', s.mscale, 0, { ge: 0 });
+    w.mscaleAllDim = optNum('scaling.mscaleAllDim', s.mscaleAllDim, 0, { ge: 0 });
   }
   if (type === 'yarn' || type === 'longrope') {
-    spec.attentionFactor = optNum('scaling.attentionFactor', s.attentionFactor, NaN, { gt: 0 });
+    w.attentionFactor = optNum('scaling.attentionFactor', s.attentionFactor, NaN, { gt: 0 });
   }
   if (type === 'longrope') {
     const lists: Array<['shortFactor' | 'longFactor', unknown]> = [
@@ -77,31 +78,56 @@ export function ropeSpec(f: Frame, o: Record<string, unknown>): { spec: RopeSpec
         throw new RangeError(`scaling.${key} must have rotaryDim/2 = ${rotaryDim / 2} values, got ${a.length}`);
       }
       for (let i = 0; i < a.length; i++) num(`scaling.${key}[${i}]`, a[i], { gt: 0 });
-      spec[key] = f.f64(a);
+      w[key] = a;
     }
-    spec.factorLength = rotaryDim / 2;
   }
   if (type === 'llama3') {
-    spec.lowFreqFactor = num('scaling.lowFreqFactor', required('lowFreqFactor'), { gt: 0 });
-    spec.highFreqFactor = num('scaling.highFreqFactor', required('highFreqFactor'), { gt: 0 });
-    if (!(spec.highFreqFactor > spec.lowFreqFactor)) {
+    w.lowFreqFactor = num('scaling.lowFreqFactor', required('lowFreqFactor'), { gt: 0 });
+    w.highFreqFactor = num('scaling.highFreqFactor', required('highFreqFactor'), { gt: 0 });
+    if (!(w.highFreqFactor > w.lowFreqFactor)) {
       throw new RangeError(
-        `scaling.highFreqFactor (${spec.highFreqFactor}) must be greater than scaling.lowFreqFactor (${spec.lowFreqFactor})`);
+        `scaling.highFreqFactor (${w.highFreqFactor}) must be greater than scaling.lowFreqFactor (${w.lowFreqFactor})`);
     }
+  }
+  // Any other field of the C++ list the caller gave (one the checks above
+  // do not know yet) crosses too, checked for its JS type: a field added to
+  // the list and to the public type is never dropped silently.
+  const wire = w as unknown as Record<string, unknown>;
+  for (const key of Object.keys(wire)) {
+    const v = s[key];
+    if (key === 'type' || v === undefined || handled.has(key)) continue;
+    const d = wire[key];
+    if (typeof d === 'number') wire[key] = num(`scaling.${key}`, v);
+    else if (typeof d === 'boolean') wire[key] = optBool(`scaling.${key}`, v, d);
+    else throw new TypeError(`scaling.${key}: fields of this kind must be checked in rope.ts`);
   }
   return { spec, rotaryDim };
 }
 
-/** The `rope` option of an attention call or a KV cache (defaults when absent). */
-export function attentionRope(f: Frame, r: unknown, headDim: number): { spec: RopeSpec; layout: number; xposBase: number; xpos: boolean } {
-  // Without RoPE the core ignores the spec: any head dim (odd too) is fine.
-  if (r === undefined) return { spec: defaultRopeSpec(headDim, headDim, 10000), layout: 0, xposBase: 512, xpos: false };
+/** The scaling fields the checks of ropeSpec handle one by one. */
+const handled: ReadonlySet<string> = new Set([
+  'factor', 'maxPositionEmbeddings', 'originalMaxPositionEmbeddings', 'betaFast', 'betaSlow', 'truncate', 'mscale',
+  'mscaleAllDim', 'attentionFactor', 'shortFactor', 'longFactor', 'lowFreqFactor', 'highFreqFactor',
+]);
+
+/**
+ * The `rope` option of an attention call or a KV cache into `wire` (the
+ * C++ defaults): rotation, layout, frequencies and xPos; positions are the
+ * caller's.
+ */
+export function attentionRope(m: RawModule, r: unknown, headDim: number, wire: AttentionRopeWire): AttentionRopeWire {
+  // Without RoPE the core ignores freq: any head dim (odd too) is fine.
+  wire.freq = defaultRopeSpec(m, headDim, headDim, 10000);
+  if (r === undefined) return wire;
   const o = requireObject('rope', r);
-  const layout = ROPE_LAYOUTS.indexOf(oneOf('rope.layout', o.layout, ROPE_LAYOUTS));
-  const { spec } = ropeSpec(f, { headDim, rotaryDim: o.rotaryDim, base: o.base, scaling: o.scaling });
-  let xposBase = 512;
-  if (o.xpos !== undefined) xposBase = optNum('rope.xpos.scaleBase', requireObject('rope.xpos', o.xpos).scaleBase, 512, { gt: 0 });
-  return { spec, layout, xposBase, xpos: o.xpos !== undefined };
+  wire.enabled = true;
+  wire.layout = oneOf('rope.layout', o.layout, ROPE_LAYOUTS);
+  wire.freq = ropeSpec(m, { headDim, rotaryDim: o.rotaryDim, base: o.base, scaling: o.scaling }).spec;
+  if (o.xpos !== undefined) {
+    wire.xpos = true;
+    wire.xposScaleBase = optNum('rope.xpos.scaleBase', requireObject('rope.xpos', o.xpos).scaleBase, 512, { gt: 0 });
+  }
+  return wire;
 }
 
 /** `contextLength`: an integer (its range is checked in C++); omitted = -1, derived. */
@@ -124,7 +150,7 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
     const layout = oneOf('layout', o.layout, ROPE_LAYOUTS);
     const contextLength = optContextLength(o.contextLength);
     return h.call((f) => {
-      const { spec } = ropeSpec(f, o);
+      const { spec } = ropeSpec(m, o);
       const x = h.tensor('x', xIn, [['heads', heads], ['seqLen', seqLen], ['headDim', spec.headDim]]);
       const n = x.length;
       let positions = 0;
@@ -164,7 +190,7 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
       const o = requireObject('options', options);
       const seqLen = optInt('seqLen', o.seqLen, 0, 0);
       return h.call((f) => {
-        const { spec, rotaryDim } = ropeSpec(f, o);
+        const { spec, rotaryDim } = ropeSpec(m, o);
         const out = f.alloc((rotaryDim / 2) * 4);
         const factor = f.alloc(8);
         h.check(m.ropeFrequencies(spec, seqLen, out, factor));

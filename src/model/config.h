@@ -15,38 +15,43 @@
 
 namespace posenc {
 
+// The fields, as a list (ops/fields.h): the page reads a model's config
+// through it. JS names as in TinyModelConfig.
+#define POSENC_MODEL_CONFIG_FIELDS(X)                                        \
+  X(std::string, task, task, Plain, {}) /* what it was trained on */         \
+  X(Encoding, encoding, encoding, EnumName, Encoding::kRope)                 \
+  /* true: causal LM, logits [T, vocab]; false: bidirectional encoder,  */   \
+  /* mean pooled, logits [num_classes] */                                    \
+  X(bool, causal, causal, Plain, true)                                       \
+  X(int, vocab, vocab, Plain, 0)                                             \
+  X(int, d_model, dModel, Plain, 64)                                         \
+  X(int, heads, heads, Plain, 4)                                             \
+  X(int, layers, layers, Plain, 2)                                           \
+  X(int, d_ff, dFf, Plain, 256)                                              \
+  X(int, num_classes, numClasses, Plain, 0)                                  \
+  /* Rows of the learned position table (learned only: longer inputs  */     \
+  /* are an error), and the training length recorded for the page */         \
+  X(int, max_len, maxLen, Plain, 64)                                         \
+  X(int, train_len, trainLen, Plain, 64)                                     \
+  /* RoPE and xPos: rotary dims (0 = head dim) and base; xPos decay base */  \
+  X(int, rotary_dim, rotaryDim, Plain, 0)                                    \
+  X(double, rope_base, ropeBase, Plain, 10000.0)                             \
+  X(double, xpos_scale_base, xposScaleBase, Plain, 512.0)                    \
+  /* Sinusoidal absolute embedding base */                                   \
+  X(double, sinusoidal_base, sinusoidalBase, Plain, 10000.0)                 \
+  /* T5 relative bias (one table shared by all layers, like T5) */           \
+  X(int, t5_buckets, t5Buckets, Plain, 32)                                   \
+  X(int, t5_max_distance, t5MaxDistance, Plain, 128)                         \
+  /* Shaw relative keys and values: clip distance k (tables [2k+1, head]) */ \
+  X(int, shaw_clip, shawClip, Plain, 16)                                     \
+  /* RoPE and xPos: the context extension the model was (continued-) */      \
+  /* trained with (default: none). Inference applies it unless the     */    \
+  /* caller passes a scaling, which then replaces it. Stored in the    */    \
+  /* metadata as "rope_scaling" (JSON, Hugging Face key names).        */    \
+  X(RopeScaling, rope_scaling, ropeScaling, Plain, {})
+
 struct ModelConfig {
-  int vocab = 0;
-  int d_model = 64;
-  int heads = 4;
-  int layers = 2;
-  int d_ff = 256;
-  Encoding encoding = Encoding::kRope;
-  // true: causal LM, logits [T, vocab]; false: bidirectional encoder, mean
-  // pooled, logits [num_classes].
-  bool causal = true;
-  int num_classes = 0;
-  // Rows of the learned position table (learned only: longer inputs are an
-  // error), and the training length recorded for the page.
-  int max_len = 64;
-  int train_len = 64;
-  // RoPE and xPos: rotary dims (0 = head dim) and base; xPos decay base.
-  int rotary_dim = 0;
-  double rope_base = 10000.0;
-  double xpos_scale_base = 512.0;
-  // Sinusoidal absolute embedding base.
-  double sinusoidal_base = 10000.0;
-  // T5 relative bias (one table shared by all layers, like T5).
-  int t5_buckets = 32;
-  int t5_max_distance = 128;
-  // Shaw relative keys and values: clip distance k (tables [2k+1, head]).
-  int shaw_clip = 16;
-  // RoPE and xPos: the context extension the model was (continued-)trained
-  // with (default: none). Inference applies it unless the caller passes a
-  // scaling, which then replaces it. Stored in the metadata as
-  // "rope_scaling" (JSON, Hugging Face key names) when not default.
-  RopeScaling rope_scaling;
-  std::string task;  // metadata: what it was trained on
+  POSENC_MODEL_CONFIG_FIELDS(POSENC_DECLARE_FIELD)
 
   int head_dim() const { return heads > 0 ? d_model / heads : 0; }
   // The RoPE frequency config with the model's own scaling, or with another

@@ -106,6 +106,7 @@ Status ValidateAttention(const AttentionOptions& o) {
       return Status::Invalid(StrCat("rope headDim (", o.rope.freq.head_dim,
                                     ") must equal headDim (", D, ")"));
     }
+    POSENC_RETURN_IF_ERROR(ValidateRopeLayout(o.rope.layout));
     POSENC_RETURN_IF_ERROR(ValidateRopeConfig(o.rope.freq));
     if (o.rope.rotate_k && o.k_head_stride != 0 &&
         o.k_head_stride != static_cast<size_t>(Tk * D)) {

@@ -26,48 +26,64 @@
 #include <cstdint>
 #include <vector>
 
+#include "ops/fields.h"
 #include "ops/rope_apply.h"
 #include "ops/status.h"
 
 namespace posenc {
 
+// RoPE / xPos inside attention. Positions: explicit [Tq] / [Tk], or
+// derived: keys j -> j (or, with a key mask and positions_from_mask,
+// cumsum(mask) - 1), queries -> the position of key slot qpos(i); past the
+// keys, positions go on from the last key's (from the number of real keys
+// with positions_from_mask). The fields JS sets, as a field list
+// (ops/fields.h); head_dim of freq must equal D.
+#define POSENC_ATTENTION_ROPE_FIELDS(X)                            \
+  X(bool, enabled, enabled, Plain, false)                          \
+  X(RopeFrequencyConfig, freq, freq, Plain, {})                    \
+  X(RopeLayout, layout, layout, EnumName, RopeLayout::kHalf)       \
+  X(const int32_t*, q_positions, queryPositions, Address, nullptr) \
+  X(const int32_t*, k_positions, keyPositions, Address, nullptr)   \
+  X(bool, positions_from_mask, positionsFromPadding, Plain, false) \
+  X(bool, xpos, xpos, Plain, false)                                \
+  X(double, xpos_scale_base, xposScaleBase, Plain, 512.0)
+
 struct AttentionRope {
-  bool enabled = false;
-  RopeFrequencyConfig freq;  // head_dim must equal D
-  RopeLayout layout = RopeLayout::kHalf;
-  // Positions: explicit [Tq] / [Tk], or derived: keys j -> j (or, with a key
-  // mask and positions_from_mask, cumsum(mask) - 1), queries -> the position
-  // of key slot qpos(i); past the keys, positions go on from the last key's
-  // (from the number of real keys with positions_from_mask).
-  const int32_t* q_positions = nullptr;
-  const int32_t* k_positions = nullptr;
-  bool positions_from_mask = false;
-  bool rotate_k = true;  // false when k comes from a cache (already rotated)
-  bool xpos = false;
-  double xpos_scale_base = 512.0;
+  POSENC_ATTENTION_ROPE_FIELDS(POSENC_DECLARE_FIELD)
+  // false when k comes from a cache (already rotated); set in C++ only.
+  bool rotate_k = true;
 };
 
+// The fields JS sets (ops/fields.h): sizes, scale (0 = 1/sqrt(D)), masks,
+// the encodings' tables (T5: table [B, H]; Shaw: tables [2 clip + 1, D];
+// bias: [H, Tq, Tk]) and the optional weights output [H, Tq, Tk].
+#define POSENC_ATTENTION_FIELDS(X)                                           \
+  X(size_t, H, heads, Plain, 0)                                              \
+  X(size_t, Hkv, kvHeads, Plain, 0)                                          \
+  X(size_t, Tq, queryLength, Plain, 0)                                       \
+  X(size_t, Tk, keyLength, Plain, 0)                                         \
+  X(size_t, D, headDim, Plain, 0)                                            \
+  X(float, scale, scale, Plain, 0.0f)                                        \
+  X(bool, causal, causal, Plain, true)                                       \
+  X(int64_t, query_offset, queryOffset, Plain, -1)       /* -1 = Tk - Tq */  \
+  X(int64_t, window, window, Plain, 0)                   /* 0 = no window */ \
+  X(const uint8_t*, key_mask, keyMask, Address, nullptr) /* != 0: real */    \
+  X(const float*, alibi_slopes, alibiSlopes, Address, nullptr) /* [H] */     \
+  X(const float*, t5_table, t5Table, Address, nullptr)                       \
+  X(int32_t, t5_buckets, t5Buckets, Plain, 32)                               \
+  X(int32_t, t5_max_distance, t5MaxDistance, Plain, 128)                     \
+  X(bool, t5_bidirectional, t5Bidirectional, Plain, false)                   \
+  X(const float*, shaw_k, shawK, Address, nullptr)                           \
+  X(const float*, shaw_v, shawV, Address, nullptr)                           \
+  X(int32_t, shaw_clip, shawClip, Plain, 0)                                  \
+  X(const float*, bias, bias, Address, nullptr)                              \
+  X(AttentionRope, rope, rope, Plain, {})                                    \
+  X(float*, weights, weights, Address, nullptr)
+
 struct AttentionOptions {
-  size_t H = 0, Hkv = 0, Tq = 0, Tk = 0, D = 0;
-  size_t k_head_stride = 0;  // elements between kv heads; 0 = Tk * D
-  float scale = 0.0f;        // 0 = 1/sqrt(D)
-  bool causal = true;
-  int64_t query_offset = -1;            // -1 = Tk - Tq
-  int64_t window = 0;                   // 0 = no sliding window
-  const uint8_t* key_mask = nullptr;    // [Tk], nonzero = real token
-  const float* alibi_slopes = nullptr;  // [H]
-  // T5: table [B, H] and bucket settings.
-  const float* t5_table = nullptr;
-  int32_t t5_buckets = 32;
-  int32_t t5_max_distance = 128;
-  bool t5_bidirectional = false;
-  // Shaw: tables [2 clip + 1, D].
-  const float* shaw_k = nullptr;
-  const float* shaw_v = nullptr;
-  int32_t shaw_clip = 0;
-  const float* bias = nullptr;  // [H, Tq, Tk]
-  AttentionRope rope;
-  float* weights = nullptr;  // [H, Tq, Tk] output, optional
+  POSENC_ATTENTION_FIELDS(POSENC_DECLARE_FIELD)
+  // Elements between kv heads; 0 = Tk * D (a cache sets more). C++ only.
+  size_t k_head_stride = 0;
 };
 
 Status ValidateAttention(const AttentionOptions& o);

@@ -32,6 +32,7 @@ Status KvCache::Validate(size_t Hkv, size_t D, const AttentionRope& rope) {
       return Status::Invalid(StrCat("rope headDim (", rope.freq.head_dim,
                                     ") must equal headDim (", D, ")"));
     }
+    POSENC_RETURN_IF_ERROR(ValidateRopeLayout(rope.layout));
     POSENC_RETURN_IF_ERROR(ValidateRopeConfig(rope.freq));
   }
   return Status::Ok();

@@ -10,12 +10,17 @@ namespace {
 constexpr int64_t kMaxElements = int64_t{1} << 31;
 }
 
+Status ValidateRopeLayout(RopeLayout layout, const char* name) {
+  const int i = static_cast<int>(layout);
+  if (i < 0 || i >= kNumRopeLayouts) {
+    return Status::Invalid(StrCat(name, " is not a valid enum value: ", i));
+  }
+  return Status::Ok();
+}
+
 Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len) {
   POSENC_RETURN_IF_ERROR(ValidateRopeConfig(o.freq));
-  if (o.layout != RopeLayout::kHalf && o.layout != RopeLayout::kInterleaved) {
-    return Status::Invalid(StrCat("layout is not a valid enum value: ",
-                                  static_cast<int>(o.layout)));
-  }
+  POSENC_RETURN_IF_ERROR(ValidateRopeLayout(o.layout, "layout"));
   if (o.heads < 1) {
     return Status::Invalid(
         StrCat("heads must be an integer >= 1, got ", o.heads));

@@ -38,6 +38,8 @@ struct RopeApplyOptions {
 };
 
 Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len);
+// "<name> is not a valid enum value: N" unless layout is a RopeLayout.
+Status ValidateRopeLayout(RopeLayout layout, const char* name = "rope.layout");
 
 // The context length the frequencies see: context_length if set, else max
 // position + 1 (>= 0). Only `dynamic` and `longrope` depend on it.

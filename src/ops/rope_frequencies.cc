@@ -120,7 +120,7 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
   }
   const RopeScaling& s = c.scaling;
   const int type = static_cast<int>(s.type);
-  if (type < 0 || type > 6) {
+  if (type < 0 || type >= kNumRopeScalingTypes) {
     return Status::Invalid(
         StrCat("scaling.type is not a valid enum value: ", type));
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/fields.h"
 #include "ops/status.h"
 
 namespace posenc {
@@ -30,36 +31,44 @@ constexpr int kNumRopeScalingTypes = 7;
 Status ParseRopeScalingType(const std::string& name, RopeScalingType* type);
 const char* RopeScalingTypeName(RopeScalingType type);
 
-// Scaling parameters, named after the Hugging Face `rope_scaling` keys.
-// Zero / NaN means "not set" where the field is optional.
+// Scaling parameters, named after the Hugging Face `rope_scaling` keys
+// (JS: their camelCase). Zero means "not set" where a field is optional.
+#define POSENC_ROPE_SCALING_FIELDS(X)                                     \
+  X(RopeScalingType, type, type, EnumName, RopeScalingType::kDefault)     \
+  X(double, factor, factor, Plain, 1.0) /* s */                           \
+  /* L for yarn / longrope / llama3: the pre-extension context length */  \
+  X(int, original_max_position_embeddings, originalMaxPositionEmbeddings, \
+    Plain, 0)                                                             \
+  /* M for dynamic NTK: the trained context length */                     \
+  X(int, max_position_embeddings, maxPositionEmbeddings, Plain, 0)        \
+  /* yarn */                                                              \
+  X(double, beta_fast, betaFast, Plain, 32.0)                             \
+  X(double, beta_slow, betaSlow, Plain, 1.0)                              \
+  X(bool, truncate, truncate, Plain, true)                                \
+  X(double, mscale, mscale, Plain, 0.0)               /* 0 = unset */     \
+  X(double, mscale_all_dim, mscaleAllDim, Plain, 0.0) /* 0 = unset */     \
+  /* yarn, longrope: explicit value when has_attention_factor */          \
+  X(double, attention_factor, attentionFactor, OptionalNumber, 1.0)       \
+  /* longrope: r/2 values each */                                         \
+  X(std::vector<double>, short_factor, shortFactor, NumberList, {})       \
+  X(std::vector<double>, long_factor, longFactor, NumberList, {})         \
+  /* llama3 */                                                            \
+  X(double, low_freq_factor, lowFreqFactor, Plain, 1.0)                   \
+  X(double, high_freq_factor, highFreqFactor, Plain, 4.0)
+
 struct RopeScaling {
-  RopeScalingType type = RopeScalingType::kDefault;
-  double factor = 1.0;  // s
-  // L for yarn / longrope / llama3: the pre-extension context length.
-  int original_max_position_embeddings = 0;
-  // M for dynamic NTK: the trained context length.
-  int max_position_embeddings = 0;
-  // yarn
-  double beta_fast = 32.0;
-  double beta_slow = 1.0;
-  bool truncate = true;
-  double mscale = 0.0;          // 0 = unset
-  double mscale_all_dim = 0.0;  // 0 = unset
+  POSENC_ROPE_SCALING_FIELDS(POSENC_DECLARE_FIELD)
   bool has_attention_factor = false;
-  double attention_factor = 1.0;  // explicit value (yarn, longrope)
-  // longrope: r/2 values each.
-  std::vector<double> short_factor;
-  std::vector<double> long_factor;
-  // llama3
-  double low_freq_factor = 1.0;
-  double high_freq_factor = 4.0;
 };
 
+#define POSENC_ROPE_CONFIG_FIELDS(X)                         \
+  X(int, head_dim, headDim, Plain, 0)                        \
+  X(int, rotary_dim, rotaryDim, Plain, 0) /* 0 = head_dim */ \
+  X(double, base, base, Plain, 10000.0)                      \
+  X(RopeScaling, scaling, scaling, Plain, {})
+
 struct RopeFrequencyConfig {
-  int head_dim = 0;
-  int rotary_dim = 0;  // 0 = head_dim
-  double base = 10000.0;
-  RopeScaling scaling;
+  POSENC_ROPE_CONFIG_FIELDS(POSENC_DECLARE_FIELD)
 };
 
 // Effective rotary dim (rotary_dim, or head_dim when 0).
