@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "reference/alibi.h"
 #include "test_util.h"
 
 namespace posenc {
@@ -13,31 +14,11 @@ namespace {
 
 class Alibi : public test::PerTarget {};
 
-// The ALiBi authors' recursive rule, written from its definition: for a
-// power of two n the slopes are start^(k+1) with start = 2^(-8/n); otherwise
-// those of the closest lower power of two followed by every other slope of
-// twice that power.
-std::vector<double> RefSlopes(int n) {
-  auto pow2 = [](int m) {
-    std::vector<double> s;
-    const double start = std::pow(2.0, -8.0 / m);
-    for (int k = 0; k < m; ++k) s.push_back(std::pow(start, k + 1));
-    return s;
-  };
-  const int c = 1 << static_cast<int>(std::floor(std::log2(n)));
-  std::vector<double> s = pow2(c);
-  if (c != n) {
-    std::vector<double> e = RefSlopes(2 * c);
-    for (int k = 0; static_cast<int>(s.size()) < n; k += 2) s.push_back(e[k]);
-  }
-  return s;
-}
-
 TEST(AlibiSlopes, PaperRuleForEveryHeadCount) {
   for (int n = 1; n <= 96; ++n) {
     std::vector<float> got(n);
     AlibiSlopeValues(n, AlibiSlopes::kPaper, got.data());
-    const std::vector<double> want = RefSlopes(n);
+    const std::vector<double> want = ref::AlibiSlopes(size_t(n));
     ASSERT_TRUE(test::AllClose(got, want, 0, 1e-7)) << "n=" << n;
   }
   // Hand values: 8 heads -> 1/2 ... 1/256 (exponent h+1, not h).

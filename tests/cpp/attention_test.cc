@@ -1,6 +1,7 @@
-// The attention kernel against a float64 reference that materialises the
-// whole logit matrix, for combinations of encodings, masks, head grouping
-// and shapes; permutation equivariance; weights output; edge cases.
+// The attention kernel against the float64 reference of
+// reference/attention.h (every logit materialised), for combinations of
+// encodings, masks, head grouping and shapes; permutation equivariance; weights
+// output; edge cases.
 #include "ops/attention.h"
 
 #include <gtest/gtest.h>
@@ -12,127 +13,13 @@
 #include <vector>
 
 #include "ops/alibi.h"
-#include "ops/rope_frequencies.h"
-#include "ops/t5.h"
+#include "reference/attention.h"
 #include "test_util.h"
 
 namespace posenc {
 namespace {
 
 using test::Rng;
-
-// float64 rotation of rows [heads, T, D] at positions (the reference side of
-// RoPE; frequencies rounded to float32 as the contract says).
-std::vector<double> RefRotate(const std::vector<float>& x, size_t heads,
-                              size_t T, size_t D, const AttentionRope& rope,
-                              const std::vector<int32_t>& pos, bool key) {
-  std::vector<double> out(x.begin(), x.end());
-  if (!rope.enabled) return out;
-  std::vector<double> f;
-  double af = 1.0;
-  int64_t ctx = 0;
-  for (int32_t p : pos) ctx = std::max<int64_t>(ctx, p + 1);
-  EXPECT_TRUE(RopeFrequencies(rope.freq, int(ctx), &f, &af).ok());
-  const size_t r = f.size() * 2, h = f.size();
-  for (size_t hd = 0; hd < heads; ++hd) {
-    for (size_t t = 0; t < T; ++t) {
-      double* row = out.data() + (hd * T + t) * D;
-      const float* xr = x.data() + (hd * T + t) * D;
-      for (size_t i = 0; i < h; ++i) {
-        const double ang = double(pos[t]) * double(float(f[i]));
-        double mag = af;
-        if (rope.xpos) {
-          const double zeta = (2.0 * i + 0.4 * r) / (1.4 * r);
-          mag *= std::pow(zeta,
-                          (key ? -1.0 : 1.0) * pos[t] / rope.xpos_scale_base);
-        }
-        const size_t ia = rope.layout == RopeLayout::kHalf ? i : 2 * i;
-        const size_t ib = rope.layout == RopeLayout::kHalf ? i + h : 2 * i + 1;
-        row[ia] = mag * (xr[ia] * std::cos(ang) - xr[ib] * std::sin(ang));
-        row[ib] = mag * (xr[ib] * std::cos(ang) + xr[ia] * std::sin(ang));
-      }
-    }
-  }
-  return out;
-}
-
-// The whole attention in float64 for the listed query rows of every head.
-// out: [H, Tq, D] (rows not listed stay 0); weights: [H, Tq, Tk].
-void RefAttention(const AttentionOptions& o, const std::vector<float>& q,
-                  const std::vector<float>& k, const std::vector<float>& v,
-                  const std::vector<int32_t>& qpos_rope,
-                  const std::vector<int32_t>& kpos_rope,
-                  const std::vector<size_t>& rows, std::vector<double>* out,
-                  std::vector<double>* weights) {
-  const size_t H = o.H, Hkv = o.Hkv, Tq = o.Tq, Tk = o.Tk, D = o.D;
-  const int64_t qoff =
-      o.query_offset < 0 ? int64_t(Tk) - int64_t(Tq) : o.query_offset;
-  const double scale = o.scale != 0 ? o.scale : 1.0 / std::sqrt(double(D));
-  const std::vector<double> qr =
-      RefRotate(q, H, Tq, D, o.rope, qpos_rope, false);
-  const std::vector<double> kr =
-      o.rope.rotate_k ? RefRotate(k, Hkv, Tk, D, o.rope, kpos_rope, true)
-                      : std::vector<double>(k.begin(), k.end());
-  out->assign(H * Tq * D, 0.0);
-  weights->assign(H * Tq * Tk, 0.0);
-  const int64_t c = o.shaw_clip;
-  for (size_t h = 0; h < H; ++h) {
-    const size_t g = h / (H / Hkv);
-    for (size_t i : rows) {
-      const int64_t qp = int64_t(i) + qoff;
-      std::vector<double> logit(Tk, -INFINITY);
-      double mx = -INFINITY;
-      for (size_t j = 0; j < Tk; ++j) {
-        const int64_t rel = int64_t(j) - qp;
-        const bool visible = (!o.causal || rel <= 0) &&
-                             (o.window == 0 || -rel < o.window) &&
-                             (!o.key_mask || o.key_mask[j]);
-        if (!visible) continue;
-        double s = 0;
-        for (size_t e = 0; e < D; ++e) {
-          s += qr[(h * Tq + i) * D + e] * kr[(g * Tk + j) * D + e];
-        }
-        s *= scale;
-        if (o.alibi_slopes) {
-          s += o.alibi_slopes[h] * double(o.causal ? rel : -std::llabs(rel));
-        }
-        if (o.t5_table) {
-          s += o.t5_table[size_t(T5Bucket(rel, o.t5_buckets, o.t5_max_distance,
-                                          o.t5_bidirectional)) *
-                              H +
-                          h];
-        }
-        if (o.bias) s += o.bias[(h * Tq + i) * Tk + j];
-        if (o.shaw_k) {
-          const int64_t b = std::max(-c, std::min(c, rel)) + c;
-          double qa = 0;
-          for (size_t e = 0; e < D; ++e) {
-            qa += qr[(h * Tq + i) * D + e] * o.shaw_k[b * D + e];
-          }
-          s += scale * qa;
-        }
-        logit[j] = s;
-        mx = std::max(mx, s);
-      }
-      if (mx == -INFINITY) continue;  // no visible key: zeros
-      double sum = 0;
-      for (size_t j = 0; j < Tk; ++j) {
-        if (logit[j] > -INFINITY) sum += std::exp(logit[j] - mx);
-      }
-      for (size_t j = 0; j < Tk; ++j) {
-        if (logit[j] == -INFINITY) continue;
-        const double p = std::exp(logit[j] - mx) / sum;
-        (*weights)[(h * Tq + i) * Tk + j] = p;
-        const int64_t b = std::max(-c, std::min(c, int64_t(j) - qp)) + c;
-        for (size_t e = 0; e < D; ++e) {
-          double val = v[(g * Tk + j) * D + e];
-          if (o.shaw_v) val += o.shaw_v[b * D + e];
-          (*out)[(h * Tq + i) * D + e] += p * val;
-        }
-      }
-    }
-  }
-}
 
 struct Case {
   const char* name;
@@ -219,20 +106,10 @@ void RunCase(const Case& cs, uint64_t seed) {
   std::vector<float> out(cs.H * cs.Tq * cs.D, -1.0f);
   const Status s = Attention(o, q.data(), k.data(), v.data(), out.data());
   ASSERT_TRUE(s.ok()) << s.message();
-  // Reference positions, derived here from the definition.
-  std::vector<int32_t> kpos(cs.Tk), qpos(cs.Tq);
-  int32_t real = 0;
-  for (size_t j = 0; j < cs.Tk; ++j) {
-    kpos[j] =
-        (cs.encoding == 8 && cs.key_mask) ? (mask[j] ? real++ : 1) : int32_t(j);
-  }
-  for (size_t i = 0; i < cs.Tq; ++i) qpos[i] = kpos[i + cs.Tk - cs.Tq];
-  std::vector<size_t> rows(cs.Tq);
-  std::iota(rows.begin(), rows.end(), 0);
-  std::vector<double> want, want_w;
-  RefAttention(o, q, k, v, qpos, kpos, rows, &want, &want_w);
-  EXPECT_TRUE(test::AllClose(out, want, 2e-5, 1e-4)) << cs.name;
-  EXPECT_TRUE(test::AllClose(weights, want_w, 2e-6, 1e-4)) << cs.name;
+  // The reference derives the positions from the options itself.
+  const ref::AttentionResult want = ref::Attention(o, q, k, v);
+  EXPECT_TRUE(test::AllClose(out, want.out, 2e-5, 1e-4)) << cs.name;
+  EXPECT_TRUE(test::AllClose(weights, want.weights, 2e-6, 1e-4)) << cs.name;
   // Without weights requested, the output is the same (one pass).
   o.weights = nullptr;
   std::vector<float> out2(out.size());
@@ -287,13 +164,13 @@ TEST_P(AttentionKernelTest, LongSequenceRowsMatchReference) {
   std::vector<float> out(q.size());
   ASSERT_TRUE(Attention(o, q.data(), k.data(), v.data(), out.data()).ok());
   const std::vector<size_t> rows = {0, 1, 63, 64, 65, 1000, 4097, 8190, 8191};
-  std::vector<double> want, w;
-  RefAttention(o, q, k, v, {}, {}, rows, &want, &w);
+  const ref::AttentionResult want =
+      ref::Attention(o, q, k, v, &rows, /*with_weights=*/false);
   for (size_t h = 0; h < o.H; ++h) {
     for (size_t i : rows) {
       EXPECT_TRUE(test::AllClose(out.data() + (h * o.Tq + i) * o.D,
-                                 want.data() + (h * o.Tq + i) * o.D, o.D, 2e-5,
-                                 1e-4))
+                                 want.out.data() + (h * o.Tq + i) * o.D, o.D,
+                                 2e-5, 1e-4))
           << "row " << i;
     }
   }
@@ -463,6 +340,41 @@ TEST(AttentionPositions, QueriesPastTrailingPaddingContinueTheRealCount) {
   o.rope.k_positions = kexp.data();
   AttentionPositions(o, &qpos, &kpos);
   EXPECT_EQ(qpos, (std::vector<int32_t>{21, 22}));
+}
+
+// The reference's own positions (reference/attention.h) on hand-worked
+// cases of the documented rules, independent of AttentionPositions.
+TEST(ReferencePositions, FollowTheDocumentedRules) {
+  AttentionOptions o;
+  o.H = o.Hkv = 1;
+  o.Tk = 4;
+  o.Tq = 2;
+  o.D = 4;
+  o.rope.enabled = true;
+  ref::AttentionPositions p = ref::Positions(o);  // queries: slots 2, 3
+  EXPECT_EQ(p.k, (std::vector<int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(p.q, (std::vector<int64_t>{2, 3}));
+  std::vector<uint8_t> left = {0, 0, 1, 1};  // left padding
+  o.key_mask = left.data();
+  o.rope.positions_from_mask = true;
+  p = ref::Positions(o);
+  EXPECT_EQ(p.k, (std::vector<int64_t>{1, 1, 0, 1}));
+  EXPECT_EQ(p.q, (std::vector<int64_t>{0, 1}));
+  std::vector<uint8_t> right = {1, 1, 1, 0};  // right padding
+  o.key_mask = right.data();
+  o.query_offset = 5;  // slot 4 lies between the keys and the queries
+  p = ref::Positions(o);
+  EXPECT_EQ(p.k, (std::vector<int64_t>{0, 1, 2, 1}));
+  EXPECT_EQ(p.q, (std::vector<int64_t>{4, 5}));
+  o.rope.positions_from_mask = false;
+  p = ref::Positions(o);
+  EXPECT_EQ(p.q, (std::vector<int64_t>{5, 6}));
+  std::vector<int32_t> kexp = {10, 11, 12, 20}, qexp = {7, 9};
+  o.rope.k_positions = kexp.data();
+  p = ref::Positions(o);
+  EXPECT_EQ(p.q, (std::vector<int64_t>{22, 23}));
+  o.rope.q_positions = qexp.data();
+  EXPECT_EQ(ref::Positions(o).q, (std::vector<int64_t>{7, 9}));
 }
 
 TEST(AttentionValidation, ErrorsNameTheParameter) {

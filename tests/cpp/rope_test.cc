@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ops/rope_apply.h"
+#include "reference/rope.h"
 #include "test_util.h"
 
 namespace posenc {
@@ -17,31 +18,6 @@ using test::AllClose;
 using test::Rng;
 
 class RopeKernel : public test::PerTarget {};
-
-// float64 reference: rotate pair (a, b) of row x by angle p * f, f[i] the
-// float32 frequency widened; long double keeps the angle exact.
-std::vector<double> RefRotate(RopeLayout layout, const std::vector<float>& x,
-                              size_t H, size_t T, size_t d, size_t r,
-                              const std::vector<int32_t>& pos,
-                              const std::vector<float>& f, double mag) {
-  std::vector<double> out(x.begin(), x.end());
-  for (size_t hd = 0; hd < H; ++hd) {
-    for (size_t t = 0; t < T; ++t) {
-      const size_t off = (hd * T + t) * d;
-      for (size_t i = 0; i < r / 2; ++i) {
-        const long double ang = static_cast<long double>(pos[t]) * f[i];
-        const double c = mag * static_cast<double>(std::cos(ang));
-        const double s = mag * static_cast<double>(std::sin(ang));
-        const size_t ia = layout == RopeLayout::kHalf ? i : 2 * i;
-        const size_t ib = layout == RopeLayout::kHalf ? i + r / 2 : 2 * i + 1;
-        const double a = x[off + ia], b = x[off + ib];
-        out[off + ia] = a * c - b * s;
-        out[off + ib] = b * c + a * s;
-      }
-    }
-  }
-  return out;
-}
 
 std::vector<float> DefaultFreqs(size_t r, double base = 10000.0) {
   std::vector<float> f(r / 2);
@@ -105,8 +81,9 @@ TEST_P(RopeKernel, MatchesFloat64ReferenceOverShapeSweep) {
           for (size_t t = 0; t < T; ++t) pos[t] = int32_t(t * 977 + 5);
           const std::vector<float> f = DefaultFreqs(r);
           const std::vector<float> got = Rotate(layout, x, H, T, d, r, pos, f);
-          const std::vector<double> want =
-              RefRotate(layout, x, H, T, d, r, pos, f, 1.0);
+          const std::vector<double> want = ref::RotatePairs(
+              layout, x, H, T, d, std::vector<int64_t>(pos.begin(), pos.end()),
+              f, {}, nullptr);
           ASSERT_TRUE(AllClose(got, want, 2e-6, 2e-6))
               << "layout " << int(layout) << " d " << d << " r " << r << " T "
               << T;

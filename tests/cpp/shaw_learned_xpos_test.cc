@@ -6,6 +6,8 @@
 #include "ops/learned.h"
 #include "ops/shaw.h"
 #include "ops/xpos.h"
+#include "reference/rope.h"
+#include "reference/shaw.h"
 #include "test_util.h"
 
 namespace posenc {
@@ -34,21 +36,9 @@ TEST(Shaw, LogitsAndValuesMatchDefinition) {
   std::vector<float> logits(Q * K), out(Q * D);
   ShawLogits(q.data(), k.data(), tk.data(), Q, K, D, clip, 0.5f, logits.data());
   ShawValues(p.data(), v.data(), tv.data(), Q, K, D, clip, out.data());
-  std::vector<double> wl(Q * K), wo(Q * D, 0.0);
-  for (size_t i = 0; i < Q; ++i) {
-    for (size_t j = 0; j < K; ++j) {
-      long rel = long(j) - long(i + K - Q);
-      rel = std::max(-long(clip), std::min(long(clip), rel));
-      const size_t a = size_t(rel + clip);
-      double s = 0;
-      for (size_t e = 0; e < D; ++e) {
-        s += double(q[i * D + e]) * (double(k[j * D + e]) + tk[a * D + e]);
-        wo[i * D + e] +=
-            double(p[i * K + j]) * (double(v[j * D + e]) + tv[a * D + e]);
-      }
-      wl[i * K + j] = 0.5 * s;
-    }
-  }
+  const std::vector<double> wl =
+      ref::ShawLogits(q, k, tk, Q, K, D, clip, 0.5).value;
+  const std::vector<double> wo = ref::ShawValues(p, v, tv, Q, K, D, clip).value;
   EXPECT_TRUE(test::AllClose(logits, wl, 1e-6, 1e-6));
   EXPECT_TRUE(test::AllClose(out, wo, 1e-6, 1e-6));
   EXPECT_NE(
@@ -87,8 +77,8 @@ TEST(Xpos, ScalesFollowZetaPowerAndKeysInvert) {
   ASSERT_TRUE(XposScales(pos.data(), 3, r, 512.0, 0, true, k.data()).ok());
   for (size_t t = 0; t < 3; ++t) {
     for (size_t i = 0; i < 4; ++i) {
-      const double zeta = (2.0 * i + 0.4 * r) / (1.4 * r);
-      EXPECT_NEAR(q[t * 4 + i], std::pow(zeta, double(t)), 1e-6);
+      EXPECT_NEAR(q[t * 4 + i], ref::XposScale(i, r, pos[t], 0, 512.0, false),
+                  1e-6);
       EXPECT_NEAR(q[t * 4 + i] * k[t * 4 + i], 1.0, 1e-6);
     }
   }

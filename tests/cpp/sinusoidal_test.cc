@@ -5,39 +5,13 @@
 #include <cmath>
 #include <vector>
 
+#include "reference/sinusoidal.h"
 #include "test_util.h"
 
 namespace posenc {
 namespace {
 
 class Sinusoidal : public test::PerTarget {};
-
-// float64 reference from the two definitions.
-std::vector<double> Ref(size_t L, size_t D, double base,
-                        SinusoidalLayout layout) {
-  std::vector<double> out(L * D);
-  const size_t h = D / 2;
-  for (size_t p = 0; p < L; ++p) {
-    for (size_t i = 0; i < h; ++i) {
-      long double w;
-      if (layout == SinusoidalLayout::kInterleaved) {
-        // 1 / base^(2i / D)
-        w = 1.0L / std::pow(static_cast<long double>(base), 2.0L * i / D);
-      } else {
-        // exp(-i * ln(base) / (D/2 - 1)) (tensor2tensor timescales)
-        w = std::exp(-static_cast<long double>(i) *
-                     std::log(static_cast<long double>(base)) / (h - 1.0L));
-      }
-      const long double a = p * w;
-      const size_t is = layout == SinusoidalLayout::kInterleaved ? 2 * i : i;
-      const size_t ic =
-          layout == SinusoidalLayout::kInterleaved ? 2 * i + 1 : h + i;
-      out[p * D + is] = static_cast<double>(std::sin(a));
-      out[p * D + ic] = static_cast<double>(std::cos(a));
-    }
-  }
-  return out;
-}
 
 TEST_P(Sinusoidal, MatchesFloat64ReferenceBothLayouts) {
   for (SinusoidalLayout layout :
@@ -47,7 +21,8 @@ TEST_P(Sinusoidal, MatchesFloat64ReferenceBothLayouts) {
         std::vector<float> got(L * D), scalar(L * D);
         SinusoidalTable(L, D, 10000.0, layout, got.data());
         SinusoidalTableScalar(L, D, 10000.0, layout, scalar.data());
-        const std::vector<double> want = Ref(L, D, 10000.0, layout);
+        const std::vector<double> want = ref::SinusoidalTable(
+            L, D, 10000.0, layout == SinusoidalLayout::kConcat);
         ASSERT_TRUE(test::AllClose(got, want, 1e-6, 0))
             << "layout " << int(layout) << " D " << D << " L " << L;
         ASSERT_TRUE(test::AllClose(scalar, want, 1e-6, 0));
@@ -68,8 +43,8 @@ TEST_P(Sinusoidal, PositionZeroAndOtherBases) {
   EXPECT_NEAR(t[9], std::cos(1.0), 1e-7);
   std::vector<float> u(50 * 10);
   SinusoidalTable(50, 10, 100.0, SinusoidalLayout::kConcat, u.data());
-  EXPECT_TRUE(test::AllClose(u, Ref(50, 10, 100.0, SinusoidalLayout::kConcat),
-                             1e-6, 0));
+  EXPECT_TRUE(
+      test::AllClose(u, ref::SinusoidalTable(50, 10, 100.0, true), 1e-6, 0));
 }
 
 TEST(SinusoidalValidation, Errors) {

@@ -5,32 +5,11 @@
 #include <cmath>
 #include <vector>
 
+#include "reference/t5.h"
 #include "test_util.h"
 
 namespace posenc {
 namespace {
-
-// float64 reference of the bucket rule. Where the float64 log term lands
-// within 1e-6 of an integer the float32 reference implementation may round
-// either way; the reference returns both candidates then.
-std::pair<int, int> RefBucket(long rel, int B, int maxd, bool bidir) {
-  int base = 0, nb = B;
-  long n;
-  if (bidir) {
-    nb /= 2;
-    if (rel > 0) base = nb;
-    n = std::labs(rel);
-  } else {
-    n = rel < 0 ? -rel : 0;
-  }
-  const int me = nb / 2;
-  if (n < me) return {base + int(n), base + int(n)};
-  const double v =
-      std::log(double(n) / me) / std::log(double(maxd) / me) * (nb - me);
-  const int lo = std::min(nb - 1, me + std::max(0, int(std::floor(v - 1e-6))));
-  const int hi = std::min(nb - 1, me + int(std::floor(v + 1e-6)));
-  return {base + lo, base + hi};
-}
 
 TEST(T5, BucketsMatchReferenceOverWideRange) {
   for (bool bidir : {true, false}) {
@@ -40,7 +19,7 @@ TEST(T5, BucketsMatchReferenceOverWideRange) {
       ASSERT_TRUE(ValidateT5Buckets(B, maxd, bidir).ok()) << B << " " << maxd;
       for (long rel = -3000; rel <= 3000; ++rel) {
         const int got = T5Bucket(rel, B, maxd, bidir);
-        const auto [lo, hi] = RefBucket(rel, B, maxd, bidir);
+        const auto [lo, hi] = ref::T5Bucket(rel, B, maxd, bidir);
         ASSERT_TRUE(got >= lo && got <= hi)
             << "rel " << rel << " B " << B << " maxd " << maxd << " bidir "
             << bidir << ": got " << got << ", want " << lo << ".." << hi;
