@@ -4,12 +4,13 @@
 // bias with -inf entries, weights output, RoPE / xPos with layout, partial
 // rotary, default / linear / ntk scaling and explicit or mask-derived
 // positions) and values. The outcome is either an error with a message, or:
-//   - with bounded finite inputs, the output (and the weights) match a
-//     float64 reference written here from attention.h and docs/formulas.md
-//     (#rope, #alibi, #t5-relative-bias, #shaw-relative-positions,
-//     #attention-kernel), within tol = max|v| * (4 delta + 1e-5),
+//   - with bounded finite inputs, the output (and the weights) match the
+//     float64 reference of tests/cpp/reference/attention.h (written from
+//     attention.h and docs/formulas.md; it derives the RoPE positions from
+//     the options itself), within tol = max|v| * (4 delta + 1e-5),
 //     delta = 4 eps32 (D + 8) * (the row's largest sum of |logit terms|),
-//     and contain no NaN;
+//     and contain no NaN (rows whose T5 bucket sits on a float32 rounding
+//     edge are skipped);
 //   - with any inputs (NaN, inf, huge), rows with no visible key are exactly
 //     zero.
 // Anything else traps. `good` inputs are valid by construction and must be
@@ -28,6 +29,7 @@
 #include "fuzz_check.h"
 #include "ops/attention.h"
 #include "ops/kv_cache.h"
+#include "reference/attention.h"
 
 namespace {
 
@@ -208,213 +210,48 @@ void Build(FuzzedDataProvider& p, Case* c) {
   Fill(p, rng, amp, c->bounded, &c->v, Hkv * Tk * D);
 }
 
-// ---- float64 reference --------------------------------------------------
+// ---- comparison with the float64 reference ------------------------------
 
-// T5 bucket of rel = key - query, float32 log term as Hugging Face computes.
-int64_t RefT5Bucket(int64_t rel, int64_t buckets, int64_t max_distance,
-                    bool bidirectional) {
-  int64_t base = 0, nb = buckets, n;
-  if (bidirectional) {
-    nb = buckets / 2;
-    if (rel > 0) base = nb;
-    n = rel < 0 ? -rel : rel;
-  } else {
-    n = rel < 0 ? -rel : 0;
-  }
-  const int64_t exact = nb / 2;
-  if (n < exact) return base + n;
-  const float ratio = static_cast<float>(n) / static_cast<float>(exact);
-  const float denom = static_cast<float>(
-      std::log(static_cast<double>(max_distance) / static_cast<double>(exact)));
-  const float t =
-      std::log(ratio) / denom * static_cast<float>(nb - exact);  // >= 0
-  const int64_t large = exact + static_cast<int64_t>(t);
-  return base + (large < nb - 1 ? large : nb - 1);
-}
-
-// Positions of queries and keys (attention.h: explicit, from the mask as
-// cumsum - 1 with pads at 1, or the slot index; queries past the keys
-// continue from the last key's position, or from the real-token count).
-void RefPositions(const Case& c, int64_t qoff, std::vector<int64_t>* qpos,
-                  std::vector<int64_t>* kpos) {
-  const AttentionOptions& o = c.o;
-  const bool from_mask =
-      o.rope.positions_from_mask && o.key_mask && !o.rope.k_positions;
-  int64_t real = 0;
-  kpos->assign(o.Tk, 0);
-  for (size_t j = 0; j < o.Tk; ++j) {
-    if (o.rope.k_positions) {
-      (*kpos)[j] = o.rope.k_positions[j];
-    } else if (from_mask) {
-      (*kpos)[j] = o.key_mask[j] ? real++ : 1;
-    } else {
-      (*kpos)[j] = static_cast<int64_t>(j);
-    }
-  }
-  const int64_t Tk = static_cast<int64_t>(o.Tk);
-  qpos->assign(o.Tq, 0);
-  for (size_t i = 0; i < o.Tq; ++i) {
-    const int64_t slot = qoff + static_cast<int64_t>(i);
-    if (o.rope.q_positions) {
-      (*qpos)[i] = o.rope.q_positions[i];
-    } else if (slot < Tk) {
-      (*qpos)[i] = (*kpos)[slot];
-    } else if (from_mask) {
-      (*qpos)[i] = real + (slot - Tk);
-    } else {
-      (*qpos)[i] = Tk > 0 ? (*kpos)[Tk - 1] + (slot - Tk + 1) : slot;
-    }
-  }
-}
-
-// Rotates x[0, D) in place at position pos (RoPE, then the xPos scale:
-// zeta_i^(+-pos / scale_base)); inverse frequencies stored as float32.
-void RefRotate(const posenc::AttentionRope& rope, size_t D, int64_t pos,
-               bool key, double* x) {
-  const posenc::RopeFrequencyConfig& f = rope.freq;
-  const int r = f.rotary_dim == 0 ? static_cast<int>(D) : f.rotary_dim;
-  const double s = f.scaling.factor;
-  double base = f.base;
-  if (f.scaling.type == RopeScalingType::kNtk) {
-    base *= std::pow(s, r / (r - 2.0));
-  }
-  for (int i = 0; i < r / 2; ++i) {
-    double inv = std::pow(base, -2.0 * i / r);
-    if (f.scaling.type == RopeScalingType::kLinear) inv /= s;
-    const double theta = static_cast<double>(pos) * static_cast<float>(inv);
-    const size_t a = rope.layout == posenc::RopeLayout::kHalf ? i : 2 * i;
-    const size_t b =
-        rope.layout == posenc::RopeLayout::kHalf ? i + r / 2 : a + 1;
-    double mag = 1.0;
-    if (rope.xpos) {
-      const double zeta = (2.0 * i + 0.4 * r) / (1.4 * r);
-      mag = std::pow(zeta, (key ? -1.0 : 1.0) * pos / rope.xpos_scale_base);
-    }
-    const double xa = x[a], xb = x[b];
-    x[a] = mag * (xa * std::cos(theta) - xb * std::sin(theta));
-    x[b] = mag * (xb * std::cos(theta) + xa * std::sin(theta));
-  }
-}
-
+// The reference (tests/cpp/reference/attention.h) derives every position
+// from the options on its own (explicit, from the mask, the slots, past the
+// keys), never from the code under test; with the cache the keys sit at the
+// positions they were appended at, which is the same rule (explicit, or the
+// running count = the slot).
 void CheckAgainstReference(const Case& c, const std::vector<float>& out) {
   const AttentionOptions& o = c.o;
   const size_t H = o.H, Tq = o.Tq, Tk = o.Tk, D = o.D;
-  const size_t group = H / o.Hkv;
-  const int64_t qoff = o.query_offset < 0
-                           ? static_cast<int64_t>(Tk) - static_cast<int64_t>(Tq)
-                           : o.query_offset;
-  const double scale =
-      o.scale != 0.0f ? o.scale : 1.0 / std::sqrt(static_cast<double>(D));
-  std::vector<int64_t> qpos, kpos;
-  RefPositions(c, qoff, &qpos, &kpos);
-  const int64_t clip = o.shaw_clip;
-  std::vector<double> qi(D), kj(D), logit(Tk), want(D);
-  std::vector<uint8_t> visible(Tk);
+  const posenc::ref::AttentionResult want =
+      posenc::ref::Attention(o, c.q, c.k, c.v);
   for (size_t h = 0; h < H; ++h) {
-    const size_t g = h / group;
     for (size_t i = 0; i < Tq; ++i) {
-      const float* got = out.data() + (h * Tq + i) * D;
-      for (size_t e = 0; e < D; ++e) qi[e] = c.q[(h * Tq + i) * D + e];
-      if (o.rope.enabled) RefRotate(o.rope, D, qpos[i], false, qi.data());
-      const int64_t slot = qoff + static_cast<int64_t>(i);
-      double row_max = -kInf, terms = 0.0, vmax = 0.0;
-      bool any = false;
-      for (size_t j = 0; j < Tk; ++j) {
-        const int64_t rel = static_cast<int64_t>(j) - slot;
-        visible[j] = !(o.causal && rel > 0) &&
-                     !(o.window > 0 && -rel >= o.window) &&
-                     !(o.key_mask && !o.key_mask[j]);
-        for (size_t e = 0; e < D; ++e) kj[e] = c.k[(g * Tk + j) * D + e];
-        if (o.rope.enabled) RefRotate(o.rope, D, kpos[j], true, kj.data());
-        double dot = 0.0, mag = 0.0;
-        for (size_t e = 0; e < D; ++e) {
-          dot += qi[e] * kj[e];
-          mag += std::abs(qi[e] * kj[e]);
-        }
-        double s = scale * dot;
-        mag *= scale;
-        const int64_t b =
-            rel < -clip ? 0 : (rel > clip ? 2 * clip : rel + clip);
-        if (o.shaw_k) {
-          double sk = 0.0;
-          for (size_t e = 0; e < D; ++e) {
-            sk += qi[e] * o.shaw_k[b * D + e];
-            mag += scale * std::abs(qi[e] * o.shaw_k[b * D + e]);
-          }
-          s += scale * sk;
-        }
-        if (o.alibi_slopes) {
-          const double a = o.alibi_slopes[h] *
-                           static_cast<double>(o.causal ? rel : -std::abs(rel));
-          s += a;
-          mag += std::abs(a);
-        }
-        if (o.t5_table) {
-          const double t =
-              o.t5_table[RefT5Bucket(rel, o.t5_buckets, o.t5_max_distance,
-                                     o.t5_bidirectional) *
-                             H +
-                         h];
-          s += t;
-          mag += std::abs(t);
-        }
-        if (o.bias) {
-          const double bb = o.bias[(h * Tq + i) * Tk + j];
-          if (bb == -kInf) visible[j] = 0;
-          if (visible[j]) {
-            s += bb;
-            mag += std::abs(bb);
-          }
-        }
-        logit[j] = s;
-        if (!visible[j]) continue;
-        any = true;
-        row_max = s > row_max ? s : row_max;
-        terms = mag > terms ? mag : terms;
-        double vm = 0.0;
-        for (size_t e = 0; e < D; ++e) {
-          double x = std::abs(c.v[(g * Tk + j) * D + e]);
-          if (o.shaw_v) x += std::abs(o.shaw_v[b * D + e]);
-          vm = x > vm ? x : vm;
-        }
-        vmax = vm > vmax ? vm : vmax;
-      }
-      if (!any) {  // fully masked: exactly zero, whatever the inputs
+      const size_t row = h * Tq + i;
+      const float* got = out.data() + row * D;
+      if (want.visible_keys[row] == 0) {
+        // Fully masked: exactly zero, whatever the inputs.
         for (size_t e = 0; e < D; ++e) CHECK(got[e] == 0.0f);
         if (o.weights) {
-          for (size_t j = 0; j < Tk; ++j) {
-            CHECK(o.weights[(h * Tq + i) * Tk + j] == 0.0f);
-          }
+          for (size_t j = 0; j < Tk; ++j)
+            CHECK(o.weights[row * Tk + j] == 0.0f);
         }
         continue;
       }
-      if (!c.bounded) continue;
-      double sum = 0.0;
-      for (size_t j = 0; j < Tk; ++j) {
-        if (visible[j]) sum += std::exp(logit[j] - row_max);
-      }
-      for (size_t e = 0; e < D; ++e) want[e] = 0.0;
-      const double delta = 4.0 * kEps32 * (D + 8) * terms;
-      for (size_t j = 0; j < Tk; ++j) {
-        const double pj = visible[j] ? std::exp(logit[j] - row_max) / sum : 0.0;
-        if (o.weights) {
-          const float w = o.weights[(h * Tq + i) * Tk + j];
-          CHECK(visible[j] ? std::abs(w - pj) <= 4.0 * delta + 1e-6
-                           : w == 0.0f);
-        }
-        if (!visible[j]) continue;
-        const int64_t rel = static_cast<int64_t>(j) - slot;
-        const int64_t b =
-            rel < -clip ? 0 : (rel > clip ? 2 * clip : rel + clip);
-        for (size_t e = 0; e < D; ++e) {
-          double x = c.v[(g * Tk + j) * D + e];
-          if (o.shaw_v) x += o.shaw_v[b * D + e];
-          want[e] += pj * x;
+      // Numbers only for bounded inputs, and not where a T5 bucket sits on a
+      // float32 rounding edge (either neighbouring bucket is right there).
+      if (!c.bounded || want.t5_edge[row]) continue;
+      const double delta = 4.0 * kEps32 * (D + 8) * want.logit_mag[row];
+      if (o.weights) {
+        for (size_t j = 0; j < Tk; ++j) {
+          const float w = o.weights[row * Tk + j];
+          CHECK(posenc::ref::Visible(o, h, i, j)
+                    ? std::abs(w - want.weights[row * Tk + j]) <=
+                          4.0 * delta + 1e-6
+                    : w == 0.0f);
         }
       }
-      const double tol = vmax * (4.0 * delta + 1e-5) + 1e-30;
+      const double tol = want.value_abs_max[row] * (4.0 * delta + 1e-5) + 1e-30;
       for (size_t e = 0; e < D; ++e) {
-        CHECK(!std::isnan(got[e]) && std::abs(got[e] - want[e]) <= tol);
+        CHECK(!std::isnan(got[e]) &&
+              std::abs(got[e] - want.out[row * D + e]) <= tol);
       }
     }
   }

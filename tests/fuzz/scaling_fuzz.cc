@@ -3,10 +3,11 @@
 // base, factors, lengths and seqLen, special values (NaN, +-inf, 0, -0,
 // subnormal, huge) included. Either the config is rejected with a message,
 // or every inverse frequency and the attention factor are finite and > 0,
-// and they agree with a float64 computation written here from
-// docs/formulas.md#rope-scaling (default, linear, ntk: frequencies and
-// factor; yarn, longrope: the factor), and the frequencies do not increase
-// where the math guarantees it. Anything else traps.
+// and they agree with a float64 computation from docs/formulas.md#rope-scaling
+// (default, linear, ntk: frequencies and factor, in the log domain here;
+// yarn, longrope: the factor of tests/cpp/reference/rope.h), and the
+// frequencies do not increase where the math guarantees it. Anything else
+// traps.
 //   node tools/fuzz.mjs 60        (every target; build: tools/build.mjs fuzz)
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -19,6 +20,7 @@
 
 #include "fuzz_check.h"
 #include "ops/rope_frequencies.h"
+#include "reference/rope.h"
 
 namespace {
 
@@ -83,11 +85,6 @@ bool Close(double a, double b, double rtol) {
   return std::abs(a - b) <= rtol * std::abs(b);
 }
 
-// YaRN's m(s, k) and LongRoPE's default factor, from the formulas.
-double RefYarnM(double s, double k) {
-  return s <= 1.0 ? 1.0 : 1.0 + 0.1 * k * std::log(s);
-}
-
 void CheckFrequencies(const RopeFrequencyConfig& c, int seq_len,
                       const std::vector<double>& inv, double af) {
   const posenc::RopeScaling& s = c.scaling;
@@ -136,23 +133,10 @@ void CheckFrequencies(const RopeFrequencyConfig& c, int seq_len,
     }
   }
 
-  // Attention factors with a closed form.
-  if (s.type == RopeScalingType::kYarn) {
-    double want = RefYarnM(s.factor, 1.0);
-    if (s.has_attention_factor) {
-      want = s.attention_factor;
-    } else if (s.mscale != 0.0 && s.mscale_all_dim != 0.0) {
-      want =
-          RefYarnM(s.factor, s.mscale) / RefYarnM(s.factor, s.mscale_all_dim);
-    }
-    CHECK(Close(af, want, 1e-12));
-  } else if (s.type == RopeScalingType::kLongrope) {
-    const double L = s.original_max_position_embeddings;
-    const double want = s.has_attention_factor ? s.attention_factor
-                        : s.factor <= 1.0
-                            ? 1.0
-                            : std::sqrt(1.0 + std::log(s.factor) / std::log(L));
-    CHECK(Close(af, want, 1e-12));
+  // Attention factors with a closed form (tests/cpp/reference/rope.h).
+  if (s.type == RopeScalingType::kYarn ||
+      s.type == RopeScalingType::kLongrope) {
+    CHECK(Close(af, posenc::ref::RopeAttentionFactor(s), 1e-12));
   } else if (s.type == RopeScalingType::kDynamic) {
     CHECK(af == 1.0);
   }
