@@ -187,6 +187,50 @@ TEST_P(KvCacheTest, ShiftIsAPureRotation) {
   for (size_t e = 0; e < D; ++e) EXPECT_NEAR(a[e], b[e], 2e-6);
 }
 
+// Queries placed past the cached tokens (query offset beyond the cache) sit
+// at positions that go on from the last cached key's: slot s -> last + s -
+// length + 1 (src/ops/attention.h), with default and with explicit key
+// positions. Checked against the same call given those positions.
+TEST_P(KvCacheTest, QueriesPastTheCacheContinueFromTheLastKey) {
+  Rng rng(47);
+  const size_t D = 8, T = 5, Tq = 2;
+  AttentionRope rope;
+  rope.enabled = true;
+  rope.freq.head_dim = int(D);
+  const std::vector<float> k = rng.Vector(T * D), v = rng.Vector(T * D),
+                           q = rng.Vector(Tq * D);
+  for (const bool explicit_keys : {false, true}) {
+    KvCache cache(1, D, rope);
+    std::vector<int32_t> kpos(T);
+    for (size_t t = 0; t < T; ++t)
+      kpos[t] = int32_t(explicit_keys ? 10 + t : t);
+    ASSERT_TRUE(cache.Append(k.data(), v.data(), T, kpos.data()).ok());
+    AttentionOptions o;
+    o.H = 1;
+    o.Tq = Tq;
+    o.causal = false;
+    o.query_offset = 7;  // slots 7 and 8: past the 5 cached tokens
+    // The documented positions, worked by hand: last key + slot - T + 1.
+    const int32_t last = kpos[T - 1];
+    const std::vector<int32_t> want = {last + 3, last + 4};
+    std::vector<float> derived(Tq * D), given(Tq * D);
+    ASSERT_TRUE(cache.Attend(o, q.data(), nullptr, derived.data()).ok());
+    ASSERT_TRUE(cache.Attend(o, q.data(), want.data(), given.data()).ok());
+    for (size_t e = 0; e < Tq * D; ++e) {
+      EXPECT_FLOAT_EQ(derived[e], given[e])
+          << "explicit keys " << explicit_keys;
+    }
+    // An off-by-one in the rule would change the output.
+    const std::vector<int32_t> off = {last + 2, last + 3};
+    std::vector<float> shifted(Tq * D);
+    ASSERT_TRUE(cache.Attend(o, q.data(), off.data(), shifted.data()).ok());
+    double diff = 0.0;
+    for (size_t e = 0; e < Tq * D; ++e)
+      diff += std::fabs(derived[e] - shifted[e]);
+    EXPECT_GT(diff, 1e-4);
+  }
+}
+
 TEST(KvCacheValidation, Errors) {
   AttentionRope rope;
   EXPECT_FALSE(KvCache::Validate(0, 8, rope).ok());
