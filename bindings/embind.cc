@@ -175,61 +175,44 @@ struct Codec<OptionalNumber, RopeScaling, double> {
 #define POSENC_DESCRIBE_FIELD(type, member, js_name, codec, ...) \
   out += StrCat(#js_name, " ", Codec<codec, Struct, type>::Js(), "\n");
 
+// Every struct declared from a field list: X(struct, its list).
+#define POSENC_FIELD_STRUCTS(X)                     \
+  X(RopeScaling, POSENC_ROPE_SCALING_FIELDS)        \
+  X(RopeFrequencyConfig, POSENC_ROPE_CONFIG_FIELDS) \
+  X(AttentionRope, POSENC_ATTENTION_ROPE_FIELDS)    \
+  X(AttentionOptions, POSENC_ATTENTION_FIELDS)      \
+  X(ModelConfig, POSENC_MODEL_CONFIG_FIELDS)
+
+#define POSENC_DESCRIBE_STRUCT(S, LIST) \
+  if (name == #S) {                     \
+    using Struct = S;                   \
+    LIST(POSENC_DESCRIBE_FIELD)         \
+  }
+
 // The contract of the structs that cross the boundary, as
-// tests/ts/contract.test.ts reads it: "jsName jsType" per field, in order.
+// tests/ts/contract.test.ts reads it: "jsName jsType" per field, in order
+// ("" for a name that is not one of them).
 std::string ContractJs(const std::string& name) {
   std::string out;
-  if (name == "RopeScaling") {
-    using Struct = RopeScaling;
-    POSENC_ROPE_SCALING_FIELDS(POSENC_DESCRIBE_FIELD)
-  } else if (name == "RopeFrequencyConfig") {
-    using Struct = RopeFrequencyConfig;
-    POSENC_ROPE_CONFIG_FIELDS(POSENC_DESCRIBE_FIELD)
-  } else if (name == "AttentionRope") {
-    using Struct = AttentionRope;
-    POSENC_ATTENTION_ROPE_FIELDS(POSENC_DESCRIBE_FIELD)
-  } else if (name == "AttentionOptions") {
-    using Struct = AttentionOptions;
-    POSENC_ATTENTION_FIELDS(POSENC_DESCRIBE_FIELD)
-  } else if (name == "ModelConfig") {
-    using Struct = ModelConfig;
-    POSENC_MODEL_CONFIG_FIELDS(POSENC_DESCRIBE_FIELD)
-  }
+  POSENC_FIELD_STRUCTS(POSENC_DESCRIBE_STRUCT)
   return out;
 }
 
+#define POSENC_REGISTER_STRUCT(S, LIST)          \
+  {                                              \
+    using Struct = S;                            \
+    emscripten::value_object<Struct> object(#S); \
+    LIST(POSENC_REGISTER_FIELD)                  \
+  }
+
 // Registers the structs declared from field lists as Embind value objects.
-void RegisterFieldLists() {
-  {
-    using Struct = RopeScaling;
-    emscripten::value_object<Struct> object("RopeScaling");
-    POSENC_ROPE_SCALING_FIELDS(POSENC_REGISTER_FIELD)
-  }
-  {
-    using Struct = RopeFrequencyConfig;
-    emscripten::value_object<Struct> object("RopeFrequencyConfig");
-    POSENC_ROPE_CONFIG_FIELDS(POSENC_REGISTER_FIELD)
-  }
-  {
-    using Struct = AttentionRope;
-    emscripten::value_object<Struct> object("AttentionRope");
-    POSENC_ATTENTION_ROPE_FIELDS(POSENC_REGISTER_FIELD)
-  }
-  {
-    using Struct = AttentionOptions;
-    emscripten::value_object<Struct> object("AttentionOptions");
-    POSENC_ATTENTION_FIELDS(POSENC_REGISTER_FIELD)
-  }
-  {
-    using Struct = ModelConfig;
-    emscripten::value_object<Struct> object("ModelConfig");
-    POSENC_MODEL_CONFIG_FIELDS(POSENC_REGISTER_FIELD)
-  }
-}
+void RegisterFieldLists(){POSENC_FIELD_STRUCTS(POSENC_REGISTER_STRUCT)}
 
 // The defaults of a RoPE configuration, as JS sees them: the TS layer starts
 // every configuration from these.
-RopeFrequencyConfig DefaultRopeConfigJs() { return RopeFrequencyConfig(); }
+RopeFrequencyConfig DefaultRopeConfigJs() {
+  return RopeFrequencyConfig();
+}
 AttentionOptions DefaultAttentionJs() { return AttentionOptions(); }
 
 // inv_freq: float32 [r/2] at out_freq; attention factor: float64 at

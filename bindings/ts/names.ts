@@ -68,14 +68,3 @@ export const POSITION_BUGS = [
   'short-cos-sin-cache',
   'wrong-scaling',
 ] as const;
-
-/** The lists above by the key the module's `names()` knows them by. */
-export const NAME_LISTS = {
-  ropeLayout: ROPE_LAYOUTS,
-  ropeScaling: ROPE_SCALINGS,
-  sinusoidalLayout: SINUSOIDAL_LAYOUTS,
-  alibiVariant: ALIBI_VARIANTS,
-  encoding: ENCODINGS,
-  task: TASKS,
-  positionBug: POSITION_BUGS,
-} as const;
