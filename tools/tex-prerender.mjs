@@ -2,11 +2,14 @@
 //
 // Every `$...$` / `$$...$$` span written in the page's sources (the strings
 // of web/src/i18n.ts, web/src/text/*.ts and the sections) is rendered here
-// with the same KaTeX the page ships, and the page gets them as the module
-// `virtual:posenc-tex` (TeX source with its delimiters -> HTML). tex.ts uses
-// them first, so the first section draws without evaluating KaTeX (about a
-// quarter of a second of start-up on a 2-core machine); KaTeX itself loads
-// afterwards, for the spans built from numbers at run time.
+// with the same KaTeX the page ships, as two modules (TeX source with its
+// delimiters -> HTML): `virtual:posenc-tex`, the spans of the page's shell
+// and section 1 (web/src/*.ts, sections/order.ts), in the first bundle, so
+// the first section draws without evaluating KaTeX (about a quarter of a
+// second of start-up on a 2-core machine); and `virtual:posenc-tex-later`,
+// every other span (about 340 KB of HTML), which tex.ts loads with KaTeX
+// itself once section 1 is on screen (KaTeX then also typesets the spans
+// built from numbers at run time).
 //
 // The sources are scanned as text: a span is whatever the page's own TEX
 // pattern (tex.ts) matches after JS string escapes are undone (`\\` -> `\`).
@@ -17,17 +20,23 @@ import { join } from 'node:path';
 
 import katex from 'katex';
 
-const ID = 'virtual:posenc-tex';
-const RESOLVED = `\0${ID}`;
+const FIRST = 'virtual:posenc-tex';
+const LATER = 'virtual:posenc-tex-later';
+const DIRS = ['web/src', 'web/src/text', 'web/src/sections'];
 // The same pattern as web/src/tex.ts.
 const TEX = /\$\$([^$]+)\$\$|\$([^$]+)\$/g;
 
-/** TeX key ('$' or '$$' + source) -> HTML, for every span in the .ts files under `dirs`. */
-export function prerender(root, dirs) {
-  const files = dirs.flatMap((d) => readdirSync(join(root, d)).filter((f) => f.endsWith('.ts')).map((f) => join(root, d, f)));
+/** The .ts files directly in `dir` (relative to root). */
+const tsFiles = (root, dir) => readdirSync(join(root, dir)).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f));
+
+/** The files whose spans go into the first bundle: the shell and section 1. */
+const firstFiles = (root) => [...tsFiles(root, 'web/src'), 'web/src/sections/order.ts'];
+
+/** TeX key ('$' or '$$' + source) -> HTML, for every span in `files` (relative to root). */
+export function prerender(root, files) {
   const out = {};
   for (const file of files) {
-    const src = readFileSync(file, 'utf8').replace(/\\\\/g, '\\');
+    const src = readFileSync(join(root, file), 'utf8').replace(/\\\\/g, '\\');
     for (const m of src.matchAll(TEX)) {
       const display = m[1] !== undefined;
       const tex = m[1] ?? m[2];
@@ -47,12 +56,17 @@ export function texPrerender(root) {
   return {
     name: 'posenc-tex-prerender',
     resolveId(id) {
-      return id === ID ? RESOLVED : undefined;
+      return id === FIRST || id === LATER ? `\0${id}` : undefined;
     },
     load(id) {
-      if (id !== RESOLVED) return undefined;
-      const spans = prerender(root, ['web/src', 'web/src/text', 'web/src/sections']);
-      for (const d of ['web/src', 'web/src/text', 'web/src/sections']) this.addWatchFile?.(join(root, d));
+      if (id !== `\0${FIRST}` && id !== `\0${LATER}`) return undefined;
+      const first = prerender(root, firstFiles(root));
+      let spans = first;
+      if (id === `\0${LATER}`) {
+        const all = prerender(root, DIRS.flatMap((d) => tsFiles(root, d)));
+        spans = Object.fromEntries(Object.entries(all).filter(([k]) => !(k in first)));
+      }
+      for (const d of DIRS) this.addWatchFile?.(join(root, d));
       // A JSON string parses faster than the same object as a literal.
       return `export default JSON.parse(${JSON.stringify(JSON.stringify(spans))});`;
     },

@@ -2,10 +2,12 @@
 // The strings are ours (i18n.ts), so their small inline markup is trusted.
 //
 // The TeX written in the page's sources is typeset at build time
-// (tools/tex-prerender.mjs, the module virtual:posenc-tex): the first
-// section draws without KaTeX. KaTeX itself (its own chunk) is loaded by
-// loadTex(), which main.ts calls once the first section is on screen; it
-// typesets what is built at run time (numbers in formulas).
+// (tools/tex-prerender.mjs): the shell's and section 1's spans are in the
+// first bundle (virtual:posenc-tex), so the first section draws without
+// KaTeX. The other sections' spans (virtual:posenc-tex-later) and KaTeX
+// itself (its own chunk, for what is built at run time: numbers in
+// formulas) are loaded by loadTex(), which main.ts calls once the first
+// section is on screen.
 import 'katex/dist/katex.min.css';
 
 import type katexModule from 'katex';
@@ -30,12 +32,14 @@ const typeset = new Map<string, string>();
 const MAX_CACHED = 4000;
 
 let katex: typeof katexModule | undefined;
+let later: Readonly<Record<string, string>> = {};
 let loading: Promise<void> | undefined;
 
-/** Loads KaTeX (once); resolves when spans built at run time can be typeset. */
+/** Loads KaTeX and the other sections' prerendered spans (once); resolves when every span can be typeset. */
 export function loadTex(): Promise<void> {
-  loading ??= import('katex').then((m) => {
-    katex = m.default;
+  loading ??= Promise.all([import('katex'), import('virtual:posenc-tex-later')]).then(([k, l]) => {
+    katex = k.default;
+    later = l.default;
   });
   return loading;
 }
@@ -43,7 +47,7 @@ export function loadTex(): Promise<void> {
 /** HTML of one span, or undefined while KaTeX is not loaded and the span was not prerendered. */
 function typesetSpan(tex: string, display: boolean): string | undefined {
   const key = `${display ? '$$' : '$'}${tex}`;
-  const pre = prerendered[key];
+  const pre = prerendered[key] ?? later[key];
   if (pre !== undefined) return pre;
   let html = typeset.get(key);
   if (html === undefined) {

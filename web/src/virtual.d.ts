@@ -5,3 +5,9 @@ declare module 'virtual:posenc-tex' {
   const spans: Readonly<Record<string, string>>;
   export default spans;
 }
+
+declare module 'virtual:posenc-tex-later' {
+  /** The other sections' spans, the same way (loaded with KaTeX, after section 1). */
+  const spans: Readonly<Record<string, string>>;
+  export default spans;
+}
