@@ -76,8 +76,12 @@ struct Codec<Plain, S, T> {
                  : std::numeric_limits<T>::min();
     }
   }
+  // Integers are numbers in JS; "int32" / "int64" tell the TS layer which
+  // integer checks a field needs (Embind would truncate 7.5 to 7).
   static std::string Js() {
     if constexpr (std::is_same_v<T, bool>) return "boolean";
+    if constexpr (std::is_integral_v<T>)
+      return sizeof(T) == 8 ? "int64" : "int32";
     if constexpr (std::is_arithmetic_v<T>) return "number";
     if constexpr (std::is_same_v<T, std::string>) return "string";
     return "object";
@@ -156,7 +160,7 @@ struct Codec<OptionalNumber, RopeScaling, double> {
     s.has_attention_factor = !std::isnan(v);
     s.*m = s.has_attention_factor ? v : 1.0;
   }
-  static std::string Js() { return "number"; }
+  static std::string Js() { return "optional-number"; }
 };
 
 // Registers one field of a list with Embind's value_object `object`.
@@ -208,11 +212,16 @@ std::string ContractJs(const std::string& name) {
 // Registers the structs declared from field lists as Embind value objects.
 void RegisterFieldLists(){POSENC_FIELD_STRUCTS(POSENC_REGISTER_STRUCT)}
 
+// RequiredScalingFields of a scaling type given by name ("" for an unknown
+// name: the TS layer has checked it).
+std::string RequiredScalingFieldsJs(const std::string& type) {
+  RopeScalingType t;
+  return ParseRopeScalingType(type, &t).ok() ? RequiredScalingFields(t) : "";
+}
+
 // The defaults of a RoPE configuration, as JS sees them: the TS layer starts
 // every configuration from these.
-RopeFrequencyConfig DefaultRopeConfigJs() {
-  return RopeFrequencyConfig();
-}
+RopeFrequencyConfig DefaultRopeConfigJs() { return RopeFrequencyConfig(); }
 AttentionOptions DefaultAttentionJs() { return AttentionOptions(); }
 
 // inv_freq: float32 [r/2] at out_freq; attention factor: float64 at
@@ -856,6 +865,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
   posenc::RegisterFieldLists();
   function("contract", &posenc::ContractJs);
   function("defaultRopeConfig", &posenc::DefaultRopeConfigJs);
+  function("requiredScalingFields", &posenc::RequiredScalingFieldsJs);
   function("defaultAttention", &posenc::DefaultAttentionJs);
   function("attention", &posenc::AttentionJs);
   class_<posenc::KvCacheJs>("KvCache")

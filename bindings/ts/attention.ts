@@ -17,7 +17,7 @@ import type {
   KvCacheOptions,
   Posenc,
 } from './types.js';
-import { checkElements, f32, i32, int, num, oneOf, optBool, optInt, optNum, requireObject } from './validate.js';
+import { besideSentinel, checkElements, f32, i32, int, oneOf, optBool, optInt, requireObject } from './validate.js';
 
 const defaults = new WeakMap<RawModule, AttentionWire>();
 
@@ -39,14 +39,14 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
     const { heads, queryLength: Tq, keyLength: Tk, headDim: D } = shape;
     const causal = optBool('causal', o.causal, true);
     const spec: AttentionWire = {
-      ...defaultAttention(m), ...shape, scale: optNum('scale', o.scale, 0, { gt: 0 }), causal,
-      queryOffset: optInt('queryOffset', o.queryOffset, -1, 0, 1 << 24),
-      window: optInt('window', o.window, 0, 1, 1 << 24),
+      ...defaultAttention(m), ...shape, causal,
+      // Left out, these are C++'s sentinels (scale 0: 1/sqrt(headDim); queryOffset -1: the queries are the
+      // last keys; window 0: none): the same values given explicitly are refused, C++ checks the rest.
+      scale: besideSentinel('scale', o.scale, 0, 'scale must be > 0'),
+      queryOffset: besideSentinel('queryOffset', o.queryOffset, -1, 'queryOffset must be an integer in [0, 16777216]', true),
+      window: besideSentinel('window', o.window, 0, 'window must be an integer in [1, 16777216]', true),
       t5Bidirectional: !causal,
     };
-    if (o.queryOffset === undefined && Tq > Tk) {
-      throw new RangeError(`queryLength (${Tq}) must not exceed keyLength (${Tk}) unless queryOffset is given`);
-    }
     if (o.keyPadding !== undefined) {
       const pad = o.keyPadding;
       if (!(pad instanceof Uint8Array)) throw new TypeError(`keyPadding must be a Uint8Array, got ${typeof pad}`);
@@ -60,9 +60,7 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
       } else {
         const a = requireObject('alibi', o.alibi);
         if (a.slopes !== undefined) {
-          const sl = h.tensor('alibi.slopes', a.slopes, [['heads', heads]]);
-          for (let h = 0; h < heads; h++) num(`alibi.slopes[${h}]`, sl[h]);
-          spec.alibiSlopes = f.f32(sl);
+          spec.alibiSlopes = f.f32(h.tensor('alibi.slopes', a.slopes, [['heads', heads]]));
         } else {
           const variant = a.variant === undefined ? 'paper' : oneOf('alibi.variant', a.variant, ALIBI_VARIANTS);
           spec.alibiSlopes = f.alloc(heads * 4);
@@ -108,7 +106,6 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
     const o = requireObject('options', options);
     const heads = int('heads', o.heads, 1, 65536);
     const kvHeads = optInt('kvHeads', o.kvHeads, heads, 1, 65536);
-    if (heads % kvHeads !== 0) throw new RangeError(`kvHeads (${kvHeads}) must divide heads (${heads})`);
     const Tq = int('queryLength', o.queryLength, 0, 1 << 24);
     const Tk = int('keyLength', o.keyLength, 0, 1 << 24);
     const D = int('headDim', o.headDim, 1, 65536);
@@ -178,7 +175,6 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
       const c = this.handle('attend()');
       const o = requireObject('options', options);
       const heads = int('heads', o.heads, 1, 65536);
-      if (heads % this.#kvHeads !== 0) throw new RangeError(`kvHeads (${this.#kvHeads}) must divide heads (${heads})`);
       const Tq = int('queryLength', o.queryLength, 0);
       const qi = h.tensor('q', q, [['heads', heads], ['queryLength', Tq], ['headDim', this.#headDim]]);
       return h.call((f) => {

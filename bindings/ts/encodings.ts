@@ -18,7 +18,7 @@ import type {
   T5BucketOptions,
   XposScaleOptions,
 } from './types.js';
-import { checkElements, i32, int, oneOf, optBool, optInt, optNum, requireObject } from './validate.js';
+import { checkElements, i32, int, int32, number, oneOf, optBool, optInt, optNum, requireObject } from './validate.js';
 
 /** The API methods of these encodings over one module. */
 export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes' | 'alibiBias' | 't5Buckets' | 't5Bias' | 'shawIndices' | 'shawLogits' | 'shawValues' | 'learnedPositions' | 'xposScales'> {
@@ -28,10 +28,8 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
       const o = requireObject('options', options);
       const length = int('length', o.length, 0);
       const dim = int('dim', o.dim, 2);
-      const base = optNum('base', o.base, 10000, { gt: 1 });
+      const base = o.base === undefined ? 10000 : number('base', o.base);
       const layout = o.layout === undefined ? 'interleaved' : oneOf('layout', o.layout, SINUSOIDAL_LAYOUTS);
-      if (dim % 2 !== 0) throw new RangeError(`dim must be even, got ${dim}`);
-      if (layout === 'concat' && dim < 4) throw new RangeError(`dim must be >= 4 for the 'concat' layout, got ${dim}`);
       const n = checkElements('sinusoidal table', [['length', length], ['dim', dim]], 4);
       return h.call((f) => {
         const out = f.alloc(n * 4);
@@ -56,7 +54,6 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
       const heads = int('heads', o.heads, 1, 65536);
       const q = int('queryLength', o.queryLength, 0);
       const k = int('keyLength', o.keyLength, 0, 1 << 24);
-      if (q > k) throw new RangeError(`queryLength (${q}) must not exceed keyLength (${k}): queries are the last positions`);
       const causal = optBool('causal', o.causal, true);
       const variant = o.variant === undefined ? 'paper' : oneOf('variant', o.variant, ALIBI_VARIANTS);
       const n = checkElements('alibi bias', [['heads', heads], ['queryLength', q], ['keyLength', k]], 4);
@@ -163,9 +160,8 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
       const o = requireObject('options', options);
       const positions = h.own(i32('positions', o.positions));
       const rotaryDim = int('rotaryDim', o.rotaryDim, 2);
-      if (rotaryDim % 2 !== 0) throw new RangeError(`rotaryDim must be even, got ${rotaryDim}`);
-      const scaleBase = optNum('scaleBase', o.scaleBase, 512, { gt: 0 });
-      const center = optInt('center', o.center, 0, -2147483648);
+      const scaleBase = o.scaleBase === undefined ? 512 : number('scaleBase', o.scaleBase);
+      const center = o.center === undefined ? 0 : int32('center', o.center);
       const key = optBool('key', o.key, false);
       const T = positions.length;
       const n = checkElements('xpos scales', [['positions.length', T], ['rotaryDim / 2', rotaryDim / 2]], 4);
@@ -183,7 +179,6 @@ function shawShape(o: Record<string, unknown>) {
   const q = int('queryLength', o.queryLength, 0);
   const k = int('keyLength', o.keyLength, 0);
   const clip = int('clip', o.clip, 0, 1 << 20);
-  if (q > k) throw new RangeError(`queryLength (${q}) must not exceed keyLength (${k}): queries are the last positions`);
   return { q, k, clip };
 }
 
@@ -191,9 +186,8 @@ export function t5Args(o: Record<string, unknown>) {
   const q = int('queryLength', o.queryLength, 0);
   const k = int('keyLength', o.keyLength, 0);
   const bidir = optBool('bidirectional', o.bidirectional, true);
-  const nb = optInt('numBuckets', o.numBuckets, 32, bidir ? 4 : 2, 65536);
-  const perSign = bidir ? Math.floor(nb / 2) : nb;
-  const md = optInt('maxDistance', o.maxDistance, 128, Math.floor(perSign / 2) + 1, 2 ** 30);
-  const off = optInt('queryOffset', o.queryOffset, 0, 0, 2 ** 30);
+  const nb = optInt('numBuckets', o.numBuckets, 32, 1, 65536);  // a table shape; its rule is checked in C++
+  const md = o.maxDistance === undefined ? 128 : int32('maxDistance', o.maxDistance);
+  const off = o.queryOffset === undefined ? 0 : int32('queryOffset', o.queryOffset);
   return { q, k, off, nb, md, bidir };
 }

@@ -29,7 +29,7 @@ import { Owner, type Heap } from './heap.js';
 import { ENCODINGS, POSITION_BUGS as BUGS, TASKS } from './names.js';
 import type { ModelConfigWire, RawTinyModel, RawTrainer, RopeConfigWire, RopeScalingWire, TrainSpec } from './raw.js';
 import { ropeSpec } from './rope.js';
-import { i32, int, num, oneOf, optBool, optInt, optNum, requireObject } from './validate.js';
+import { i32, int, number, oneOf, optBool, optInt, requireObject } from './validate.js';
 
 /** The `bug` option (whether it applies to the model is checked in C++). */
 const bugOption = (v: unknown): PositionBug => (v === undefined ? 'none' : oneOf('bug', v, BUGS));
@@ -190,7 +190,7 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
       const o = requireObject('options', options);
       const t = this.#tokens('prompt', prompt);
       const maxNew = int('maxNewTokens', o.maxNewTokens, 0, 1 << 20);
-      const temperature = optNum('temperature', o.temperature, 0, { ge: 0 });
+      const temperature = o.temperature === undefined ? 0 : number('temperature', o.temperature);
       const seed = optInt('seed', o.seed, 1, 0);
       const bug = bugOption(o.bug);
       const cache = optBool('cache', o.cache, true);
@@ -296,11 +296,10 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
       heads: optInt('heads', c.heads, 4, 1, 64),
       layers: optInt('layers', c.layers, 2, 1, 32),
       dFf: optInt('dFf', c.dFf, 128, 1, 16384),
-      lr: c.lr === undefined ? 3e-3 : num('lr', c.lr, { gt: 0 }),
+      lr: c.lr === undefined ? 3e-3 : number('lr', c.lr),
       warmup: optInt('warmup', c.warmup, Math.floor(steps / 10), 0, steps),
       seed: optInt('seed', c.seed, 1, 0),
     };
-    if (spec.lr >= 1) throw new RangeError(`lr must be in (0, 1), got ${spec.lr}`);
     return run(new m.Trainer(spec), steps, o);
   }
 
@@ -320,11 +319,10 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
       heads: mc.heads,
       layers: mc.layers,
       dFf: mc.dFf,
-      lr: c.lr === undefined ? 1e-3 : num('lr', c.lr, { gt: 0 }),
+      lr: c.lr === undefined ? 1e-3 : number('lr', c.lr),
       warmup: optInt('warmup', c.warmup, Math.min(20, Math.floor(steps / 10)), 0, steps),
       seed: optInt('seed', c.seed, 1, 0),
     };
-    if (spec.lr >= 1) throw new RangeError(`lr must be in (0, 1), got ${spec.lr}`);
     if (c.scaling !== undefined && mc.encoding !== 'rope' && mc.encoding !== 'xpos') {
       throw new TypeError(`scaling applies to RoPE and xPos models; this model uses '${mc.encoding}'`);
     }

@@ -160,8 +160,13 @@ export interface RawModule {
   sampleTask(task: string, length: number, seed: number, cap: number, tokens: number, targets: number, count: number): string;
   taskReference(task: string, out: number): string;
   target(): string;
-  /** The fields of a struct crossing the boundary: 'jsName jsType' lines ('' for an unknown struct). */
+  /**
+   * The fields of a struct crossing the boundary: 'jsName jsType' lines ('' for an unknown struct);
+   * jsType is 'number', 'int32', 'int64', 'boolean', 'string' or 'number[]'.
+   */
   contract(struct: string): string;
+  /** The scaling fields (JS names, space-separated) a scaling type needs from the caller. */
+  requiredScalingFields(type: string): string;
   /** A RoPE configuration with every field at its C++ default. */
   defaultRopeConfig(): RopeConfigWire;
   /** Attention options with every field at its C++ default. */

@@ -6,7 +6,7 @@ import type { Heap } from './heap.js';
 import { ROPE_LAYOUTS, ROPE_SCALINGS } from './names.js';
 import type { AttentionRopeWire, RawModule, RopeConfigWire } from './raw.js';
 import type { ApplyRopeOptions, Posenc, RerotateOptions, RopeFrequencies, RopeFrequencyOptions, RopeScaling } from './types.js';
-import { i32, int, num, oneOf, optBool, optInt, optNum, requireObject } from './validate.js';
+import { i32, int, int32, num, number, oneOf, optBool, optInt, requireObject } from './validate.js';
 
 /** True when A and B are the same union (a compile-time check). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -16,99 +16,80 @@ void scalingsMatch;
 
 const defaults = new WeakMap<RawModule, RopeConfigWire>();
 
-/** A RoPE configuration at the C++ defaults (the module's, read once), with these dims and base; not validated. */
-export function defaultRopeSpec(m: RawModule, headDim: number, rotaryDim: number, base: number): RopeConfigWire {
+/** A RoPE configuration at the C++ defaults (the module's, read once), with these dims (and base, unless left out); not validated. */
+export function defaultRopeSpec(m: RawModule, headDim: number, rotaryDim: number, base?: number): RopeConfigWire {
   let d = defaults.get(m);
   if (d === undefined) defaults.set(m, (d = m.defaultRopeConfig()));
-  return { ...d, headDim, rotaryDim, base, scaling: { ...d.scaling } };
+  return { ...d, headDim, rotaryDim, base: base ?? d.base, scaling: { ...d.scaling } };
 }
 
-/** Validates the frequency options and builds the RopeFrequencyConfig value object. */
+const kinds = new WeakMap<RawModule, ReadonlyArray<readonly [string, string]>>();
+
+/** [jsName, jsType] of every RopeScaling field but `type`, from the module's contract (read once). */
+function scalingFields(m: RawModule): ReadonlyArray<readonly [string, string]> {
+  let k = kinds.get(m);
+  if (k === undefined) {
+    const lines = m.contract('RopeScaling').trim().split('\n');
+    k = lines.map((l) => l.split(' ') as [string, string]).filter(([name]) => name !== 'type');
+    kinds.set(m, k);
+  }
+  return k;
+}
+
+/**
+ * One scaling field given by the caller, checked for what C++ cannot see:
+ * its JS type, integers, and NaN where NaN stands for "left out" on the wire.
+ */
+function scalingField(name: string, kind: string, v: unknown): unknown {
+  switch (kind) {
+    case 'number':
+      return number(name, v);
+    case 'optional-number':
+      if (Number.isNaN(number(name, v))) throw new RangeError(`${name} must be a finite number, got NaN`);
+      return v;
+    case 'int32':
+      return int32(name, v);
+    case 'boolean':
+      return optBool(name, v, false);
+    case 'number[]': {
+      if (typeof v !== 'object' || v === null || typeof (v as ArrayLike<unknown>).length !== 'number') {
+        throw new TypeError(`${name} must be an array of numbers, got ${typeof v}`);
+      }
+      const a = v as ArrayLike<unknown>;
+      for (let i = 0; i < a.length; i++) number(`${name}[${i}]`, a[i]);
+      return a;
+    }
+    default:
+      throw new TypeError(`${name}: no check for fields of JS type '${kind}' (rope.ts)`);
+  }
+}
+
+/**
+ * The frequency options as a RopeFrequencyConfig value object, checked for
+ * JS types, integers and required fields; the values are checked in C++
+ * (ValidateRopeConfig). rotaryDim is the effective one (headDim if left out).
+ */
 export function ropeSpec(m: RawModule, o: Record<string, unknown>): { spec: RopeConfigWire; rotaryDim: number } {
   const headDim = int('headDim', o.headDim, 1);
-  const rotaryDim = optInt('rotaryDim', o.rotaryDim, headDim, 2);
-  if (rotaryDim > headDim) throw new RangeError(`rotaryDim (${rotaryDim}) must not exceed headDim (${headDim})`);
-  if (rotaryDim % 2 !== 0) {
-    throw new RangeError(
-      o.rotaryDim === undefined
-        ? `headDim must be even when rotaryDim is not given (RoPE rotates pairs), got ${headDim}; pass an even rotaryDim for partial rotary`
-        : `rotaryDim must be even (RoPE rotates pairs), got ${rotaryDim}`,
-    );
-  }
-  const spec = defaultRopeSpec(m, headDim, rotaryDim, optNum('base', o.base, 10000, { gt: 1 }));
-  const w = spec.scaling;
-  if (o.scaling === undefined) return { spec, rotaryDim };
+  // Left out, rotaryDim is 0 in C++ (the whole head), so an explicit 0 is refused here.
+  const rotaryDim = optInt('rotaryDim', o.rotaryDim, 0, 1);
+  const base = o.base === undefined ? undefined : number('base', o.base);
+  const spec = defaultRopeSpec(m, headDim, rotaryDim, base);
+  const result = { spec, rotaryDim: rotaryDim || headDim };
+  if (o.scaling === undefined) return result;
   const s = requireObject('scaling', o.scaling);
   const type = oneOf('scaling.type', s.type, ROPE_SCALINGS);
+  const w = spec.scaling as unknown as Record<string, unknown>;
   w.type = type;
-  if (type === 'default') return { spec, rotaryDim };
-  const required = (key: string): unknown => {
-    if (s[key] === undefined) throw new TypeError(`scaling.${key} is required for scaling type '${type}'`);
-    return s[key];
-  };
-  w.factor = num('scaling.factor', required('factor'), { gt: 0 });
-  if (type === 'dynamic') {
-    w.maxPositionEmbeddings = int('scaling.maxPositionEmbeddings', required('maxPositionEmbeddings'), 1);
-  }
-  if (type === 'yarn' || type === 'longrope' || type === 'llama3') {
-    w.originalMaxPositionEmbeddings = int(
-      'scaling.originalMaxPositionEmbeddings', required('originalMaxPositionEmbeddings'), 1);
-  }
-  if (type === 'yarn') {
-    w.betaFast = optNum('scaling.betaFast', s.betaFast, 32, { gt: 0 });
-    w.betaSlow = optNum('scaling.betaSlow', s.betaSlow, 1, { gt: 0 });
-    w.truncate = optBool('scaling.truncate', s.truncate, true);
-    w.mscale = optNum('scaling.mscale', s.mscale, 0, { ge: 0 });
-    w.mscaleAllDim = optNum('scaling.mscaleAllDim', s.mscaleAllDim, 0, { ge: 0 });
-  }
-  if (type === 'yarn' || type === 'longrope') {
-    w.attentionFactor = optNum('scaling.attentionFactor', s.attentionFactor, NaN, { gt: 0 });
-  }
-  if (type === 'longrope') {
-    const lists: Array<['shortFactor' | 'longFactor', unknown]> = [
-      ['shortFactor', required('shortFactor')],
-      ['longFactor', required('longFactor')],
-    ];
-    for (const [key, v] of lists) {
-      if (typeof v !== 'object' || v === null || typeof (v as ArrayLike<number>).length !== 'number') {
-        throw new TypeError(`scaling.${key} must be an array of numbers, got ${typeof v}`);
-      }
-      const a = v as ArrayLike<number>;
-      if (a.length !== rotaryDim / 2) {
-        throw new RangeError(`scaling.${key} must have rotaryDim/2 = ${rotaryDim / 2} values, got ${a.length}`);
-      }
-      for (let i = 0; i < a.length; i++) num(`scaling.${key}[${i}]`, a[i], { gt: 0 });
-      w[key] = a;
-    }
-  }
-  if (type === 'llama3') {
-    w.lowFreqFactor = num('scaling.lowFreqFactor', required('lowFreqFactor'), { gt: 0 });
-    w.highFreqFactor = num('scaling.highFreqFactor', required('highFreqFactor'), { gt: 0 });
-    if (!(w.highFreqFactor > w.lowFreqFactor)) {
-      throw new RangeError(
-        `scaling.highFreqFactor (${w.highFreqFactor}) must be greater than scaling.lowFreqFactor (${w.lowFreqFactor})`);
-    }
-  }
-  // Any other field of the C++ list the caller gave (one the checks above
-  // do not know yet) crosses too, checked for its JS type: a field added to
-  // the list and to the public type is never dropped silently.
-  const wire = w as unknown as Record<string, unknown>;
-  for (const key of Object.keys(wire)) {
+  if (type === 'default') return result;
+  const required = m.requiredScalingFields(type).split(' ');
+  for (const [key, kind] of scalingFields(m)) {
     const v = s[key];
-    if (key === 'type' || v === undefined || handled.has(key)) continue;
-    const d = wire[key];
-    if (typeof d === 'number') wire[key] = num(`scaling.${key}`, v);
-    else if (typeof d === 'boolean') wire[key] = optBool(`scaling.${key}`, v, d);
-    else throw new TypeError(`scaling.${key}: fields of this kind must be checked in rope.ts`);
+    if (v !== undefined) w[key] = scalingField(`scaling.${key}`, kind, v);
+    else if (required.includes(key)) throw new TypeError(`scaling.${key} is required for scaling type '${type}'`);
   }
-  return { spec, rotaryDim };
+  return result;
 }
-
-/** The scaling fields the checks of ropeSpec handle one by one. */
-const handled: ReadonlySet<string> = new Set([
-  'factor', 'maxPositionEmbeddings', 'originalMaxPositionEmbeddings', 'betaFast', 'betaSlow', 'truncate', 'mscale',
-  'mscaleAllDim', 'attentionFactor', 'shortFactor', 'longFactor', 'lowFreqFactor', 'highFreqFactor',
-]);
 
 /**
  * The `rope` option of an attention call or a KV cache into `wire` (the
@@ -117,7 +98,7 @@ const handled: ReadonlySet<string> = new Set([
  */
 export function attentionRope(m: RawModule, r: unknown, headDim: number, wire: AttentionRopeWire): AttentionRopeWire {
   // Without RoPE the core ignores freq: any head dim (odd too) is fine.
-  wire.freq = defaultRopeSpec(m, headDim, headDim, 10000);
+  wire.freq = defaultRopeSpec(m, headDim, 0);
   if (r === undefined) return wire;
   const o = requireObject('rope', r);
   wire.enabled = true;
@@ -125,7 +106,8 @@ export function attentionRope(m: RawModule, r: unknown, headDim: number, wire: A
   wire.freq = ropeSpec(m, { headDim, rotaryDim: o.rotaryDim, base: o.base, scaling: o.scaling }).spec;
   if (o.xpos !== undefined) {
     wire.xpos = true;
-    wire.xposScaleBase = optNum('rope.xpos.scaleBase', requireObject('rope.xpos', o.xpos).scaleBase, 512, { gt: 0 });
+    const scaleBase = requireObject('rope.xpos', o.xpos).scaleBase;
+    if (scaleBase !== undefined) wire.xposScaleBase = number('rope.xpos.scaleBase', scaleBase);
   }
   return wire;
 }
@@ -171,8 +153,8 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
         if (o.xpos !== undefined) {
           const xo = requireObject('xpos', o.xpos);
           xpos = true;
-          xposScaleBase = optNum('xpos.scaleBase', xo.scaleBase, 512, { gt: 0 });
-          xposCenter = optInt('xpos.center', xo.center, 0, -2147483648);
+          if (xo.scaleBase !== undefined) xposScaleBase = number('xpos.scaleBase', xo.scaleBase);
+          if (xo.center !== undefined) xposCenter = int32('xpos.center', xo.center);
           if (typeof xo.key !== 'boolean') throw new TypeError(`xpos.key must be a boolean, got ${String(xo.key)}`);
           xposKey = xo.key;
         }

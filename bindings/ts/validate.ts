@@ -1,6 +1,15 @@
 /**
  * Argument checks for the public API. Wrong types throw `TypeError`, wrong
  * values `RangeError`; every message names the parameter and the value.
+ *
+ * Where each check lives: this layer checks only what C++ cannot see. That is
+ * JS types, integers (Embind would truncate 7.5 to 7 and wrap 2^32),
+ * options left out (C++ sees their defaults), names, typed-array kinds,
+ * lengths against the shapes, detached buffers and the sizes that decide
+ * allocations. Every other rule on a value (a base above 1, a positive
+ * factor, a rotary dim that is even and fits the head, kvHeads dividing
+ * heads) is checked once, by the C++ validator, whose messages use the JS
+ * names and write numbers as JS does.
  */
 
 const MAX_INT32 = 2147483647;
@@ -37,6 +46,33 @@ export function int(name: string, v: unknown, min: number, max: number = MAX_INT
     throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${show(v)}`);
   }
   return v;
+}
+
+/** A number of any value (C++ checks the value): only its JS type is checked here. */
+export function number(name: string, v: unknown): number {
+  if (typeof v !== 'number') throw new TypeError(`${name} must be a number, got ${show(v)}`);
+  return v;
+}
+
+/** An integer that fits C++'s int (C++ checks its range of meaning). */
+export function int32(name: string, v: unknown): number {
+  if (!Number.isInteger(number(name, v))) throw new RangeError(`${name} must be an integer, got ${show(v)}`);
+  if ((v as number) < -MAX_INT32 - 1 || (v as number) > MAX_INT32) {
+    throw new RangeError(`${name} must be an integer in [${-MAX_INT32 - 1}, ${MAX_INT32}], got ${show(v)}`);
+  }
+  return v as number;
+}
+
+/**
+ * An option that C++ reads as `sentinel` when left out (scale 0, window 0,
+ * queryOffset -1): the sentinel given explicitly would silently mean "left
+ * out", so it is refused here with `rule`; C++ checks every other value.
+ */
+export function besideSentinel(name: string, v: unknown, sentinel: number, rule: string, integer = false): number {
+  if (v === undefined) return sentinel;
+  const n = integer ? int32(name, v) : number(name, v);
+  if (n === sentinel) throw new RangeError(`${rule}, got ${n}`);
+  return n;
 }
 
 export function optInt(name: string, v: unknown, dflt: number, min: number, max: number = MAX_INT32): number {

@@ -547,6 +547,7 @@ Status Generate(const Model& m, const int32_t* prompt, size_t n,
     return Status::Invalid(
         StrCat("maxNewTokens must be in [0, 2^20], got ", opt.max_new_tokens));
   }
+  POSENC_RETURN_IF_ERROR(CheckFinite("temperature", opt.temperature));
   if (!(opt.temperature >= 0.0 && opt.temperature <= 100.0)) {
     return Status::Invalid(
         StrCat("temperature must be in [0, 100], got ", opt.temperature));

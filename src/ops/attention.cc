@@ -37,7 +37,7 @@ Status ValidateAttention(const AttentionOptions& o) {
   if (H < 1) return Status::Invalid(StrCat("heads must be >= 1, got ", H));
   if (Hkv < 1 || H % Hkv != 0) {
     return Status::Invalid(
-        StrCat("kvHeads must divide heads: heads = ", H, ", kvHeads = ", Hkv));
+        StrCat("kvHeads (", Hkv, ") must divide heads (", H, ")"));
   }
   if (D < 1) return Status::Invalid(StrCat("headDim must be >= 1, got ", D));
   if (Tk > kMaxLength || Tq > kMaxLength) {
@@ -66,7 +66,8 @@ Status ValidateAttention(const AttentionOptions& o) {
   }
   if (o.query_offset < -1 || o.query_offset > kMaxLength) {
     return Status::Invalid(
-        StrCat("queryOffset must be in [0, 2^24], got ", o.query_offset));
+        StrCat("queryOffset must be an integer in [0, 16777216], got ",
+               o.query_offset, " (-1: the queries are the last keys)"));
   }
   if (o.query_offset < 0 && Tq > Tk) {
     return Status::Invalid(StrCat("queryLength (", Tq,
@@ -75,19 +76,18 @@ Status ValidateAttention(const AttentionOptions& o) {
   }
   if (o.window < 0 || o.window > kMaxLength) {
     return Status::Invalid(
-        StrCat("window must be in [0, 2^24] (0 = none), got ", o.window));
+        StrCat("window must be an integer in [1, 16777216], got ", o.window,
+               " (0: no window)"));
   }
-  if (!std::isfinite(o.scale) || o.scale < 0.0f) {
+  POSENC_RETURN_IF_ERROR(CheckFinite("scale", o.scale));
+  if (o.scale < 0.0f) {
     return Status::Invalid(
-        StrCat("scale must be a finite number >= 0 (0 = 1/sqrt(headDim)), got ",
-               o.scale));
+        StrCat("scale must be > 0, got ", o.scale, " (0: 1/sqrt(headDim))"));
   }
   if (o.alibi_slopes) {
     for (size_t h = 0; h < o.H; ++h) {
-      if (!std::isfinite(o.alibi_slopes[h])) {
-        return Status::Invalid(StrCat(
-            "alibi slopes[", h, "] must be finite, got ", o.alibi_slopes[h]));
-      }
+      POSENC_RETURN_IF_ERROR(
+          CheckFinite(StrCat("alibi.slopes[", h, "]"), o.alibi_slopes[h]));
     }
   }
   if (o.t5_table) {
@@ -98,8 +98,8 @@ Status ValidateAttention(const AttentionOptions& o) {
     return Status::Invalid("shaw: a value table needs a key table");
   }
   if (o.shaw_k && (o.shaw_clip < 0 || o.shaw_clip > (1 << 20))) {
-    return Status::Invalid(
-        StrCat("shaw clip must be in [0, 2^20], got ", o.shaw_clip));
+    return Status::Invalid(StrCat(
+        "shaw.clip must be an integer in [0, 1048576], got ", o.shaw_clip));
   }
   if (o.rope.enabled) {
     if (o.rope.freq.head_dim != static_cast<int>(D)) {
@@ -114,9 +114,9 @@ Status ValidateAttention(const AttentionOptions& o) {
           "rope: keys with a custom head stride (a cache) "
           "must be rotated when appended");
     }
-    if (o.rope.xpos && !(o.rope.xpos_scale_base > 0.0)) {
-      return Status::Invalid(
-          StrCat("xpos scaleBase must be > 0, got ", o.rope.xpos_scale_base));
+    if (o.rope.xpos) {
+      POSENC_RETURN_IF_ERROR(
+          CheckFiniteAbove("rope.xpos.scaleBase", o.rope.xpos_scale_base, 0.0));
     }
   }
   return Status::Ok();

@@ -41,19 +41,13 @@ double DynamicBase(double base, double s, double T, double M, int r) {
 }
 
 Status CheckPositiveFinite(const char* name, double v) {
-  if (!Finite(v) || v <= 0.0) {
-    return Status::Invalid(
-        StrCat("scaling.", name, " must be a finite number > 0, got ", v));
-  }
-  return Status::Ok();
+  return CheckFiniteAbove(StrCat("scaling.", name), v, 0.0);
 }
 
 Status CheckLength(const char* name, int v) {
   if (v < 1) {
-    return Status::Invalid(StrCat("scaling.", name,
-                                  " must be an integer >= 1 for this scaling "
-                                  "type, got ",
-                                  v));
+    return Status::Invalid(StrCat(
+        "scaling.", name, " must be >= 1 for this scaling type, got ", v));
   }
   return Status::Ok();
 }
@@ -65,11 +59,8 @@ Status CheckFactorList(const char* name, const std::vector<double>& f,
                                   half, " values, got ", f.size()));
   }
   for (size_t i = 0; i < f.size(); ++i) {
-    if (!Finite(f[i]) || f[i] <= 0.0) {
-      return Status::Invalid(StrCat("scaling.", name, "[", i,
-                                    "] must be a finite number > 0, got ",
-                                    f[i]));
-    }
+    POSENC_RETURN_IF_ERROR(
+        CheckFiniteAbove(StrCat("scaling.", name, "[", i, "]"), f[i], 0.0));
   }
   return Status::Ok();
 }
@@ -93,6 +84,26 @@ const char* RopeScalingTypeName(RopeScalingType type) {
   return (i >= 0 && i < kNumRopeScalingTypes) ? kScalingNames[i] : "invalid";
 }
 
+const char* RequiredScalingFields(RopeScalingType type) {
+  switch (type) {
+    case RopeScalingType::kDefault:
+      return "";
+    case RopeScalingType::kLinear:
+    case RopeScalingType::kNtk:
+      return "factor";
+    case RopeScalingType::kDynamic:
+      return "factor maxPositionEmbeddings";
+    case RopeScalingType::kYarn:
+      return "factor originalMaxPositionEmbeddings";
+    case RopeScalingType::kLongrope:
+      return "factor originalMaxPositionEmbeddings shortFactor longFactor";
+    case RopeScalingType::kLlama3:
+      return "factor originalMaxPositionEmbeddings lowFreqFactor "
+             "highFreqFactor";
+  }
+  return "";
+}
+
 Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
   if (c.head_dim < 1) {
     return Status::Invalid(
@@ -109,15 +120,13 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
   }
   if (r % 2 != 0) {
     return Status::Invalid(
-        StrCat(c.rotary_dim == 0 ? "headDim" : "rotaryDim",
-               " must be even (RoPE rotates pairs), got ", r,
-               c.rotary_dim == 0 ? "; pass an even rotaryDim for partial rotary"
-                                 : ""));
+        c.rotary_dim == 0
+            ? StrCat("headDim must be even when rotaryDim is not given (RoPE "
+                     "rotates pairs), got ",
+                     r, "; pass an even rotaryDim for partial rotary")
+            : StrCat("rotaryDim must be even (RoPE rotates pairs), got ", r));
   }
-  if (!Finite(c.base) || c.base <= 1.0) {
-    return Status::Invalid(
-        StrCat("base must be a finite number > 1, got ", c.base));
-  }
+  POSENC_RETURN_IF_ERROR(CheckFiniteAbove("base", c.base, 1.0));
   const RopeScaling& s = c.scaling;
   const int type = static_cast<int>(s.type);
   if (type < 0 || type >= kNumRopeScalingTypes) {
@@ -158,15 +167,10 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
                                          s.original_max_position_embeddings));
       POSENC_RETURN_IF_ERROR(CheckPositiveFinite("betaFast", s.beta_fast));
       POSENC_RETURN_IF_ERROR(CheckPositiveFinite("betaSlow", s.beta_slow));
-      if (!Finite(s.mscale) || s.mscale < 0.0) {
-        return Status::Invalid(StrCat(
-            "scaling.mscale must be a finite number >= 0, got ", s.mscale));
-      }
-      if (!Finite(s.mscale_all_dim) || s.mscale_all_dim < 0.0) {
-        return Status::Invalid(
-            StrCat("scaling.mscaleAllDim must be a finite number >= 0, got ",
-                   s.mscale_all_dim));
-      }
+      POSENC_RETURN_IF_ERROR(
+          CheckFiniteAtLeast("scaling.mscale", s.mscale, 0.0));
+      POSENC_RETURN_IF_ERROR(
+          CheckFiniteAtLeast("scaling.mscaleAllDim", s.mscale_all_dim, 0.0));
       if (s.has_attention_factor) {
         POSENC_RETURN_IF_ERROR(
             CheckPositiveFinite("attentionFactor", s.attention_factor));

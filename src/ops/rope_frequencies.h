@@ -79,6 +79,13 @@ inline int EffectiveRotaryDim(const RopeFrequencyConfig& c) {
 // Validates head/rotary dims, base and every scaling parameter.
 Status ValidateRopeConfig(const RopeFrequencyConfig& config);
 
+// The scaling fields a type needs from the caller, by their JS names and
+// separated by spaces ("factor maxPositionEmbeddings"); the other fields
+// keep their defaults. C++ cannot tell a field left out from one set to its
+// default, so the JS layer reads this list and reports a missing field as a
+// TypeError; ValidateRopeConfig checks the values.
+const char* RequiredScalingFields(RopeScalingType type);
+
 // inv_freq: [r/2], computed in double. seq_len is the longest position + 1
 // the caller will use (only `dynamic` and `longrope` read it). Parameters
 // that pass validation but overflow or underflow (a frequency that is not a

@@ -17,7 +17,7 @@ Status ValidateSinusoidal(int64_t L, int64_t D, double base,
                           SinusoidalLayout layout) {
   if (L < 0) return Status::Invalid(StrCat("length must be >= 0, got ", L));
   if (D < 2 || D % 2 != 0) {
-    return Status::Invalid(StrCat("dim must be an even integer >= 2, got ", D));
+    return Status::Invalid(StrCat("dim must be even and >= 2, got ", D));
   }
   if (layout == SinusoidalLayout::kConcat && D < 4) {
     return Status::Invalid(StrCat(
@@ -29,11 +29,7 @@ Status ValidateSinusoidal(int64_t L, int64_t D, double base,
     return Status::Invalid(
         StrCat("layout is not a valid enum value: ", static_cast<int>(layout)));
   }
-  if (!std::isfinite(base) || base <= 1.0) {
-    return Status::Invalid(
-        StrCat("base must be a finite number > 1, got ", base));
-  }
-  return Status::Ok();
+  return CheckFiniteAbove("base", base, 1.0);
 }
 
 std::vector<double> SinusoidalFrequencies(size_t D, double base,

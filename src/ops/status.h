@@ -4,8 +4,8 @@
 #ifndef POSENC_OPS_STATUS_H_
 #define POSENC_OPS_STATUS_H_
 
-#include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace posenc {
@@ -30,16 +30,42 @@ class Status {
 
 // Builds a message from streamable parts: StrCat("headDim must be even, got ",
 // 7).
+// A double as JavaScript's Number#toString writes it: the shortest digits
+// that read back to the same value, "NaN", "Infinity", "-Infinity", and the
+// exponent form only below 1e-6 or from 1e21 on (1e-7, 1e+21). Messages
+// reach JS users, who passed these numbers in JS.
+std::string JsNumber(double v);
+
+namespace status_internal {
+inline void Append(std::string* s, const std::string& v) { *s += v; }
+inline void Append(std::string* s, const char* v) { *s += v; }
+inline void Append(std::string* s, char v) { *s += v; }
+inline void Append(std::string* s, bool v) { *s += v ? "true" : "false"; }
+inline void Append(std::string* s, double v) { *s += JsNumber(v); }
+inline void Append(std::string* s, float v) { *s += JsNumber(v); }
+template <typename Int,
+          typename = std::enable_if_t<std::is_integral<Int>::value>>
+void Append(std::string* s, Int v) {
+  *s += std::to_string(v);
+}
+}  // namespace status_internal
+
+// Concatenates strings, integers and numbers (written as JS writes them),
+// without iostreams (which would pull their code into the wasm module).
 template <typename... Parts>
 std::string StrCat(const Parts&... parts) {
-  std::ostringstream os;
-  os.precision(17);
-  (os << ... << parts);
-  return os.str();
+  std::string s;
+  (status_internal::Append(&s, parts), ...);
+  return s;
 }
 
-// The choices an error message lists, from a name table: "a, b, c", or
-// "a, b or c" with last = " or ".
+// Checks of one number, with the messages the JS API documents:
+// "<name> must be a finite number, got NaN", "<name> must be > 1, got 0.5",
+// "<name> must be >= 0, got -1".
+Status CheckFinite(const std::string& name, double v);
+Status CheckFiniteAbove(const std::string& name, double v, double bound);
+Status CheckFiniteAtLeast(const std::string& name, double v, double bound);
+
 inline std::string JoinNames(const char* const* names, int n,
                              const char* last = ", ") {
   std::string s;

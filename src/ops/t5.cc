@@ -8,19 +8,17 @@ Status ValidateT5Buckets(int64_t num_buckets, int64_t max_distance,
                          bool bidirectional) {
   const int64_t min_buckets = bidirectional ? 4 : 2;
   if (num_buckets < min_buckets || num_buckets > 65536) {
-    return Status::Invalid(
-        StrCat("numBuckets must be an integer in [", min_buckets,
-               ", 65536] when bidirectional is ",
-               bidirectional ? "true" : "false", ", got ", num_buckets));
+    return Status::Invalid(StrCat("numBuckets must be an integer in [",
+                                  min_buckets, ", 65536], got ", num_buckets,
+                                  " (when bidirectional is ",
+                                  bidirectional ? "true" : "false", ")"));
   }
   const int64_t per_sign = bidirectional ? num_buckets / 2 : num_buckets;
   const int64_t max_exact = per_sign / 2;
   if (max_distance <= max_exact || max_distance > (int64_t{1} << 30)) {
-    return Status::Invalid(StrCat("maxDistance must be an integer in (",
-                                  max_exact,
-                                  ", 2^30] (greater than the exact "
-                                  "buckets), got ",
-                                  max_distance));
+    return Status::Invalid(StrCat(
+        "maxDistance must be an integer in [", max_exact + 1,
+        ", 1073741824], got ", max_distance, " (more than the exact buckets)"));
   }
   return Status::Ok();
 }
@@ -58,8 +56,8 @@ Status ValidateT5Shape(int64_t Q, int64_t K, int64_t q_offset) {
     return Status::Invalid(StrCat("queryLength must be >= 0, got ", Q));
   if (K < 0) return Status::Invalid(StrCat("keyLength must be >= 0, got ", K));
   if (q_offset < 0 || q_offset > (int64_t{1} << 30)) {
-    return Status::Invalid(
-        StrCat("queryOffset must be an integer in [0, 2^30], got ", q_offset));
+    return Status::Invalid(StrCat(
+        "queryOffset must be an integer in [0, 1073741824], got ", q_offset));
   }
   return Status::Ok();
 }

@@ -8,11 +8,7 @@ Status ValidateXpos(int64_t r, double scale_base) {
   if (r < 2 || r % 2 != 0) {
     return Status::Invalid(StrCat("rotaryDim must be even and >= 2, got ", r));
   }
-  if (!std::isfinite(scale_base) || scale_base <= 0.0) {
-    return Status::Invalid(
-        StrCat("xpos.scaleBase must be a finite number > 0, got ", scale_base));
-  }
-  return Status::Ok();
+  return CheckFiniteAbove("xpos.scaleBase", scale_base, 0.0);
 }
 
 int64_t XposMaxDistance(double scale_base) {

@@ -383,9 +383,9 @@ TEST(AttentionValidation, ErrorsNameTheParameter) {
   o.Hkv = 3;
   o.Tq = o.Tk = 2;
   o.D = 8;
-  EXPECT_NE(ValidateAttention(o).message().find(
-                "kvHeads must divide heads: heads = 4, kvHeads = 3"),
-            std::string::npos);
+  EXPECT_NE(
+      ValidateAttention(o).message().find("kvHeads (3) must divide heads (4)"),
+      std::string::npos);
   o.Hkv = 2;
   o.Tq = 3;
   EXPECT_NE(ValidateAttention(o).message().find(

@@ -257,21 +257,24 @@ void ExpectInvalid(const RopeFrequencyConfig& c, const std::string& needle) {
 }
 
 TEST(RopeFrequencies, InvalidConfigsNameTheParameterAndValue) {
-  ExpectInvalid(Config(7, 0, 10000.0), "headDim must be even");
+  ExpectInvalid(Config(7, 0, 10000.0),
+                "headDim must be even when rotaryDim is not given (RoPE "
+                "rotates pairs), got 7; pass an even rotaryDim for partial "
+                "rotary");
   ExpectInvalid(Config(8, 5, 10000.0),
                 "rotaryDim must be even (RoPE rotates pairs), got 5");
   ExpectInvalid(Config(8, 10, 10000.0),
                 "rotaryDim (10) must not exceed headDim (8)");
   ExpectInvalid(Config(0, 0, 10000.0),
                 "headDim must be an integer >= 1, got 0");
-  ExpectInvalid(Config(8, 0, 1.0), "base must be a finite number > 1, got 1");
-  ExpectInvalid(Config(8, 0, NAN), "base must be");
+  ExpectInvalid(Config(8, 0, 1.0), "base must be > 1, got 1");
+  ExpectInvalid(Config(8, 0, NAN), "base must be a finite number, got NaN");
   RopeFrequencyConfig c = Config(8, 0, 10000.0);
   c.scaling.type = RopeScalingType::kYarn;
-  ExpectInvalid(c, "originalMaxPositionEmbeddings must be an integer >= 1");
+  ExpectInvalid(c, "originalMaxPositionEmbeddings must be >= 1");
   c.scaling.original_max_position_embeddings = 100;
   c.scaling.factor = NAN;
-  ExpectInvalid(c, "factor must be a finite number > 0");
+  ExpectInvalid(c, "scaling.factor must be a finite number, got NaN");
   c.scaling.factor = 2;
   c.scaling.beta_fast = -1;
   ExpectInvalid(c, "betaFast");
@@ -299,7 +302,7 @@ TEST(RopeFrequencies, OverflowingScalingsAreErrorsNotInfOrNaN) {
   RopeFrequencyConfig c = Config(8, 0, 10000.0);
   c.scaling.type = RopeScalingType::kLinear;
   c.scaling.factor = 5e-324;  // 1 / factor = inf
-  ExpectInvalid(c, "linear scaling gives inv_freq[0] = inf");
+  ExpectInvalid(c, "linear scaling gives inv_freq[0] = Infinity");
   c.scaling.type = RopeScalingType::kNtk;
   c.scaling.factor = 1e300;  // base' = inf
   ExpectInvalid(c, "ntk scaling: base * factor^(r/(r-2))");

@@ -50,7 +50,7 @@ TEST_P(Sinusoidal, PositionZeroAndOtherBases) {
 TEST(SinusoidalValidation, Errors) {
   EXPECT_NE(ValidateSinusoidal(4, 7, 1e4, SinusoidalLayout::kInterleaved)
                 .message()
-                .find("dim must be an even integer >= 2, got 7"),
+                .find("dim must be even and >= 2, got 7"),
             std::string::npos);
   EXPECT_NE(ValidateSinusoidal(4, 2, 1e4, SinusoidalLayout::kConcat)
                 .message()

@@ -59,10 +59,14 @@ function tsFields(name: string): Map<string, string> {
   return out;
 }
 
-/** name -> JS type of every field of the C++ struct `name`, from the module's contract(). */
+/** name -> JS type of every field of the C++ struct `name`, from the module's contract() (integers are numbers in TS). */
 function cppFields(m: ReturnType<typeof Internal.rawModule>, name: string): Map<string, string> {
   const text = m.contract(name);
-  return new Map(text === '' ? [] : text.slice(0, -1).split('\n').map((l) => l.split(' ') as [string, string]));
+  const jsType = (t: string): string => (t === 'int32' || t === 'int64' || t === 'optional-number' ? 'number' : t);
+  return new Map(text === '' ? [] : text.slice(0, -1).split('\n').map((l) => {
+    const [field, type] = l.split(' ') as [string, string];
+    return [field, jsType(type)];
+  }));
 }
 
 const sorted = (m: Map<string, string>): Array<[string, string]> => [...m].sort(([a], [b]) => a.localeCompare(b));

@@ -147,6 +147,48 @@ const cases: Case[] = [
   ['xposScales out of float32 range', (pe) => pe.xposScales({ positions: Int32Array.from([0, -36000]), rotaryDim: 8 }),
     'RangeError', /xpos: position -36000 is 36000 from xpos.center = 0/],
 
+  // Checked once, in C++ (the TS layer checks only types, integers and sentinels): the messages use the JS
+  // names and write numbers as JS does.
+  ['yarn betaFast 0', (pe) => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 64, betaFast: 0 } }),
+    'RangeError', /scaling.betaFast must be > 0, got 0$/],
+  ['yarn mscale negative', (pe) => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 64, mscale: -1 } }),
+    'RangeError', /scaling.mscale must be >= 0, got -1$/],
+  ['yarn attentionFactor NaN', (pe) => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 64, attentionFactor: NaN } }),
+    'RangeError', /scaling.attentionFactor must be a finite number, got NaN/],
+  ['yarn truncate string', (pe) => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 64, truncate: 'no' as never } }),
+    'TypeError', /scaling.truncate must be a boolean, got 'no'/],
+  ['longrope factor 0', (pe) => pe.ropeFrequencies({ headDim: 4, scaling: { type: 'longrope', factor: 4, originalMaxPositionEmbeddings: 64, shortFactor: [1, 1], longFactor: [1, 0] } }),
+    'RangeError', /scaling.longFactor\[1\] must be > 0, got 0$/],
+  ['longrope factor string', (pe) => pe.ropeFrequencies({ headDim: 4, scaling: { type: 'longrope', factor: 4, originalMaxPositionEmbeddings: 64, shortFactor: [1, '1' as never], longFactor: [1, 1] } }),
+    'TypeError', /scaling.shortFactor\[1\] must be a number, got '1'/],
+  ['dynamic length fractional', (pe) => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'dynamic', factor: 2, maxPositionEmbeddings: 2.5 } }),
+    'RangeError', /scaling.maxPositionEmbeddings must be an integer, got 2.5/],
+  ['dynamic length 0', (pe) => pe.ropeFrequencies({ headDim: 8, scaling: { type: 'dynamic', factor: 2, maxPositionEmbeddings: 0 } }),
+    'RangeError', /scaling.maxPositionEmbeddings must be >= 1 for this scaling type, got 0/],
+  ['base 0.1', (pe) => pe.ropeFrequencies({ headDim: 8, base: 0.1 }), 'RangeError', /base must be > 1, got 0.1$/],
+  ['rotaryDim 0', (pe) => pe.ropeFrequencies({ headDim: 8, rotaryDim: 0 }), 'RangeError', /rotaryDim must be an integer in \[1, 2147483647\], got 0/],
+  ['attention scale 0', (pe) => attn(pe, { scale: 0 }), 'RangeError', /scale must be > 0, got 0$/],
+  ['attention scale negative', (pe) => attn(pe, { scale: -0.5 }), 'RangeError', /scale must be > 0, got -0.5/],
+  ['attention queryOffset -1', (pe) => attn(pe, { queryOffset: -1 }), 'RangeError', /queryOffset must be an integer in \[0, 16777216\], got -1$/],
+  ['attention queryOffset past 2^24', (pe) => attn(pe, { queryOffset: 2 ** 25 }), 'RangeError', /queryOffset must be an integer in \[0, 16777216\], got 33554432/],
+  ['attention xpos scaleBase 0', (pe) => attn(pe, { rope: { layout: 'half', xpos: { scaleBase: 0 } } }), 'RangeError', /rope.xpos.scaleBase must be > 0, got 0$/],
+  ['cache attend heads', (pe) => {
+    const c = new pe.KvCache({ kvHeads: 2, headDim: 4 });
+    try {
+      c.append(new Float32Array(8), new Float32Array(8));
+      c.attend(new Float32Array(12), { heads: 3, queryLength: 1 });
+    } finally {
+      c.delete();
+    }
+  }, 'RangeError', /kvHeads \(2\) must divide heads \(3\)/],
+  ['sinusoidal odd dim', (pe) => pe.sinusoidal({ length: 4, dim: 7 }), 'RangeError', /dim must be even and >= 2, got 7/],
+  ['sinusoidal concat dim 2', (pe) => pe.sinusoidal({ length: 4, dim: 2, layout: 'concat' }), 'RangeError', /dim must be >= 4 for the 'concat' layout/],
+  ['xposScales odd rotaryDim', (pe) => pe.xposScales({ positions: Int32Array.of(0), rotaryDim: 3 }), 'RangeError', /rotaryDim must be even and >= 2, got 3/],
+  ['t5 maxDistance', (pe) => pe.t5Buckets({ queryLength: 2, keyLength: 2, numBuckets: 32, maxDistance: 8 }),
+    'RangeError', /maxDistance must be an integer in \[9, 1073741824\], got 8/],
+  ['generate temperature 200', (pe) => withModel(pe, 'language-rope', (m) => m.generate(Int32Array.of(0), { maxNewTokens: 3, temperature: 200 })),
+    'RangeError', /temperature must be in \[0, 100\], got 200/],
+
   // Wrong types.
   ['attention q Float64Array', (pe) => attn(pe, { q: new Float64Array(8) as unknown as Float32Array }),
     'TypeError', /q must be a Float32Array, got a Float64Array of length 8/],
