@@ -71,9 +71,10 @@ struct Codec<Plain, S, T> {
     if constexpr (std::is_same_v<PlainWire<T>, T>) {
       s.*m = std::move(v);
     } else {
-      s.*m = std::fabs(v) <= 9007199254740992.0 && v == std::floor(v)
-                 ? static_cast<T>(v)
-                 : std::numeric_limits<T>::min();
+      const bool exact =
+          std::fabs(v) <= 9007199254740992.0 && v == std::floor(v) &&
+          v >= static_cast<double>(std::numeric_limits<T>::min());
+      s.*m = exact ? static_cast<T>(v) : std::numeric_limits<T>::min();
     }
   }
   // Integers are numbers in JS; "int32" / "int64" tell the TS layer which
@@ -185,7 +186,8 @@ struct Codec<OptionalNumber, RopeScaling, double> {
   X(RopeFrequencyConfig, POSENC_ROPE_CONFIG_FIELDS) \
   X(AttentionRope, POSENC_ATTENTION_ROPE_FIELDS)    \
   X(AttentionOptions, POSENC_ATTENTION_FIELDS)      \
-  X(ModelConfig, POSENC_MODEL_CONFIG_FIELDS)
+  X(ModelConfig, POSENC_MODEL_CONFIG_FIELDS)        \
+  X(TrainRequest, POSENC_TRAIN_REQUEST_FIELDS)
 
 #define POSENC_DESCRIBE_STRUCT(S, LIST) \
   if (name == #S) {                     \
@@ -630,31 +632,17 @@ class TinyModelJs {
 };
 
 // Training settings as the loader sends them (validated again here).
-struct TrainSpec {
-  std::string task;
-  std::string encoding;
-  int steps = 0;
-  int batch = 0;
-  int seq_len = 0;
-  int d_model = 0;
-  int heads = 0;
-  int layers = 0;
-  int d_ff = 0;
-  double lr = 0.0;
-  int warmup = 0;
-  double seed = 0.0;
-};
 
 class TrainerJs {
  public:
   // Fresh training.
-  explicit TrainerJs(const TrainSpec& spec) {
+  explicit TrainerJs(const TrainRequest& spec) {
     TrainConfig tc;
     if (Configure(spec, &tc)) Create(tc);
   }
   // Continued training of `init` (a copy), with the scaling when present
   // (else init's own). Sizes and encoding come from init.
-  TrainerJs(const TrainSpec& spec, const TinyModelJs& init,
+  TrainerJs(const TrainRequest& spec, const TinyModelJs& init,
             uintptr_t scaling_present, const RopeFrequencyConfig& scaling) {
     TrainConfig tc;
     if (!init.error().empty()) {
@@ -687,26 +675,11 @@ class TrainerJs {
   }
 
  private:
-  // The spec's settings into tc; false (error_ set) if a name is unknown.
-  bool Configure(const TrainSpec& spec, TrainConfig* tc) {
-    Status s = ParseTask(spec.task, &tc->task);
-    if (s.ok()) s = ParseEncoding(spec.encoding, &tc->model.encoding);
-    if (!s.ok()) {
-      error_ = s.message();
-      return false;
-    }
-    tc->steps = spec.steps;
-    tc->batch = spec.batch;
-    tc->seq_len = spec.seq_len;
-    tc->model.d_model = spec.d_model;
-    tc->model.heads = spec.heads;
-    tc->model.layers = spec.layers;
-    tc->model.d_ff = spec.d_ff;
-    tc->model.max_len = spec.seq_len > 0 ? spec.seq_len : 1;
-    tc->opt.lr = static_cast<float>(spec.lr);
-    tc->opt.warmup_steps = spec.warmup;
-    tc->seed = static_cast<uint64_t>(spec.seed);
-    return true;
+  // The request's settings into tc; false (error_ set) if a name is unknown.
+  bool Configure(const TrainRequest& request, TrainConfig* tc) {
+    const Status s = ToTrainConfig(request, tc);
+    if (!s.ok()) error_ = s.message();
+    return s.ok();
   }
   void Create(const TrainConfig& tc) {
     const Status s = Trainer::Create(tc, &trainer_);
@@ -866,6 +839,8 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("contract", &posenc::ContractJs);
   function("defaultRopeConfig", &posenc::DefaultRopeConfigJs);
   function("requiredScalingFields", &posenc::RequiredScalingFieldsJs);
+  function(
+      "defaultTrainRequest", +[] { return posenc::TrainRequest(); });
   function("defaultAttention", &posenc::DefaultAttentionJs);
   function("attention", &posenc::AttentionJs);
   class_<posenc::KvCacheJs>("KvCache")
@@ -898,22 +873,10 @@ EMSCRIPTEN_BINDINGS(posenc) {
       .function("evaluate", &posenc::TinyModelJs::evaluate)
       .function("saveSize", &posenc::TinyModelJs::saveSize)
       .function("saveInto", &posenc::TinyModelJs::saveInto);
-  value_object<posenc::TrainSpec>("TrainSpec")
-      .field("task", &posenc::TrainSpec::task)
-      .field("encoding", &posenc::TrainSpec::encoding)
-      .field("steps", &posenc::TrainSpec::steps)
-      .field("batch", &posenc::TrainSpec::batch)
-      .field("seqLen", &posenc::TrainSpec::seq_len)
-      .field("dModel", &posenc::TrainSpec::d_model)
-      .field("heads", &posenc::TrainSpec::heads)
-      .field("layers", &posenc::TrainSpec::layers)
-      .field("dFf", &posenc::TrainSpec::d_ff)
-      .field("lr", &posenc::TrainSpec::lr)
-      .field("warmup", &posenc::TrainSpec::warmup)
-      .field("seed", &posenc::TrainSpec::seed);
+
   class_<posenc::TrainerJs>("Trainer")
-      .constructor<const posenc::TrainSpec&>()
-      .constructor<const posenc::TrainSpec&, const posenc::TinyModelJs&,
+      .constructor<const posenc::TrainRequest&>()
+      .constructor<const posenc::TrainRequest&, const posenc::TinyModelJs&,
                    uintptr_t, const posenc::RopeFrequencyConfig&>()
       .function("error", &posenc::TrainerJs::error)
       .function("step", &posenc::TrainerJs::step)

@@ -27,7 +27,7 @@ import type {
 } from './types.js';
 import { Owner, type Heap } from './heap.js';
 import { ENCODINGS, POSITION_BUGS as BUGS, TASKS } from './names.js';
-import type { ModelConfigWire, RawTinyModel, RawTrainer, RopeConfigWire, RopeScalingWire, TrainSpec } from './raw.js';
+import type { ModelConfigWire, RawTinyModel, RawTrainer, RopeConfigWire, RopeScalingWire, TrainRequestWire } from './raw.js';
 import { ropeSpec } from './rope.js';
 import { i32, int, number, oneOf, optBool, optInt, requireObject } from './validate.js';
 
@@ -282,23 +282,29 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
     }
   }
 
+  let defaults: TrainRequestWire | undefined;
+  /** The C++ defaults of a training request (read once). */
+  const trainDefaults = (): TrainRequestWire => (defaults ??= m.defaultTrainRequest());
+
   async function train(config: TrainConfig, options?: TrainOptions): Promise<TinyModel> {
     const c = requireObject('config', config);
     const o = trainOptions(options);
     const steps = int('steps', c.steps, 1, 10_000_000);
-    const spec: TrainSpec = {
+    // The sizes decide the training buffers, so they are checked here; C++ checks them again with the model.
+    const d = trainDefaults();
+    const spec: TrainRequestWire = {
       task: oneOf('task', c.task, TASKS),
       encoding: oneOf('encoding', c.encoding, ENCODINGS),
       steps,
-      batch: optInt('batch', c.batch, 16, 1, 4096),
-      seqLen: optInt('seqLen', c.seqLen, 64, 1, 4096),
-      dModel: optInt('dModel', c.dModel, 64, 2, 2048),
-      heads: optInt('heads', c.heads, 4, 1, 64),
-      layers: optInt('layers', c.layers, 2, 1, 32),
-      dFf: optInt('dFf', c.dFf, 128, 1, 16384),
-      lr: c.lr === undefined ? 3e-3 : number('lr', c.lr),
+      batch: optInt('batch', c.batch, d.batch, 1, 4096),
+      seqLen: optInt('seqLen', c.seqLen, d.seqLen, 1, 4096),
+      dModel: optInt('dModel', c.dModel, d.dModel, 2, 2048),
+      heads: optInt('heads', c.heads, d.heads, 1, 64),
+      layers: optInt('layers', c.layers, d.layers, 1, 32),
+      dFf: optInt('dFf', c.dFf, d.dFf, 1, 16384),
+      lr: c.lr === undefined ? d.lr : number('lr', c.lr),
       warmup: optInt('warmup', c.warmup, Math.floor(steps / 10), 0, steps),
-      seed: optInt('seed', c.seed, 1, 0),
+      seed: optInt('seed', c.seed, d.seed, 0),
     };
     return run(new m.Trainer(spec), steps, o);
   }
@@ -309,11 +315,12 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
     const c = requireObject('config', config);
     const o = trainOptions(options);
     const steps = int('steps', c.steps, 0, 10_000_000);
-    const spec: TrainSpec = {
+    const d = trainDefaults();
+    const spec: TrainRequestWire = {
       task: mc.task,
       encoding: mc.encoding,
       steps,
-      batch: optInt('batch', c.batch, 16, 1, 4096),
+      batch: optInt('batch', c.batch, d.batch, 1, 4096),
       seqLen: optInt('seqLen', c.seqLen, mc.trainLen, 1, 4096),
       dModel: mc.dModel,
       heads: mc.heads,
@@ -321,7 +328,7 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
       dFf: mc.dFf,
       lr: c.lr === undefined ? 1e-3 : number('lr', c.lr),
       warmup: optInt('warmup', c.warmup, Math.min(20, Math.floor(steps / 10)), 0, steps),
-      seed: optInt('seed', c.seed, 1, 0),
+      seed: optInt('seed', c.seed, d.seed, 0),
     };
     if (c.scaling !== undefined && mc.encoding !== 'rope' && mc.encoding !== 'xpos') {
       throw new TypeError(`scaling applies to RoPE and xPos models; this model uses '${mc.encoding}'`);

@@ -5,7 +5,7 @@
  * returns '' or the core's error message. Only heap.ts and the modules it
  * serves (rope.ts, attention.ts, encodings.ts, model.ts) use it.
  */
-import type { RopeScaling, TinyModelConfig } from './types.js';
+import type { RopeScaling, TinyModelConfig, TrainConfig } from './types.js';
 
 /** Every key of every member of a union. */
 type KeysOfUnion<T> = T extends unknown ? keyof T : never;
@@ -70,21 +70,8 @@ export interface AttentionWire {
 /** The value object `ModelConfig` (src/model/config.h, POSENC_MODEL_CONFIG_FIELDS): the public TinyModelConfig with every field present. */
 export type ModelConfigWire = Omit<TinyModelConfig, 'encoding' | 'ropeScaling'> & { encoding: string; ropeScaling: RopeScalingWire };
 
-/** The value object `TrainSpec`. */
-export interface TrainSpec {
-  task: string;
-  encoding: string;
-  steps: number;
-  batch: number;
-  seqLen: number;
-  dModel: number;
-  heads: number;
-  layers: number;
-  dFf: number;
-  lr: number;
-  warmup: number;
-  seed: number;
-}
+/** The value object `TrainRequest` (src/model/train.h, POSENC_TRAIN_REQUEST_FIELDS): the public TrainConfig with every field present. */
+export type TrainRequestWire = Omit<Required<TrainConfig>, 'task' | 'encoding'> & { task: string; encoding: string };
 
 /** Every Embind handle has `delete()`. */
 export interface RawHandle {
@@ -125,8 +112,8 @@ export interface RawTrainer extends RawHandle {
 
 /** The Embind `Trainer` class: fresh training, or continued training of a model (with a scaling when hasScaling). */
 export interface RawTrainerClass {
-  new (spec: TrainSpec): RawTrainer;
-  new (spec: TrainSpec, init: RawTinyModel, hasScaling: number, scaling: RopeConfigWire): RawTrainer;
+  new (spec: TrainRequestWire): RawTrainer;
+  new (spec: TrainRequestWire, init: RawTinyModel, hasScaling: number, scaling: RopeConfigWire): RawTrainer;
 }
 
 /** What the Emscripten module exposes. */
@@ -167,6 +154,8 @@ export interface RawModule {
   contract(struct: string): string;
   /** The scaling fields (JS names, space-separated) a scaling type needs from the caller. */
   requiredScalingFields(type: string): string;
+  /** A training request with every field at its C++ default. */
+  defaultTrainRequest(): TrainRequestWire;
   /** A RoPE configuration with every field at its C++ default. */
   defaultRopeConfig(): RopeConfigWire;
   /** Attention options with every field at its C++ default. */

@@ -69,11 +69,28 @@ Status ContinuedModel(const TrainConfig& c, Model* out) {
 
 }  // namespace
 
+Status ToTrainConfig(const TrainRequest& r, TrainConfig* c) {
+  POSENC_RETURN_IF_ERROR(ParseTask(r.task, &c->task));
+  c->model.encoding = r.encoding;
+  c->steps = r.steps;
+  c->batch = r.batch;
+  c->seq_len = r.seq_len;
+  c->model.d_model = r.d_model;
+  c->model.heads = r.heads;
+  c->model.layers = r.layers;
+  c->model.d_ff = r.d_ff;
+  c->model.max_len = r.seq_len > 0 ? r.seq_len : 1;
+  c->opt.lr = static_cast<float>(r.lr);
+  c->opt.warmup_steps = r.warmup;
+  c->seed = r.seed;
+  return Status::Ok();
+}
+
 Status Trainer::Create(const TrainConfig& c, std::unique_ptr<Trainer>* out) {
   const int min_steps = c.init ? 0 : 1;
   if (c.steps < min_steps || c.steps > 10000000) {
     return Status::Invalid(StrCat("steps must be an integer in [", min_steps,
-                                  ", 10^7], got ", c.steps));
+                                  ", 10000000], got ", c.steps));
   }
   if (c.batch < 1 || c.batch > 4096) {
     return Status::Invalid(

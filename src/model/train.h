@@ -15,6 +15,8 @@
 #include "model/rng.h"
 #include "model/tasks.h"
 #include "model/transformer.h"
+#include "ops/encoding.h"
+#include "ops/fields.h"
 
 namespace posenc {
 
@@ -43,6 +45,32 @@ struct TrainConfig {
   // length. A non-default scaling on another encoding is an error.
   std::optional<RopeScaling> scaling;
 };
+
+// A training request as the JS API gives it: flat, with the API's names
+// (src/ops/fields.h). ToTrainConfig turns it into a TrainConfig; the
+// bindings register it from this list, and tests/ts/contract.test.ts checks
+// the TS mirror against it.
+#define POSENC_TRAIN_REQUEST_FIELDS(X)                         \
+  X(std::string, task, task, Plain, "language")                \
+  X(Encoding, encoding, encoding, EnumName, Encoding::kRope)   \
+  X(int, steps, steps, Plain, 1000)                            \
+  X(int, batch, batch, Plain, 16)                              \
+  X(int, seq_len, seqLen, Plain, 64) /* also the max length */ \
+  X(int, d_model, dModel, Plain, 64)                           \
+  X(int, heads, heads, Plain, 4)                               \
+  X(int, layers, layers, Plain, 2)                             \
+  X(int, d_ff, dFf, Plain, 128)                                \
+  X(double, lr, lr, Plain, 3e-3)                               \
+  X(int, warmup, warmup, Plain, 100)                           \
+  X(uint64_t, seed, seed, Plain, 1)
+
+struct TrainRequest {
+  POSENC_TRAIN_REQUEST_FIELDS(POSENC_DECLARE_FIELD)
+};
+
+// The request's settings into *config (task parsed, model sizes, optimiser,
+// seed); the values are checked by Trainer::Create.
+Status ToTrainConfig(const TrainRequest& request, TrainConfig* config);
 
 struct TrainProgress {
   int step = 0;       // steps done

@@ -405,14 +405,48 @@ TEST(ContinueTraining, Errors) {
   bad.factor = -1;
   ExpectError(Trainer::Create(Continue(rope, bad, 10), &tr), "factor");
   ExpectError(Trainer::Create(Continue(rope, Linear2(), -1), &tr),
-              "steps must be an integer in [0, 10^7], got -1");
+              "steps must be an integer in [0, 10000000], got -1");
   TrainConfig fresh;
   fresh.steps = 0;
   ExpectError(Trainer::Create(fresh, &tr),
-              "steps must be an integer in [1, 10^7], got 0");
+              "steps must be an integer in [1, 10000000], got 0");
   TrainConfig short_len = Continue(rope, Linear2(), 10);
   short_len.seq_len = 4;
   ExpectError(Trainer::Create(short_len, &tr), "needs length >= 8, got 4");
+}
+
+// The request the JS API sends reaches every setting of the TrainConfig.
+TEST(TrainRequest, ToTrainConfigCarriesEveryField) {
+  TrainRequest r;
+  r.task = "retrieval";
+  r.encoding = Encoding::kAlibi;
+  r.steps = 7;
+  r.batch = 3;
+  r.seq_len = 40;
+  r.d_model = 32;
+  r.heads = 2;
+  r.layers = 3;
+  r.d_ff = 48;
+  r.lr = 0.25;
+  r.warmup = 2;
+  r.seed = 99;
+  TrainConfig c;
+  ASSERT_TRUE(ToTrainConfig(r, &c).ok());
+  EXPECT_EQ(c.task, TaskKind::kRetrieval);
+  EXPECT_EQ(c.model.encoding, Encoding::kAlibi);
+  EXPECT_EQ(c.steps, 7);
+  EXPECT_EQ(c.batch, 3);
+  EXPECT_EQ(c.seq_len, 40);
+  EXPECT_EQ(c.model.max_len, 40);
+  EXPECT_EQ(c.model.d_model, 32);
+  EXPECT_EQ(c.model.heads, 2);
+  EXPECT_EQ(c.model.layers, 3);
+  EXPECT_EQ(c.model.d_ff, 48);
+  EXPECT_EQ(c.opt.lr, 0.25f);
+  EXPECT_EQ(c.opt.warmup_steps, 2);
+  EXPECT_EQ(c.seed, 99u);
+  r.task = "poetry";
+  ExpectError(ToTrainConfig(r, &c), "poetry");
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ const MIRRORS: Array<[cpp: string, tsType: string]> = [
   ['AttentionRope', 'AttentionRopeWire'],
   ['AttentionOptions', 'AttentionWire'],
   ['ModelConfig', 'ModelConfigWire'],
+  ['TrainRequest', 'TrainRequestWire'],
 ];
 
 /** The JS type of a property as the contract names it. */
