@@ -79,7 +79,7 @@ struct Codec<Plain, S, T> {
   }
   // Integers are numbers in JS; "int32" / "int64" tell the TS layer which
   // integer checks a field needs (Embind would truncate 7.5 to 7).
-  static std::string Js() {
+  static constexpr const char* Js() {
     if constexpr (std::is_same_v<T, bool>) return "boolean";
     if constexpr (std::is_integral_v<T>)
       return sizeof(T) == 8 ? "int64" : "int32";
@@ -117,7 +117,7 @@ struct Codec<EnumName, S, E> {
   static void Set(S& s, E S::*m, std::string name) {
     if (!ParseName(name, &(s.*m)).ok()) s.*m = static_cast<E>(-1);
   }
-  static std::string Js() { return "string"; }
+  static constexpr const char* Js() { return "string"; }
 };
 
 template <typename S>
@@ -136,7 +136,7 @@ struct Codec<NumberList, S, std::vector<double>> {
     out.reserve(n);
     for (size_t i = 0; i < n; ++i) out.push_back(v[i].as<double>());
   }
-  static std::string Js() { return "number[]"; }
+  static constexpr const char* Js() { return "number[]"; }
 };
 
 template <typename S, typename P>
@@ -147,7 +147,7 @@ struct Codec<Address, S, P> {
   static void Set(S& s, P S::*m, uintptr_t address) {
     s.*m = reinterpret_cast<P>(address);
   }
-  static std::string Js() { return "number"; }
+  static constexpr const char* Js() { return "number"; }
 };
 
 // The one optional number: RopeScaling::attention_factor (NaN = absent).
@@ -161,7 +161,7 @@ struct Codec<OptionalNumber, RopeScaling, double> {
     s.has_attention_factor = !std::isnan(v);
     s.*m = s.has_attention_factor ? v : 1.0;
   }
-  static std::string Js() { return "optional-number"; }
+  static constexpr const char* Js() { return "optional-number"; }
 };
 
 // Registers one field of a list with Embind's value_object `object`.
@@ -178,7 +178,7 @@ struct Codec<OptionalNumber, RopeScaling, double> {
 
 // One line of a list's contract: "jsName jsType".
 #define POSENC_DESCRIBE_FIELD(type, member, js_name, codec, ...) \
-  out += StrCat(#js_name, " ", Codec<codec, Struct, type>::Js(), "\n");
+#js_name, Codec < codec, Struct, type> ::Js(),
 
 // Every struct declared from a field list: X(struct, its list).
 #define POSENC_FIELD_STRUCTS(X)                     \
@@ -189,19 +189,32 @@ struct Codec<OptionalNumber, RopeScaling, double> {
   X(ModelConfig, POSENC_MODEL_CONFIG_FIELDS)        \
   X(TrainRequest, POSENC_TRAIN_REQUEST_FIELDS)
 
-#define POSENC_DESCRIBE_STRUCT(S, LIST) \
-  if (name == #S) {                     \
-    using Struct = S;                   \
-    LIST(POSENC_DESCRIBE_FIELD)         \
+// A table {jsName, jsType, ...} per struct, written out by one loop.
+#define POSENC_DESCRIBE_STRUCT(S, LIST)                                     \
+  if (name == #S) {                                                         \
+    using Struct = S;                                                       \
+    static constexpr const char* kFields[] = {LIST(POSENC_DESCRIBE_FIELD)}; \
+    return FieldLines(kFields, sizeof(kFields) / sizeof(*kFields));         \
   }
+
+// "name type\n" for each pair of `fields` ([2 n] strings).
+std::string FieldLines(const char* const* fields, size_t n) {
+  std::string out;
+  for (size_t i = 0; i + 1 < n; i += 2) {
+    out += fields[i];
+    out += ' ';
+    out += fields[i + 1];
+    out += '\n';
+  }
+  return out;
+}
 
 // The contract of the structs that cross the boundary, as
 // tests/ts/contract.test.ts reads it: "jsName jsType" per field, in order
 // ("" for a name that is not one of them).
 std::string ContractJs(const std::string& name) {
-  std::string out;
   POSENC_FIELD_STRUCTS(POSENC_DESCRIBE_STRUCT)
-  return out;
+  return "";
 }
 
 #define POSENC_REGISTER_STRUCT(S, LIST)          \
