@@ -7,6 +7,7 @@
 import { attentionApi } from './attention.js';
 import { encodingsApi } from './encodings.js';
 import { guardModule, Heap } from './heap.js';
+import { ropeFromConfigApi } from './hf-config.js';
 import { registerRaw } from './internal.js';
 import { modelApi } from './model.js';
 import type { RawModule } from './raw.js';
@@ -18,6 +19,7 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
   const heap = new Heap(m);
   const { attention, KvCache } = attentionApi(heap);
   const models = modelApi(heap);
+  const rope = ropeApi(heap);
   const api: Posenc = {
     simd,
     target: m.target(),
@@ -26,7 +28,8 @@ export function createPosenc(m: RawModule, simd: boolean): Posenc {
       const [inUse, kvCaches, tinyModels, trainers] = m.memoryStats().split(' ').map(Number);
       return { heapBytes: m.HEAPU8.length, inUseBytes: inUse!, kvCaches: kvCaches!, models: tinyModels!, trainers: trainers! };
     },
-    ...ropeApi(heap),
+    ...rope,
+    ...ropeFromConfigApi(rope),
     ...encodingsApi(heap),
     attention,
     KvCache,

@@ -14,6 +14,7 @@ import type { CompileOptions, InitOptions, Posenc } from './types.js';
 export type * from './types.js';
 export { simdSupported } from './loader.js';
 export { ALIBI_VARIANTS, ENCODINGS, POSITION_BUGS, ROPE_LAYOUTS, ROPE_SCALINGS, SINUSOIDAL_LAYOUTS, TASKS } from './names.js';
+export { LAYOUT_BY_MODEL_TYPE } from './hf-config.js';
 
 function defaultUrl(simd: boolean): URL {
   return simd

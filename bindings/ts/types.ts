@@ -110,6 +110,45 @@ export interface RopeFrequencyOptions {
   seqLen?: number;
 }
 
+/** Options of `ropeFromConfig`. */
+export interface RopeFromConfigOptions {
+  /**
+   * The pair layout, when the config's `model_type` is not in `LAYOUT_BY_MODEL_TYPE`
+   * (or to override it: a checkpoint whose q/k weights were permuted for the other layout).
+   */
+  layout?: RopeLayout;
+}
+
+/**
+ * The RoPE settings of a Hugging Face `config.json` as posenc options
+ * (`pe.ropeFromConfig`). Pass `headDim`, `rotaryDim`, `base`, `layout` and
+ * `scaling` to `applyRope`, `attention` or a `KvCache`.
+ */
+export interface RopeFromConfig {
+  /** Width of the rotated head vector: `head_dim`, `hidden_size / num_attention_heads`, or DeepSeek's `qk_rope_head_dim`. */
+  headDim: number;
+  /** Rotated share: `rotary_dim`, or `floor(headDim * partial_rotary_factor)` (`rotary_pct` in GPT-NeoX). */
+  rotaryDim: number;
+  /** `rope_theta` (GPT-NeoX: `rotary_emb_base`); 10000 when the config has none (listed in `defaulted`). */
+  base: number;
+  /** From `model_type` (see `LAYOUT_BY_MODEL_TYPE`) or the `layout` option. */
+  layout: RopeLayout;
+  /** `{ type: 'default' }` when the config has no scaling. */
+  scaling: RopeScaling;
+  /**
+   * What cos and sin are multiplied by (YaRN's `mscale`, LongRoPE's factor; 1 otherwise), as transformers
+   * computes it. DeepSeek's code multiplies its softmax scale by a second mscale of its own, which this is not.
+   */
+  attentionFactor: number;
+  /** `max_position_embeddings` (`n_positions`, `seq_length`), if the config has it. */
+  maxPositions: number | undefined;
+  modelType: string | undefined;
+  /** The dotted paths of the config keys that were read (for example `rope_scaling.factor`). */
+  keysRead: string[];
+  /** Settings the config did not give, with the value used. */
+  defaulted: string[];
+}
+
 export interface RopeFrequencies {
   /** `[rotaryDim / 2]` inverse frequencies, computed in double, rounded once. */
   invFreq: Float32Array;
@@ -725,6 +764,12 @@ export interface Posenc {
   /** Heap bytes in use and live wasm-owned objects: for leak checks. */
   memoryStats(): MemoryStats;
   ropeFrequencies(options: RopeFrequencyOptions): RopeFrequencies;
+  /**
+   * The RoPE settings of a parsed Hugging Face `config.json` (the `rope_scaling` form, with the legacy
+   * `type` key, or the `rope_parameters` form), as posenc options. A key of the RoPE part it does not
+   * understand is a RangeError naming it.
+   */
+  ropeFromConfig(config: object, options?: RopeFromConfigOptions): RopeFromConfig;
   /** Rotates `x: [heads, seqLen, headDim]`; returns a new array. */
   applyRope(x: Float32Array, options: ApplyRopeOptions): Float32Array;
   /** Re-rotates cached keys by a position delta (no attention factor applied again). */

@@ -189,6 +189,11 @@ const cases: Case[] = [
   ['generate temperature 200', (pe) => withModel(pe, 'language-rope', (m) => m.generate(Int32Array.of(0), { maxNewTokens: 3, temperature: 200 })),
     'RangeError', /temperature must be in \[0, 100\], got 200/],
 
+  ['ropeFromConfig unknown scaling key', (pe) => pe.ropeFromConfig({ model_type: 'llama', head_dim: 64, rope_scaling: { type: 'linear', factor: 2, scale: 3 } }),
+    'RangeError', /config.rope_scaling.scale is not a key posenc understands for rope type 'linear'/],
+  ['ropeFromConfig unknown model type', (pe) => pe.ropeFromConfig({ model_type: 'my_port', head_dim: 64 }),
+    'RangeError', /config.model_type 'my_port' is not in posenc's layout table: pass options.layout/],
+
   // Wrong types.
   ['attention q Float64Array', (pe) => attn(pe, { q: new Float64Array(8) as unknown as Float32Array }),
     'TypeError', /q must be a Float32Array, got a Float64Array of length 8/],

@@ -1,0 +1,119 @@
+/**
+ * pe.ropeFromConfig on published configs: the options it derives give the
+ * frequencies and attention factor that transformers computes (float64
+ * reference from the raw config), in both flavours; unknown keys and
+ * unknown model types are errors naming them.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { LAYOUT_BY_MODEL_TYPE, type RopeScaling } from 'posenc';
+
+import { flavours } from './flavours.js';
+import { FIXTURES } from './hf-configs.js';
+import { hfDims, hfRope } from './hf-reference.js';
+
+/** Positions before and past the context each scaling switches at. */
+function lengths(scaling: RopeScaling): number[] {
+  if (scaling.type === 'dynamic') return [16, scaling.maxPositionEmbeddings, scaling.maxPositionEmbeddings * 3];
+  if (scaling.type === 'longrope') return [16, scaling.originalMaxPositionEmbeddings, scaling.originalMaxPositionEmbeddings + 1];
+  return [16];
+}
+
+for (const [flavour, ready] of flavours) {
+  describe(`ropeFromConfig (${flavour})`, () => {
+    for (const f of FIXTURES) {
+      it(`${f.name}: the widths, layout and scaling, and transformers' frequencies`, async () => {
+        const pe = await ready;
+        const got = pe.ropeFromConfig(f.config);
+        assert.deepEqual(
+          { headDim: got.headDim, rotaryDim: got.rotaryDim, layout: got.layout, type: got.scaling.type, base: got.base },
+          f.expect, f.source);
+        assert.equal(hfDims(f.config).dim, got.rotaryDim, 'the reference reads the same width');
+        for (const seqLen of lengths(got.scaling)) {
+          const want = hfRope(f.config, seqLen);
+          const freq = pe.ropeFrequencies({ headDim: got.headDim, rotaryDim: got.rotaryDim, base: got.base, scaling: got.scaling, seqLen });
+          assert.equal(freq.invFreq.length, want.invFreq.length);
+          for (let i = 0; i < want.invFreq.length; i++) {
+            const w = want.invFreq[i]!;
+            // One float32 rounding of a float64 value.
+            assert.ok(Math.abs(freq.invFreq[i]! - w) <= 2 ** -23 * w, `${f.name} T=${seqLen}: invFreq[${i}] ${freq.invFreq[i]} vs ${w}`);
+          }
+          assert.ok(Math.abs(got.attentionFactor - want.attention) <= 1e-12 * want.attention,
+            `${f.name}: attention factor ${got.attentionFactor} vs ${want.attention}`);
+        }
+        assert.ok(got.keysRead.length > 0);
+        for (const key of got.keysRead) {
+          const [top, inner] = key.split('.');
+          const v = (f.config as Record<string, Record<string, unknown>>)[top!];
+          assert.ok(inner === undefined ? v !== undefined : v?.[inner] !== undefined, `${key} is in the config`);
+        }
+      });
+    }
+
+    it('reads every key the fixtures store (nothing stored goes unread)', async () => {
+      const pe = await ready;
+      for (const f of FIXTURES) {
+        const read = new Set(pe.ropeFromConfig(f.config).keysRead);
+        for (const [k, v] of Object.entries(f.config)) {
+          if (v === null) continue;
+          if (typeof v === 'object' && !Array.isArray(v)) {
+            for (const inner of Object.keys(v as object)) assert.ok(read.has(`${k}.${inner}`), `${f.name}: ${k}.${inner} unread`);
+          } else {
+            // Alternatives a config gives only one of are read in order; the head size keys are skipped when head_dim is there.
+            const skipped = ['hidden_size', 'num_attention_heads', 'n_embd', 'n_head'].includes(k) && (f.config.head_dim !== undefined || f.config.qk_rope_head_dim !== undefined);
+            if (!skipped) assert.ok(read.has(k), `${f.name}: ${k} unread`);
+          }
+        }
+      }
+    });
+
+    it('the rope_parameters form (with rope_theta inside) gives what the rope_scaling form gives', async () => {
+      const pe = await ready;
+      const llama = FIXTURES.find((f) => f.name.startsWith('Llama 3.1'))!.config;
+      const { rope_scaling: scaling, rope_theta: theta, ...rest } = llama as Record<string, unknown>;
+      const v5 = { ...rest, rope_parameters: { ...(scaling as object), rope_theta: theta } };
+      const a = pe.ropeFromConfig(llama);
+      const b = pe.ropeFromConfig(v5);
+      assert.deepEqual({ ...b, keysRead: [] }, { ...a, keysRead: [] });
+      assert.ok(b.keysRead.includes('rope_parameters.rope_theta'));
+    });
+
+    it('a config without rope_theta says which default it used', async () => {
+      const pe = await ready;
+      const got = pe.ropeFromConfig(FIXTURES.find((f) => f.name.startsWith('Vicuna'))!.config);
+      assert.equal(got.base, 10000);
+      assert.match(got.defaulted.join('\n'), /base = 10000/);
+    });
+
+    it('the layout table and its override', async () => {
+      const pe = await ready;
+      assert.equal(LAYOUT_BY_MODEL_TYPE.gptj, 'interleaved');
+      assert.equal(LAYOUT_BY_MODEL_TYPE.llama, 'half');
+      const cfg = { model_type: 'my_port', head_dim: 64, rope_theta: 10000 };
+      assert.throws(() => pe.ropeFromConfig(cfg), { name: 'RangeError', message: /model_type 'my_port' is not in posenc's layout table: pass options.layout/ });
+      assert.equal(pe.ropeFromConfig(cfg, { layout: 'interleaved' }).layout, 'interleaved');
+      assert.equal(pe.ropeFromConfig({ model_type: 'llama', head_dim: 64 }, { layout: 'interleaved' }).layout, 'interleaved');
+    });
+
+    it('unknown keys and types in the RoPE part are errors naming them', async () => {
+      const pe = await ready;
+      const base = { model_type: 'llama', head_dim: 64, max_position_embeddings: 4096 };
+      const cases: Array<[object, string, RegExp]> = [
+        [{ ...base, rope_scaling: { type: 'linear', factor: 2, scale: 3 } }, 'RangeError', /config.rope_scaling.scale is not a key posenc understands for rope type 'linear'/],
+        [{ ...base, rope_scaling: { rope_type: 'yarn', factor: 4, low_freq_factor: 1 } }, 'RangeError', /rope_scaling.low_freq_factor is not a key posenc understands for rope type 'yarn'/],
+        [{ ...base, rope_scaling: { rope_type: 'mrope', factor: 2 } }, 'RangeError', /rope type "mrope" is not one posenc reads/],
+        [{ ...base, rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4 } }, 'TypeError', /rope type 'llama3' needs rope_scaling.original_max_position_embeddings/],
+        [{ ...base, rope_scaling: { type: 'linear' } }, 'TypeError', /rope type 'linear' needs rope_scaling.factor/],
+        [{ ...base, rope_scaling: { type: 'linear', factor: '2' } }, 'TypeError', /config.rope_scaling.factor must be a finite number, got "2"/],
+        [{ ...base, rope_scaling: { type: 'linear', factor: 0 } }, 'RangeError', /scaling.factor must be > 0, got 0/],
+        [{ ...base, rope_scaling: { type: 'linear', factor: 2 }, rope_parameters: { rope_type: 'default' } }, 'RangeError', /both rope_scaling and rope_parameters/],
+        [{ model_type: 'llama', hidden_size: 100, num_attention_heads: 3 }, 'RangeError', /hidden size 100 is not a multiple of the 3 attention heads/],
+        [{ model_type: 'llama' }, 'TypeError', /config has no head size/],
+        [{ ...base, partial_rotary_factor: 1.5 }, 'RangeError', /rotary share must be in \(0, 1\], got 1.5/],
+        ['config' as unknown as object, 'TypeError', /config must be an options object/],
+      ];
+      for (const [cfg, name, message] of cases) assert.throws(() => pe.ropeFromConfig(cfg), { name, message }, JSON.stringify(cfg));
+    });
+  });
+}
