@@ -40,6 +40,7 @@ export interface AttentionRopeWire {
   positionsFromPadding: boolean;
   xpos: boolean;
   xposScaleBase: number;
+  contextLength: number;
 }
 
 /** The value object `AttentionOptions` (POSENC_ATTENTION_FIELDS; addresses 0 = absent). */

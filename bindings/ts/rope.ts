@@ -104,6 +104,7 @@ export function attentionRope(m: RawModule, r: unknown, headDim: number, wire: A
   wire.enabled = true;
   wire.layout = oneOf('rope.layout', o.layout, ROPE_LAYOUTS);
   wire.freq = ropeSpec(m, { headDim, rotaryDim: o.rotaryDim, base: o.base, scaling: o.scaling }).spec;
+  wire.contextLength = optContextLength(o.contextLength, 'rope.contextLength');
   if (o.xpos !== undefined) {
     wire.xpos = true;
     const scaleBase = requireObject('rope.xpos', o.xpos).scaleBase;
@@ -112,11 +113,11 @@ export function attentionRope(m: RawModule, r: unknown, headDim: number, wire: A
   return wire;
 }
 
-/** `contextLength`: an integer (its range is checked in C++); omitted = -1, derived. */
-function optContextLength(v: unknown): number {
+/** A context length: an integer (its range is checked in C++); omitted = -1, derived. */
+function optContextLength(v: unknown, name = 'contextLength'): number {
   if (v === undefined) return -1;
-  const n = num('contextLength', v);
-  if (!Number.isSafeInteger(n)) throw new RangeError(`contextLength must be an integer, got ${n}`);
+  const n = num(name, v);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`${name} must be an integer, got ${n}`);
   return n;
 }
 

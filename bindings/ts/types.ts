@@ -320,6 +320,13 @@ export interface AttentionRopeOptions {
   positionsFromPadding?: boolean;
   /** Adds xPos decay (queries scaled, keys inverse-scaled). */
   xpos?: { scaleBase?: number };
+  /**
+   * The context length `dynamic` and `longrope` compute frequencies for (an integer >= 0), the same for
+   * q and k. Default: the longest position the call rotates, + 1 (Hugging Face's behaviour). In a
+   * `KvCache` every `append` and `attend` uses it, so decoding equals the uncached pass at every length
+   * (without it, keys keep the frequencies of the step that appended them, as in Hugging Face).
+   */
+  contextLength?: number;
 }
 
 /** The encodings and masks of one attention call (shared by `attention` and `KvCache.attend`). */

@@ -108,6 +108,7 @@ Status ValidateAttention(const AttentionOptions& o) {
     }
     POSENC_RETURN_IF_ERROR(ValidateRopeLayout(o.rope.layout));
     POSENC_RETURN_IF_ERROR(ValidateRopeConfig(o.rope.freq));
+    POSENC_RETURN_IF_ERROR(ValidateContextLength(o.rope.context_length));
     if (o.rope.rotate_k && o.k_head_stride != 0 &&
         o.k_head_stride != static_cast<size_t>(Tk * D)) {
       return Status::Invalid(
@@ -186,7 +187,8 @@ Status Attention(const AttentionOptions& o, const float* q, const float* k,
   if (o.rope.rotate_k) {
     for (int32_t p : kpos) max_pos = p > max_pos ? p : max_pos;
   }
-  r.context_length = max_pos + 1;
+  r.context_length =
+      o.rope.context_length >= 0 ? o.rope.context_length : max_pos + 1;
   std::vector<float> q_rot(o.H * o.Tq * o.D);
   r.heads = static_cast<int64_t>(o.H);
   r.seq_len = static_cast<int64_t>(o.Tq);

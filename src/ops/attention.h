@@ -38,15 +38,18 @@ namespace posenc {
 // keys, positions go on from the last key's (from the number of real keys
 // with positions_from_mask). The fields JS sets, as a field list
 // (ops/fields.h); head_dim of freq must equal D.
-#define POSENC_ATTENTION_ROPE_FIELDS(X)                            \
-  X(bool, enabled, enabled, Plain, false)                          \
-  X(RopeFrequencyConfig, freq, freq, Plain, {})                    \
-  X(RopeLayout, layout, layout, EnumName, RopeLayout::kHalf)       \
-  X(const int32_t*, q_positions, queryPositions, Address, nullptr) \
-  X(const int32_t*, k_positions, keyPositions, Address, nullptr)   \
-  X(bool, positions_from_mask, positionsFromPadding, Plain, false) \
-  X(bool, xpos, xpos, Plain, false)                                \
-  X(double, xpos_scale_base, xposScaleBase, Plain, 512.0)
+#define POSENC_ATTENTION_ROPE_FIELDS(X)                                \
+  X(bool, enabled, enabled, Plain, false)                              \
+  X(RopeFrequencyConfig, freq, freq, Plain, {})                        \
+  X(RopeLayout, layout, layout, EnumName, RopeLayout::kHalf)           \
+  X(const int32_t*, q_positions, queryPositions, Address, nullptr)     \
+  X(const int32_t*, k_positions, keyPositions, Address, nullptr)       \
+  X(bool, positions_from_mask, positionsFromPadding, Plain, false)     \
+  X(bool, xpos, xpos, Plain, false)                                    \
+  X(double, xpos_scale_base, xposScaleBase, Plain, 512.0)              \
+  /* dynamic / longrope: the context length q and k share; -1 = the */ \
+  /* longest position the call rotates, + 1 */                         \
+  X(int64_t, context_length, contextLength, Plain, -1)
 
 struct AttentionRope {
   POSENC_ATTENTION_ROPE_FIELDS(POSENC_DECLARE_FIELD)

@@ -16,6 +16,7 @@ RopeApplyOptions RotationFor(const AttentionRope& rope, size_t heads,
   r.seq_len = static_cast<int64_t>(T);
   r.xpos = rope.xpos;
   r.xpos_scale_base = rope.xpos_scale_base;
+  r.context_length = rope.context_length;
   return r;
 }
 }  // namespace
@@ -34,6 +35,7 @@ Status KvCache::Validate(size_t Hkv, size_t D, const AttentionRope& rope) {
     }
     POSENC_RETURN_IF_ERROR(ValidateRopeLayout(rope.layout));
     POSENC_RETURN_IF_ERROR(ValidateRopeConfig(rope.freq));
+    POSENC_RETURN_IF_ERROR(ValidateContextLength(rope.context_length));
   }
   return Status::Ok();
 }

@@ -18,6 +18,12 @@ Status ValidateRopeLayout(RopeLayout layout, const char* name) {
   return Status::Ok();
 }
 
+Status ValidateContextLength(int64_t context_length, const char* name) {
+  if (context_length >= -1) return Status::Ok();
+  return Status::Invalid(
+      StrCat(name, " must be >= 0 (or -1: derived), got ", context_length));
+}
+
 Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len) {
   POSENC_RETURN_IF_ERROR(ValidateRopeConfig(o.freq));
   POSENC_RETURN_IF_ERROR(ValidateRopeLayout(o.layout, "layout"));
@@ -55,10 +61,8 @@ Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len) {
     POSENC_RETURN_IF_ERROR(
         ValidateXpos(EffectiveRotaryDim(o.freq), o.xpos_scale_base));
   }
-  if (o.context_length < -1) {
-    return Status::Invalid(StrCat(
-        "contextLength must be >= 0 (or -1: derived), got ", o.context_length));
-  }
+  POSENC_RETURN_IF_ERROR(
+      ValidateContextLength(o.context_length, "contextLength"));
   return Status::Ok();
 }
 

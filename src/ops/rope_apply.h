@@ -40,6 +40,10 @@ struct RopeApplyOptions {
 Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len);
 // "<name> is not a valid enum value: N" unless layout is a RopeLayout.
 Status ValidateRopeLayout(RopeLayout layout, const char* name = "rope.layout");
+// A context length for dynamic / longrope: >= 0, or -1 (derived from the
+// positions of the call).
+Status ValidateContextLength(int64_t context_length,
+                             const char* name = "rope.contextLength");
 
 // The context length the frequencies see: context_length if set, else max
 // position + 1 (>= 0). Only `dynamic` and `longrope` depend on it.

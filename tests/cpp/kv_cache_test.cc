@@ -159,6 +159,49 @@ TEST_P(KvCacheTest, DynamicNtkMatchesFullPassOnlyUpToItsThreshold) {
   }
 }
 
+TEST_P(KvCacheTest, AnExplicitContextLengthGivesEveryStepTheSameFrequencies) {
+  // With rope.context_length set, every rotation (the full pass, each
+  // appended key, each query) sees the same dynamic NTK frequencies, so
+  // cached decoding equals the full pass past the threshold too; a
+  // different context length gives other outputs.
+  Rng rng(33);
+  const size_t H = 1, D = 16, T = 20;
+  EncodingSetup s = MakeSetup(1, H, 1, T, D, rng);
+  s.o.rope.freq.scaling.type = RopeScalingType::kDynamic;
+  s.o.rope.freq.scaling.factor = 2;
+  s.o.rope.freq.scaling.max_position_embeddings = 8;
+  s.o.rope.context_length = 32;
+  const std::vector<float> q = rng.Vector(T * D), k = rng.Vector(T * D),
+                           v = rng.Vector(T * D);
+  std::vector<float> full(T * D), derived(T * D);
+  ASSERT_TRUE(Attention(s.o, q.data(), k.data(), v.data(), full.data()).ok());
+  AttentionOptions plain = s.o;
+  plain.rope.context_length = -1;
+  ASSERT_TRUE(
+      Attention(plain, q.data(), k.data(), v.data(), derived.data()).ok());
+  double apart = 0;
+  for (size_t e = 0; e < T * D; ++e) {
+    apart = std::max(apart, double(std::abs(full[e] - derived[e])));
+  }
+  EXPECT_GT(apart, 1e-4) << "context 32 and context 20 give other outputs";
+  KvCache cache(1, D, s.o.rope);
+  double worst = 0;
+  for (size_t t = 0; t < T; ++t) {
+    const std::vector<float> kt = Slice(k, 1, T, D, t, t + 1),
+                             vt = Slice(v, 1, T, D, t, t + 1),
+                             qt = Slice(q, 1, T, D, t, t + 1);
+    ASSERT_TRUE(cache.Append(kt.data(), vt.data(), 1, nullptr).ok());
+    AttentionOptions step = s.o;
+    step.Tq = 1;
+    std::vector<float> out(D);
+    ASSERT_TRUE(cache.Attend(step, qt.data(), nullptr, out.data()).ok());
+    for (size_t e = 0; e < D; ++e) {
+      worst = std::max(worst, double(std::abs(out[e] - full[t * D + e])));
+    }
+  }
+  EXPECT_LT(worst, 2e-6);
+}
+
 TEST_P(KvCacheTest, ShiftIsAPureRotation) {
   Rng rng(33);
   const size_t D = 16, T = 6;

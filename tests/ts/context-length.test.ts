@@ -89,6 +89,52 @@ for (const [flavour, ready] of flavours) {
       });
     }
 
+    for (const [name, scaling] of CASES) {
+      it(`${name}: attention's rope.contextLength equals q and k rotated apart with that contextLength`, async () => {
+        const pe = await ready;
+        const T = 8;
+        const qs = randomVector(T * D, 303);
+        const ks = randomVector(T * D, 404);
+        const vs = randomVector(T * D, 505);
+        // Positions 100..107: past both thresholds.
+        const positions = Int32Array.from({ length: T }, (_, i) => 100 + i);
+        // A context on the other side of longrope's switch (64) from the derived 108; dynamic: 128.
+        const ctx = name === 'longrope' ? 64 : CTX;
+        const base = { heads: 1, queryLength: T, keyLength: T, headDim: D, v: vs };
+        const inside = pe.attention({ ...base, q: qs, k: ks, rope: { layout: 'half', scaling, queryPositions: positions, keyPositions: positions, contextLength: ctx } });
+        const apart = (x: Float32Array): Float32Array =>
+          pe.applyRope(x, { heads: 1, seqLen: T, headDim: D, layout: 'half', scaling, positions, contextLength: ctx });
+        const outside = pe.attention({ ...base, q: apart(qs), k: apart(ks) });
+        assertClose(inside.out, outside.out, 1e-6, 1e-5, `${name}: attention with contextLength ${ctx}`);
+        // Left out, the call derives 108 instead: other frequencies, other outputs.
+        const derived = pe.attention({ ...base, q: qs, k: ks, rope: { layout: 'half', scaling, queryPositions: positions, keyPositions: positions } });
+        const gap = Math.max(...Array.from(derived.out, (v, i) => Math.abs(v - inside.out[i]!)));
+        assert.ok(gap > 1e-4, `${name}: derived context gives other outputs (gap ${gap})`);
+      });
+    }
+
+    it('dynamic: a KvCache with rope.contextLength decodes as the uncached pass past the threshold', async () => {
+      const pe = await ready;
+      const T = 80;  // past maxPositionEmbeddings = 64
+      const qs = randomVector(T * D, 606);
+      const ks = randomVector(T * D, 707);
+      const vs = randomVector(T * D, 808);
+      const rope = { layout: 'half', scaling: DYNAMIC, contextLength: CTX } as const;
+      const full = pe.attention({ q: qs, k: ks, v: vs, heads: 1, queryLength: T, keyLength: T, headDim: D, rope }).out;
+      const cache = new pe.KvCache({ kvHeads: 1, headDim: D, rope });
+      let worst = 0;
+      try {
+        for (let t = 0; t < T; t++) {
+          cache.append(ks.subarray(t * D, (t + 1) * D), vs.subarray(t * D, (t + 1) * D));
+          const out = cache.attend(qs.subarray(t * D, (t + 1) * D), { heads: 1, queryLength: 1 }).out;
+          for (let e = 0; e < D; e++) worst = Math.max(worst, Math.abs(out[e]! - full[t * D + e]!));
+        }
+      } finally {
+        cache.delete();
+      }
+      assert.ok(worst < 2e-6, `cached vs uncached: max difference ${worst}`);
+    });
+
     it('dynamic: rerotateRope with the same contextLength moves a cached key exactly', async () => {
       const pe = await ready;
       const at5 = rot(pe, k, 5, DYNAMIC, CTX);

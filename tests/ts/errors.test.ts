@@ -194,6 +194,11 @@ const cases: Case[] = [
   ['ropeFromConfig unknown model type', (pe) => pe.ropeFromConfig({ model_type: 'my_port', head_dim: 64 }),
     'RangeError', /config.model_type 'my_port' is not in posenc's layout table: pass options.layout/],
 
+  ['attention rope.contextLength negative', (pe) => attn(pe, { rope: { layout: 'half', contextLength: -2 } }),
+    'RangeError', /rope.contextLength must be >= 0 \(or -1: derived\), got -2/],
+  ['cache rope.contextLength fractional', (pe) => new pe.KvCache({ kvHeads: 1, headDim: 8, rope: { layout: 'half', contextLength: 1.5 } }),
+    'RangeError', /rope.contextLength must be an integer, got 1.5/],
+
   // Wrong types.
   ['attention q Float64Array', (pe) => attn(pe, { q: new Float64Array(8) as unknown as Float32Array }),
     'TypeError', /q must be a Float32Array, got a Float64Array of length 8/],
