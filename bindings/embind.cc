@@ -443,14 +443,15 @@ class KvCacheJs {
  public:
   // rope: the cache's rotation (rope.enabled false: none); its positions
   // are the cache's own.
-  KvCacheJs(int kv_heads, int head_dim, const AttentionRope& rope) {
+  KvCacheJs(int kv_heads, int head_dim, const AttentionRope& rope,
+            bool consistent) {
     const Status s = KvCache::Validate(kv_heads < 0 ? 0 : kv_heads,
                                        head_dim < 0 ? 0 : head_dim, rope);
     if (!s.ok()) {
       error_ = s.message();
       return;
     }
-    cache_ = std::make_unique<KvCache>(kv_heads, head_dim, rope);
+    cache_ = std::make_unique<KvCache>(kv_heads, head_dim, rope, consistent);
   }
   std::string error() const { return error_; }
   // k, v: [kvHeads, Tn, D]; positions: int32 [Tn] or 0.
@@ -857,7 +858,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("defaultAttention", &posenc::DefaultAttentionJs);
   function("attention", &posenc::AttentionJs);
   class_<posenc::KvCacheJs>("KvCache")
-      .constructor<int, int, const posenc::AttentionRope&>()
+      .constructor<int, int, const posenc::AttentionRope&, bool>()
       .function("error", &posenc::KvCacheJs::error)
       .function("append", &posenc::KvCacheJs::append)
       .function("attend", &posenc::KvCacheJs::attend)

@@ -138,7 +138,8 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
       const o = requireObject('options', options);
       const kvHeads = int('kvHeads', o.kvHeads, 1, 65536);
       const headDim = int('headDim', o.headDim, 1, 65536);
-      const raw = new m.KvCache(kvHeads, headDim, attentionRope(m, o.rope, headDim, defaultAttention(m).rope));
+      const raw = new m.KvCache(kvHeads, headDim, attentionRope(m, o.rope, headDim, defaultAttention(m).rope),
+        optBool('consistent', o.consistent, false));
       const err = raw.error();
       if (err !== '') {
         raw.delete();

@@ -142,7 +142,7 @@ export interface RawModule {
   learnedPositions(table: number, maxLength: number, dim: number, positions: number, T: number, out: number): string;
   xposScales(positions: number, T: number, rotaryDim: number, scaleBase: number, center: number, key: boolean, out: number): string;
   attention(options: AttentionWire, q: number, k: number, v: number, out: number): string;
-  KvCache: new (kvHeads: number, headDim: number, rope: AttentionRopeWire) => RawKvCache;
+  KvCache: new (kvHeads: number, headDim: number, rope: AttentionRopeWire, consistent: boolean) => RawKvCache;
   TinyModel: new (bytes: number, n: number) => RawTinyModel;
   Trainer: RawTrainerClass;
   sampleTask(task: string, length: number, seed: number, cap: number, tokens: number, targets: number, count: number): string;

@@ -383,6 +383,13 @@ export interface KvCacheOptions {
   headDim: number;
   /** Keys are rotated with this RoPE / xPos when appended (positions as given to `append`). */
   rope?: Omit<AttentionRopeOptions, 'queryPositions' | 'keyPositions' | 'positionsFromPadding'>;
+  /**
+   * `dynamic` / `longrope` without `rope.contextLength`: rotate every cached key again whenever a longer
+   * context changes the frequencies, so decoding equals the uncached pass at every length. Keeps an
+   * unrotated copy of the keys (twice the key memory). Default false: keys keep the frequencies of the
+   * step that appended them, as in Hugging Face.
+   */
+  consistent?: boolean;
 }
 
 export interface KvCacheAttendOptions extends AttentionBiasOptions {

@@ -19,6 +19,22 @@ RopeApplyOptions RotationFor(const AttentionRope& rope, size_t heads,
   r.context_length = rope.context_length;
   return r;
 }
+// True when `config` gives other inverse frequencies at context length b
+// than at a (dynamic NTK past its threshold, LongRoPE across its switch).
+bool FrequenciesDiffer(const RopeFrequencyConfig& config, int64_t a,
+                       int64_t b) {
+  std::vector<double> fa, fb;
+  double unused;
+  const auto clamp = [](int64_t c) {
+    return static_cast<int>(
+        std::min<int64_t>(c, std::numeric_limits<int>::max()));
+  };
+  if (!RopeFrequencies(config, clamp(a), &fa, &unused).ok() ||
+      !RopeFrequencies(config, clamp(b), &fb, &unused).ok()) {
+    return true;
+  }
+  return fa != fb;
+}
 }  // namespace
 
 Status KvCache::Validate(size_t Hkv, size_t D, const AttentionRope& rope) {
@@ -40,10 +56,30 @@ Status KvCache::Validate(size_t Hkv, size_t D, const AttentionRope& rope) {
   return Status::Ok();
 }
 
-KvCache::KvCache(size_t Hkv, size_t D, const AttentionRope& rope)
+KvCache::KvCache(size_t Hkv, size_t D, const AttentionRope& rope,
+                 bool consistent)
     : Hkv_(Hkv), D_(D), rope_(rope) {
   rope_.q_positions = rope_.k_positions = nullptr;
   rope_.rotate_k = false;
+  const RopeScalingType type = rope_.freq.scaling.type;
+  rerotate_ =
+      consistent && rope_.enabled && rope_.context_length < 0 &&
+      (type == RopeScalingType::kDynamic || type == RopeScalingType::kLongrope);
+}
+
+Status KvCache::RotateFromRaw(size_t t0, int64_t context) {
+  const size_t n = length_ - t0;
+  if (n == 0) return Status::Ok();
+  RopeApplyOptions r = RotationFor(rope_, 1, n);
+  r.positions = positions_.data() + t0;
+  r.xpos_key = true;
+  r.context_length = context;
+  for (size_t g = 0; g < Hkv_; ++g) {
+    const size_t at = (g * capacity_ + t0) * D_;
+    POSENC_RETURN_IF_ERROR(
+        RopeApplyChecked(r, raw_k_.data() + at, n * D_, k_.data() + at));
+  }
+  return Status::Ok();
 }
 
 void KvCache::Reserve(size_t tokens) {
@@ -58,6 +94,14 @@ void KvCache::Reserve(size_t tokens) {
                 length_ * D_ * sizeof(float));
     std::memcpy(v.data() + g * cap * D_, v_.data() + g * capacity_ * D_,
                 length_ * D_ * sizeof(float));
+  }
+  if (rerotate_) {
+    std::vector<float> raw(Hkv_ * cap * D_);
+    for (size_t g = 0; g < Hkv_ && length_ > 0; ++g) {
+      std::memcpy(raw.data() + g * cap * D_, raw_k_.data() + g * capacity_ * D_,
+                  length_ * D_ * sizeof(float));
+    }
+    raw_k_.swap(raw);
   }
   k_.swap(k);
   v_.swap(v);
@@ -81,6 +125,33 @@ Status KvCache::Append(const float* k, const float* v, size_t Tn,
       const int64_t p = static_cast<int64_t>(length_ + t);
       pos[t] = static_cast<int32_t>(p);
     }
+  }
+  if (rerotate_) {
+    // Store the raw keys, then rotate: the new ones only, or every key when
+    // the longer context changes the frequencies.
+    Reserve(length_ + Tn);
+    for (size_t g = 0; g < Hkv_ && Tn > 0; ++g) {
+      std::memcpy(raw_k_.data() + (g * capacity_ + length_) * D_,
+                  k + g * Tn * D_, Tn * D_ * sizeof(float));
+      std::memcpy(v_.data() + (g * capacity_ + length_) * D_, v + g * Tn * D_,
+                  Tn * D_ * sizeof(float));
+    }
+    const size_t old_length = length_;
+    const int64_t old_context = context_;
+    int64_t context = context_;
+    for (int32_t p : pos) context = std::max<int64_t>(context, int64_t{p} + 1);
+    positions_.insert(positions_.end(), pos.begin(), pos.end());
+    length_ += Tn;
+    const bool changed = context != old_context && old_length > 0 &&
+                         FrequenciesDiffer(rope_.freq, old_context, context);
+    const Status s = RotateFromRaw(changed ? 0 : old_length, context);
+    if (!s.ok()) {  // leave the cache as it was
+      positions_.resize(old_length);
+      length_ = old_length;
+      return s;
+    }
+    context_ = context;
+    return Status::Ok();
   }
   std::vector<float> k_rot;
   const float* k_use = k;
@@ -133,6 +204,14 @@ Status KvCache::Attend(const AttentionOptions& base, const float* q,
     }
     RopeApplyOptions r = RotationFor(rope_, o.H, o.Tq);
     r.positions = pos.data();
+    if (rerotate_) {
+      // Queries see the context the keys are rotated for (or a longer one
+      // when they sit past every key).
+      int64_t context = context_;
+      for (int32_t p : pos)
+        context = std::max<int64_t>(context, int64_t{p} + 1);
+      r.context_length = context;
+    }
     q_rot.resize(o.H * o.Tq * D_);
     POSENC_RETURN_IF_ERROR(RopeApplyChecked(r, q, q_rot.size(), q_rot.data()));
     q_use = q_rot.data();

@@ -9,6 +9,10 @@
 // longest position appended so far); they are not re-rotated when a longer
 // context changes the frequencies, so cached and uncached results differ
 // once positions pass the threshold (transformers issue 25104).
+// `consistent` mode keeps an unrotated copy of the keys and rotates all of
+// them again (from that copy, so no error accumulates) whenever the context
+// length changes their frequencies: cached decoding then equals the
+// uncached pass at every length, for twice the key memory.
 //
 // Shapes: Hkv kv heads, D head dim, storage [Hkv, capacity, D].
 #ifndef POSENC_OPS_KV_CACHE_H_
@@ -28,7 +32,8 @@ class KvCache {
   // rope.enabled selects RoPE/xPos for keys (and, in Attend, queries);
   // positions pointers in `rope` are ignored.
   static Status Validate(size_t Hkv, size_t D, const AttentionRope& rope);
-  KvCache(size_t Hkv, size_t D, const AttentionRope& rope);
+  KvCache(size_t Hkv, size_t D, const AttentionRope& rope,
+          bool consistent = false);
 
   // k, v: [Hkv, Tn, D]; positions: [Tn] or null (length() + t).
   Status Append(const float* k, const float* v, size_t Tn,
@@ -47,15 +52,23 @@ class KvCache {
   size_t length() const { return length_; }
   size_t capacity() const { return capacity_; }
   const std::vector<int32_t>& positions() const { return positions_; }
+  // True when keys are rotated again as the context grows (consistent mode
+  // with a dynamic / longrope scaling and no explicit context length).
+  bool rerotates() const { return rerotate_; }
 
  private:
   void Reserve(size_t tokens);
+  // Rotates the raw keys of slots [t0, length_) into k_ for `context`.
+  Status RotateFromRaw(size_t t0, int64_t context);
 
   size_t Hkv_, D_;
   AttentionRope rope_;
   size_t length_ = 0, capacity_ = 0;
   std::vector<float> k_, v_;  // [Hkv, capacity, D]
   std::vector<int32_t> positions_;
+  bool rerotate_ = false;
+  std::vector<float> raw_k_;  // [Hkv, capacity, D] when rerotate_
+  int64_t context_ = 0;       // the context length k_ is rotated for
 };
 
 }  // namespace posenc

@@ -202,6 +202,72 @@ TEST_P(KvCacheTest, AnExplicitContextLengthGivesEveryStepTheSameFrequencies) {
   EXPECT_LT(worst, 2e-6);
 }
 
+TEST_P(KvCacheTest, ConsistentModeDecodesAsTheUncachedPassAtEveryLength) {
+  // Consistent mode: at every step t the cached output equals the uncached
+  // causal pass over the first t + 1 tokens (whose context length is t + 1),
+  // below, at and past the threshold, for dynamic NTK (new frequencies at
+  // every length past M = 8) and LongRoPE (one switch past L = 8).
+  Rng rng(34);
+  const size_t H = 2, Hkv = 1, D = 16, T = 20;
+  for (RopeScalingType type :
+       {RopeScalingType::kDynamic, RopeScalingType::kLongrope}) {
+    EncodingSetup s = MakeSetup(1, H, Hkv, T, D, rng);
+    RopeScaling& sc = s.o.rope.freq.scaling;
+    sc.type = type;
+    sc.factor = 2;
+    sc.max_position_embeddings = 8;
+    sc.original_max_position_embeddings = 8;
+    for (int i = 0; i < int(D / 2); ++i) {
+      sc.short_factor.push_back(1.0 + 0.1 * i);
+      sc.long_factor.push_back(1.0 + i);
+    }
+    const std::vector<float> q = rng.Vector(H * T * D),
+                             k = rng.Vector(Hkv * T * D),
+                             v = rng.Vector(Hkv * T * D);
+    KvCache cache(Hkv, D, s.o.rope, /*consistent=*/true);
+    ASSERT_TRUE(cache.rerotates());
+    KvCache plain(Hkv, D, s.o.rope);
+    double worst = 0, worst_plain = 0;
+    for (size_t t = 0; t < T; ++t) {
+      // The uncached pass over tokens 0..t; its last row is step t.
+      AttentionOptions prefix = s.o;
+      prefix.Tq = prefix.Tk = t + 1;
+      const std::vector<float> qp = Slice(q, H, T, D, 0, t + 1),
+                               kp = Slice(k, Hkv, T, D, 0, t + 1),
+                               vp = Slice(v, Hkv, T, D, 0, t + 1);
+      std::vector<float> full(H * (t + 1) * D);
+      ASSERT_TRUE(
+          Attention(prefix, qp.data(), kp.data(), vp.data(), full.data()).ok());
+      const std::vector<float> kt = Slice(k, Hkv, T, D, t, t + 1),
+                               vt = Slice(v, Hkv, T, D, t, t + 1),
+                               qt = Slice(q, H, T, D, t, t + 1);
+      AttentionOptions step = s.o;
+      step.Tq = 1;
+      std::vector<float> out(H * D), out_plain(H * D);
+      ASSERT_TRUE(cache.Append(kt.data(), vt.data(), 1, nullptr).ok());
+      ASSERT_TRUE(cache.Attend(step, qt.data(), nullptr, out.data()).ok());
+      ASSERT_TRUE(plain.Append(kt.data(), vt.data(), 1, nullptr).ok());
+      ASSERT_TRUE(
+          plain.Attend(step, qt.data(), nullptr, out_plain.data()).ok());
+      double err = 0, err_plain = 0;
+      for (size_t h = 0; h < H; ++h) {
+        for (size_t e = 0; e < D; ++e) {
+          const float want = full[(h * (t + 1) + t) * D + e];
+          err = std::max(err, double(std::abs(out[h * D + e] - want)));
+          err_plain = std::max(err_plain,
+                               double(std::abs(out_plain[h * D + e] - want)));
+        }
+      }
+      EXPECT_LT(err, 2e-6) << "length " << t + 1;
+      worst = std::max(worst, err);
+      worst_plain = std::max(worst_plain, err_plain);
+    }
+    EXPECT_LT(worst, 2e-6);
+    // The default (Hugging Face's) mode differs past the threshold.
+    EXPECT_GT(worst_plain, 1e-4) << RopeScalingTypeName(type);
+  }
+}
+
 TEST_P(KvCacheTest, ShiftIsAPureRotation) {
   Rng rng(33);
   const size_t D = 16, T = 6;

@@ -135,6 +135,43 @@ for (const [flavour, ready] of flavours) {
       assert.ok(worst < 2e-6, `cached vs uncached: max difference ${worst}`);
     });
 
+    for (const [name, scaling] of CASES) {
+      it(`${name}: a consistent KvCache decodes as the uncached pass over each prefix, below, at and past the threshold`, async () => {
+        const pe = await ready;
+        const T = 72;  // the thresholds are at 64
+        const qs = randomVector(T * D, 909);
+        const ks = randomVector(T * D, 1010);
+        const vs = randomVector(T * D, 1111);
+        const rope = { layout: 'half', scaling } as const;
+        const consistent = new pe.KvCache({ kvHeads: 1, headDim: D, rope, consistent: true });
+        const plain = new pe.KvCache({ kvHeads: 1, headDim: D, rope });
+        let worst = 0;
+        let worstPlain = 0;
+        try {
+          for (let t = 0; t < T; t++) {
+            const row = (x: Float32Array): Float32Array => x.subarray(t * D, (t + 1) * D);
+            for (const c of [consistent, plain]) c.append(row(ks), row(vs));
+            const a = consistent.attend(row(qs), { heads: 1, queryLength: 1 }).out;
+            const b = plain.attend(row(qs), { heads: 1, queryLength: 1 }).out;
+            if (![1, 63, 64, 65, 72].includes(t + 1)) continue;
+            // The uncached causal pass over tokens 0..t: its last row.
+            const n = t + 1;
+            const full = pe.attention({ q: qs.subarray(0, n * D), k: ks.subarray(0, n * D), v: vs.subarray(0, n * D),
+              heads: 1, queryLength: n, keyLength: n, headDim: D, rope }).out.subarray(t * D);
+            for (let e = 0; e < D; e++) {
+              worst = Math.max(worst, Math.abs(a[e]! - full[e]!));
+              worstPlain = Math.max(worstPlain, Math.abs(b[e]! - full[e]!));
+            }
+          }
+        } finally {
+          consistent.delete();
+          plain.delete();
+        }
+        assert.ok(worst < 2e-6, `${name}: consistent cache vs uncached: ${worst}`);
+        assert.ok(worstPlain > 1e-4, `${name}: the default cache differs past the threshold (${worstPlain})`);
+      });
+    }
+
     it('dynamic: rerotateRope with the same contextLength moves a cached key exactly', async () => {
       const pe = await ready;
       const at5 = rot(pe, k, 5, DYNAMIC, CTX);
