@@ -288,6 +288,26 @@ std::string RopeApplyJs(const RopeFrequencyConfig& spec, int layout,
   return s.ok() ? "" : s.message();
 }
 
+// cos, sin: float32 [seqLen, r/2] for positions (int32 [seqLen]) or offset +
+// t; context_length as in RopeApplyJs.
+std::string RopeCacheJs(const RopeFrequencyConfig& spec, double seq_len,
+                        uintptr_t positions, double offset,
+                        double context_length, uintptr_t cos, uintptr_t sin) {
+  RopeApplyOptions o;
+  o.freq = spec;
+  if (!(std::fabs(context_length) <= 9007199254740992.0) ||
+      context_length != std::floor(context_length)) {
+    return StrCat("contextLength must be an integer, got ", context_length);
+  }
+  o.context_length = static_cast<int64_t>(context_length);
+  o.heads = 1;
+  o.seq_len = static_cast<int64_t>(seq_len);
+  o.positions = positions ? Ptr<int32_t>(positions) : nullptr;
+  o.offset = static_cast<int64_t>(offset);
+  const Status s = RopeTableChecked(o, Ptr<float>(cos), Ptr<float>(sin));
+  return s.ok() ? "" : s.message();
+}
+
 // out: float32 [length, dim].
 std::string SinusoidalJs(double length, double dim, double base, int layout,
                          uintptr_t out) {
@@ -866,6 +886,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
       .function("length", &posenc::KvCacheJs::length);
   function("ropeFrequencies", &posenc::RopeFrequenciesJs);
   function("ropeApply", &posenc::RopeApplyJs);
+  function("ropeCache", &posenc::RopeCacheJs);
   function("sinusoidal", &posenc::SinusoidalJs);
   function("alibiSlopes", &posenc::AlibiSlopesJs);
   function("alibiBias", &posenc::AlibiBiasJs);

@@ -131,6 +131,7 @@ export interface RawModule {
     positions: number, offset: number, pureRotation: boolean, xpos: boolean, xposScaleBase: number,
     xposCenter: number, xposKey: boolean, contextLength: number,
   ): string;
+  ropeCache(spec: RopeConfigWire, seqLen: number, positions: number, offset: number, contextLength: number, cos: number, sin: number): string;
   sinusoidal(length: number, dim: number, base: number, layout: number, out: number): string;
   alibiSlopes(heads: number, variant: number, out: number): string;
   alibiBias(heads: number, variant: number, q: number, k: number, causal: boolean, out: number): string;

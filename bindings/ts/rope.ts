@@ -5,8 +5,8 @@
 import type { Heap } from './heap.js';
 import { ROPE_LAYOUTS, ROPE_SCALINGS } from './names.js';
 import type { AttentionRopeWire, RawModule, RopeConfigWire } from './raw.js';
-import type { ApplyRopeOptions, Posenc, RerotateOptions, RopeFrequencies, RopeFrequencyOptions, RopeScaling } from './types.js';
-import { i32, int, int32, num, number, oneOf, optBool, optInt, requireObject } from './validate.js';
+import type { ApplyRopeOptions, Posenc, RerotateOptions, RopeCache, RopeCacheOptions, RopeFrequencies, RopeFrequencyOptions, RopeScaling } from './types.js';
+import { checkElements, i32, int, int32, num, number, oneOf, optBool, optInt, requireObject } from './validate.js';
 
 /** True when A and B are the same union (a compile-time check). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -121,8 +121,24 @@ function optContextLength(v: unknown, name = 'contextLength'): number {
   return n;
 }
 
-/** `ropeFrequencies`, `applyRope` and `rerotateRope` over one module. */
-export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' | 'rerotateRope'> {
+/** One value per pair [T, half] -> each value at its pair's two slots [T, 2 half], in the layout's order. */
+function fullWidth(t: Float32Array, T: number, half: number, layout: (typeof ROPE_LAYOUTS)[number]): Float32Array {
+  const out = new Float32Array(T * 2 * half);
+  for (let r = 0; r < T; r++) {
+    const src = t.subarray(r * half, (r + 1) * half);
+    const row = out.subarray(r * 2 * half, (r + 1) * 2 * half);
+    if (layout === 'half') {
+      row.set(src, 0);
+      row.set(src, half);
+    } else {
+      for (let i = 0; i < half; i++) row[2 * i] = row[2 * i + 1] = src[i]!;
+    }
+  }
+  return out;
+}
+
+/** `ropeFrequencies`, `applyRope`, `rerotateRope` and `ropeCache` over one module. */
+export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' | 'rerotateRope' | 'ropeCache'> {
   const { m } = h;
 
   /** Rotates x (or, `pure`, re-rotates it by `delta`). */
@@ -178,6 +194,31 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
         const factor = f.alloc(8);
         h.check(m.ropeFrequencies(spec, seqLen, out, factor));
         return { invFreq: h.readF32(out, rotaryDim / 2), attentionFactor: m.HEAPF64[factor >> 3] as number };
+      });
+    },
+    ropeCache(options: RopeCacheOptions): RopeCache {
+      const o = requireObject('options', options);
+      const layout = oneOf('layout', o.layout, ROPE_LAYOUTS);
+      const format = o.format === undefined ? 'full' : oneOf('format', o.format, ['full', 'half'] as const);
+      if (o.positions !== undefined && o.offset !== undefined) throw new TypeError('pass either positions or offset, not both');
+      const contextLength = optContextLength(o.contextLength);
+      return h.call((f) => {
+        const { spec, rotaryDim } = ropeSpec(m, o);
+        const given = o.positions === undefined ? undefined : h.own(i32('positions', o.positions));
+        const T = given?.length ?? int('seqLen', o.seqLen, 0, 1 << 24);
+        if (given !== undefined && o.seqLen !== undefined && o.seqLen !== T) {
+          throw new RangeError(`positions must have seqLen = ${String(o.seqLen)} elements, got ${T}`);
+        }
+        const offset = optInt('offset', o.offset, 0, -2147483648, 2147483647 - Math.max(T - 1, 0));
+        const half = rotaryDim / 2;
+        checkElements('rope cache', [['seqLen', T], ['rotaryDim', rotaryDim]], 4);
+        const cos = f.alloc(T * half * 4);
+        const sin = f.alloc(T * half * 4);
+        h.check(m.ropeCache(spec, T, given === undefined ? 0 : f.i32(given), offset, contextLength, cos, sin));
+        const c = h.readF32(cos, T * half);
+        const s = h.readF32(sin, T * half);
+        if (format === 'half') return { cos: c, sin: s, width: half };
+        return { cos: fullWidth(c, T, half, layout), sin: fullWidth(s, T, half, layout), width: rotaryDim };
       });
     },
     applyRope: (x: Float32Array, options: ApplyRopeOptions): Float32Array => rope(x, options, false),

@@ -191,6 +191,36 @@ export interface RopeConfig {
   contextLength?: number;
 }
 
+/** Options of `ropeCache`: the rotation's settings and the positions the tables are for. */
+export interface RopeCacheOptions extends Omit<RopeConfig, 'heads' | 'seqLen' | 'layout'> {
+  /** The pair layout the full-width tables are laid out for. */
+  layout: RopeLayout;
+  /** Number of positions (rows); with `offset`, positions `offset .. offset + seqLen - 1`. */
+  seqLen?: number;
+  /** First position when `positions` is not given. Default 0. */
+  offset?: number;
+  /** Explicit positions `[seqLen]` (Int32Array). Mutually exclusive with `offset`. */
+  positions?: Int32Array;
+  /**
+   * `'full'` (default): `[seqLen, rotaryDim]`, as Hugging Face's rotary module returns cos and sin: each
+   * pair's value twice, at the pair's two slots (`half`: `[c, c]` halves; `interleaved`: `c0 c0 c1 c1 ...`),
+   * for `x * cos + rotate(x) * sin`. `'half'`: `[seqLen, rotaryDim / 2]`, one value per pair, the
+   * `cos_cache` / `sin_cache` inputs of onnxruntime's `RotaryEmbedding` operators (the layout is then
+   * their `interleaved` attribute).
+   */
+  format?: 'full' | 'half';
+}
+
+/** cos and sin of a rotation, with the attention factor applied. */
+export interface RopeCache {
+  /** `[seqLen, width]`. */
+  cos: Float32Array;
+  /** `[seqLen, width]`. */
+  sin: Float32Array;
+  /** Values per row: `rotaryDim` (`'full'`) or `rotaryDim / 2` (`'half'`). */
+  width: number;
+}
+
 export interface ApplyRopeOptions extends RopeConfig {
   /** Explicit per-token positions `[seqLen]`. Mutually exclusive with `offset`. */
   positions?: Int32Array;
@@ -784,6 +814,12 @@ export interface Posenc {
    * understand is a RangeError naming it.
    */
   ropeFromConfig(config: object, options?: RopeFromConfigOptions): RopeFromConfig;
+  /**
+   * The cos and sin tables of a rotation, to hand to another runtime (Hugging Face style full width, or
+   * onnxruntime's half-width caches), with the attention factor applied and the angles formed in double
+   * as `applyRope` forms them.
+   */
+  ropeCache(options: RopeCacheOptions): RopeCache;
   /** Rotates `x: [heads, seqLen, headDim]`; returns a new array. */
   applyRope(x: Float32Array, options: ApplyRopeOptions): Float32Array;
   /** Re-rotates cached keys by a position delta (no attention factor applied again). */

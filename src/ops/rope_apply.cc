@@ -1,5 +1,7 @@
 #include "ops/rope_apply.h"
 
+#include <algorithm>
+
 #include <limits>
 
 #include "ops/xpos.h"
@@ -110,6 +112,16 @@ Status RopeTable(const RopeApplyOptions& o, std::vector<float>* cos,
       (*sin)[e] *= scale[e];
     }
   }
+  return Status::Ok();
+}
+
+Status RopeTableChecked(const RopeApplyOptions& o, float* cos, float* sin) {
+  POSENC_RETURN_IF_ERROR(ValidateRopeApply(
+      o, static_cast<size_t>(o.heads * o.seq_len * o.freq.head_dim)));
+  std::vector<float> c, s;
+  POSENC_RETURN_IF_ERROR(RopeTable(o, &c, &s));
+  std::copy(c.begin(), c.end(), cos);
+  std::copy(s.begin(), s.end(), sin);
   return Status::Ok();
 }
 

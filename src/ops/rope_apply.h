@@ -54,6 +54,11 @@ Status RopeTable(const RopeApplyOptions& o, std::vector<float>* cos,
                  std::vector<float>* sin);
 
 // out: [H, T, d]; may equal x.
+// The cos / sin tables of a rotation, for another runtime: validates o (as
+// RopeApplyChecked does, for one head) and writes cos, sin: [seq_len, r/2],
+// the attention factor applied, angles formed in double.
+Status RopeTableChecked(const RopeApplyOptions& o, float* cos, float* sin);
+
 Status RopeApplyChecked(const RopeApplyOptions& o, const float* x, size_t x_len,
                         float* out);
 
