@@ -6,7 +6,7 @@ import type { Heap } from './heap.js';
 import { ROPE_LAYOUTS, ROPE_SCALINGS } from './names.js';
 import type { AttentionRopeWire, RawModule, RopeConfigWire } from './raw.js';
 import type { ApplyRopeOptions, Posenc, RerotateOptions, RopeCache, RopeCacheOptions, RopeFrequencies, RopeFrequencyOptions, RopeScaling } from './types.js';
-import { checkElements, i32, int, int32, num, number, oneOf, optBool, optInt, requireObject } from './validate.js';
+import { checkElements, f32, i32, int, int32, num, number, oneOf, optBool, optInt, requireObject } from './validate.js';
 
 /** True when A and B are the same union (a compile-time check). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -138,12 +138,63 @@ function fullWidth(t: Float32Array, T: number, half: number, layout: (typeof ROP
 }
 
 /** `ropeFrequencies`, `applyRope`, `rerotateRope` and `ropeCache` over one module. */
-export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' | 'rerotateRope' | 'ropeCache'> {
+export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' | 'rerotateRope' | 'ropeCache' | 'positionIds'> {
   const { m } = h;
+
+  /**
+   * A batch (or the 'bshd' order): one call per batch row, all with one context length. 'bshd' rows are
+   * rotated as [1, seqLen * heads, headDim] with each position repeated for the heads of its token.
+   */
+  function batched(xIn: unknown, o: Record<string, unknown>, pure: boolean): Float32Array {
+    const B = optInt('batch', o.batch, 1, 1, 1 << 24);
+    const axes = o.axes === undefined ? 'bhsd' : oneOf('axes', o.axes, ['bhsd', 'bshd'] as const);
+    const H = int('heads', o.heads, 1);
+    const T = int('seqLen', o.seqLen, 0);
+    const D = int('headDim', o.headDim, 1);
+    const n = checkElements('x', [['batch', B], ['heads', H], ['seqLen', T], ['headDim', D]], 4);
+    const dims = axes === 'bhsd' ? 'batch * heads * seqLen * headDim' : 'batch * seqLen * heads * headDim';
+    const x = h.own(f32('x', xIn, n, `${dims} = ${B} * ${axes === 'bhsd' ? `${H} * ${T}` : `${T} * ${H}`} * ${D}`));
+    let rows: (b: number) => Int32Array | undefined = () => undefined;
+    let contextLength = o.contextLength;
+    if (!pure) {
+      if (o.positions !== undefined && o.offset !== undefined) throw new TypeError('pass either positions or offset, not both');
+      const offset = optInt('offset', o.offset, 0, -2147483648, 2147483647 - Math.max(T - 1, 0));
+      let all: Int32Array;
+      if (o.positions !== undefined) {
+        const p = h.own(i32('positions', o.positions));
+        if (p.length !== T && p.length !== B * T) {
+          throw new RangeError(`positions must have seqLen = ${T} or batch * seqLen = ${B * T} elements, got ${p.length}`);
+        }
+        all = p;
+        rows = p.length === T ? () => p : (b) => p.subarray(b * T, (b + 1) * T);
+      } else {
+        all = Int32Array.from({ length: T }, (_, t) => offset + t);
+        rows = () => all;
+      }
+      // One context length for the batch: the longest position + 1 (Hugging Face: position_ids.max() + 1).
+      if (contextLength === undefined) contextLength = all.length === 0 ? 0 : all.reduce((a, b) => Math.max(a, b), -1) + 1;
+    }
+    const out = new Float32Array(n);
+    const per = H * T * D;
+    for (let b = 0; b < B; b++) {
+      const xb = x.subarray(b * per, (b + 1) * per);
+      let positions = rows(b);
+      const shape = axes === 'bhsd' ? { heads: H, seqLen: T } : { heads: 1, seqLen: T * H };
+      if (axes === 'bshd' && positions !== undefined) {
+        const p = positions;
+        positions = Int32Array.from({ length: T * H }, (_, e) => p[Math.floor(e / H)]!);
+      }
+      const single = { ...o, ...shape, batch: undefined, axes: undefined, offset: undefined, positions, contextLength };
+      if (pure) delete single.positions;
+      out.set(rope(xb, single, pure), b * per);
+    }
+    return out;
+  }
 
   /** Rotates x (or, `pure`, re-rotates it by `delta`). */
   function rope(xIn: unknown, options: unknown, pure: boolean): Float32Array {
     const o = requireObject('options', options);
+    if (o.batch !== undefined || o.axes !== undefined) return batched(xIn, o, pure);
     const heads = int('heads', o.heads, 1);
     const seqLen = int('seqLen', o.seqLen, 0);
     const layout = oneOf('layout', o.layout, ROPE_LAYOUTS);
@@ -195,6 +246,26 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
         h.check(m.ropeFrequencies(spec, seqLen, out, factor));
         return { invFreq: h.readF32(out, rotaryDim / 2), attentionFactor: m.HEAPF64[factor >> 3] as number };
       });
+    },
+    positionIds(mask: Uint8Array | Int32Array, seqLen: number): Int32Array {
+      if (!(mask instanceof Uint8Array) && !(mask instanceof Int32Array)) {
+        throw new TypeError(`mask must be a Uint8Array or an Int32Array, got ${mask === null ? 'null' : typeof mask}`);
+      }
+      const T = int('seqLen', seqLen, 1);
+      if (mask.length % T !== 0) throw new RangeError(`mask must have batch * seqLen elements (seqLen = ${T}), got ${mask.length}`);
+      const out = new Int32Array(mask.length);
+      for (let b = 0; b < mask.length / T; b++) {
+        let count = 0;
+        for (let t = 0; t < T; t++) {
+          const e = b * T + t;
+          const v = mask[e]!;
+          if (v !== 0 && v !== 1) throw new RangeError(`mask[${e}] must be 0 or 1, got ${v}`);
+          count += v;
+          // transformers: cumsum - 1, then 1 where the mask is 0.
+          out[e] = v === 1 ? count - 1 : 1;
+        }
+      }
+      return out;
     },
     ropeCache(options: RopeCacheOptions): RopeCache {
       const o = requireObject('options', options);

@@ -167,6 +167,12 @@ export interface XposOptions {
 }
 
 /** The rotation every RoPE call shares: shape of `x` and the frequency settings. */
+/**
+ * Axis order of a batched `x`: `'bhsd'` = `[batch, heads, seqLen, headDim]` (Hugging Face's q and k after
+ * the transpose), `'bshd'` = `[batch, seqLen, heads, headDim]` (straight out of the projection).
+ */
+export type RopeAxes = 'bhsd' | 'bshd';
+
 export interface RopeConfig {
   /** Heads in `x: [heads, seqLen, headDim]`. */
   heads: number;
@@ -222,8 +228,19 @@ export interface RopeCache {
 }
 
 export interface ApplyRopeOptions extends RopeConfig {
-  /** Explicit per-token positions `[seqLen]`. Mutually exclusive with `offset`. */
+  /**
+   * Explicit positions: `[seqLen]` (every batch row), or `[batch, seqLen]` per row (for example
+   * `pe.positionIds(mask, seqLen)` for a left-padded batch). Mutually exclusive with `offset`.
+   */
   positions?: Int32Array;
+  /**
+   * Rows of a batch: `x` is `[batch, heads, seqLen, headDim]` (or `axes: 'bshd'`). `dynamic` / `longrope`
+   * then see one context length for the whole batch (the longest position + 1, as Hugging Face derives
+   * it from `position_ids`) unless `contextLength` is given.
+   */
+  batch?: number;
+  /** Axis order of `x` (see `RopeAxes`). Default `'bhsd'`; `'bshd'` also without `batch`. */
+  axes?: RopeAxes;
   /** Positions are `offset .. offset + seqLen - 1`. Default 0. */
   offset?: number;
   xpos?: XposOptions;
@@ -232,6 +249,9 @@ export interface ApplyRopeOptions extends RopeConfig {
 export interface RerotateOptions extends RopeConfig {
   /** Rotate every token by this many positions (a pure rotation: norms unchanged). */
   delta: number;
+  /** As in `applyRope`: `x` is `[batch, heads, seqLen, headDim]` (or `axes: 'bshd'`). */
+  batch?: number;
+  axes?: RopeAxes;
 }
 
 /**
@@ -820,7 +840,13 @@ export interface Posenc {
    * as `applyRope` forms them.
    */
   ropeCache(options: RopeCacheOptions): RopeCache;
-  /** Rotates `x: [heads, seqLen, headDim]`; returns a new array. */
+  /**
+   * The position ids Hugging Face derives from an attention mask (`mask.cumsum(-1) - 1`, and 1 at padded
+   * slots, as transformers fills them): `mask` is `[batch, seqLen]` (1 = token, 0 = padding), the result
+   * `[batch, seqLen]`, for `applyRope({ batch, positions })`. A left-padded row's first token gets 0.
+   */
+  positionIds(mask: Uint8Array | Int32Array, seqLen: number): Int32Array;
+  /** Rotates `x: [heads, seqLen, headDim]` (or a batch, see `batch`); returns a new array. */
   applyRope(x: Float32Array, options: ApplyRopeOptions): Float32Array;
   /** Re-rotates cached keys by a position delta (no attention factor applied again). */
   rerotateRope(x: Float32Array, options: RerotateOptions): Float32Array;
