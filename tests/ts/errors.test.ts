@@ -199,6 +199,12 @@ const cases: Case[] = [
   ['cache rope.contextLength fractional', (pe) => new pe.KvCache({ kvHeads: 1, headDim: 8, rope: { layout: 'half', contextLength: 1.5 } }),
     'RangeError', /rope.contextLength must be an integer, got 1.5/],
 
+  ['ropeCache format', (pe) => pe.ropeCache({ headDim: 8, layout: 'half', seqLen: 2, format: 'wide' as never }),
+    'RangeError', /format must be one of 'full', 'half', got 'wide'/],
+  ['positionIds mask value', (pe) => pe.positionIds(Uint8Array.of(1, 2), 2), 'RangeError', /mask\[1\] must be 0 or 1, got 2/],
+  ['batched positions length', (pe) => pe.applyRope(new Float32Array(32), { batch: 2, heads: 1, seqLen: 2, headDim: 8, layout: 'half', positions: new Int32Array(3) }),
+    'RangeError', /positions must have seqLen = 2 or batch \* seqLen = 4 elements, got 3/],
+
   // Wrong types.
   ['attention q Float64Array', (pe) => attn(pe, { q: new Float64Array(8) as unknown as Float32Array }),
     'TypeError', /q must be a Float32Array, got a Float64Array of length 8/],
