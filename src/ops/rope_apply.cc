@@ -1,7 +1,6 @@
 #include "ops/rope_apply.h"
 
 #include <algorithm>
-
 #include <limits>
 
 #include "ops/xpos.h"
