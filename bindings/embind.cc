@@ -253,6 +253,14 @@ std::string RopeFrequenciesJs(const RopeFrequencyConfig& c, int seq_len,
   return "";
 }
 
+// A context length from JS into *out: false unless an integer that fits
+// int64 exactly (2^53); its range is checked by the core.
+bool ContextLength(double v, int64_t* out) {
+  if (!(std::fabs(v) <= 9007199254740992.0) || v != std::floor(v)) return false;
+  *out = static_cast<int64_t>(v);
+  return true;
+}
+
 // x, out: float32 [heads, seqLen, headDim]; positions: int32 [seqLen] or 0;
 // context_length: the context length dynamic / longrope see (-1: derived
 // from the positions).
@@ -264,12 +272,9 @@ std::string RopeApplyJs(const RopeFrequencyConfig& spec, int layout,
                         double context_length) {
   RopeApplyOptions o;
   o.freq = spec;
-  // An integer that fits int64 exactly (2^53); the range is checked below.
-  if (!(std::fabs(context_length) <= 9007199254740992.0) ||
-      context_length != std::floor(context_length)) {
+  if (!ContextLength(context_length, &o.context_length)) {
     return StrCat("contextLength must be an integer, got ", context_length);
   }
-  o.context_length = static_cast<int64_t>(context_length);
   if (layout < 0 || layout >= kNumRopeLayouts) {
     return StrCat("layout is not a valid enum value: ", layout);
   }
@@ -295,11 +300,9 @@ std::string RopeCacheJs(const RopeFrequencyConfig& spec, double seq_len,
                         double context_length, uintptr_t cos, uintptr_t sin) {
   RopeApplyOptions o;
   o.freq = spec;
-  if (!(std::fabs(context_length) <= 9007199254740992.0) ||
-      context_length != std::floor(context_length)) {
+  if (!ContextLength(context_length, &o.context_length)) {
     return StrCat("contextLength must be an integer, got ", context_length);
   }
-  o.context_length = static_cast<int64_t>(context_length);
   o.heads = 1;
   o.seq_len = static_cast<int64_t>(seq_len);
   o.positions = positions ? Ptr<int32_t>(positions) : nullptr;

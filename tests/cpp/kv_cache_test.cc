@@ -122,6 +122,29 @@ TEST_P(KvCacheTest, DecodingEqualsFullPassForEveryEncoding) {
   }
 }
 
+// One head, one kv head: appends token t and attends its query, for every
+// t; returns the largest difference from row t of `full` ([T, D]).
+double DecodeOneByOne(KvCache* cache, const AttentionOptions& o,
+                      const std::vector<float>& q, const std::vector<float>& k,
+                      const std::vector<float>& v, size_t T, size_t D,
+                      const std::vector<float>& full) {
+  double worst = 0;
+  for (size_t t = 0; t < T; ++t) {
+    const std::vector<float> kt = Slice(k, 1, T, D, t, t + 1),
+                             vt = Slice(v, 1, T, D, t, t + 1),
+                             qt = Slice(q, 1, T, D, t, t + 1);
+    EXPECT_TRUE(cache->Append(kt.data(), vt.data(), 1, nullptr).ok());
+    AttentionOptions step = o;
+    step.Tq = 1;
+    std::vector<float> out(D);
+    EXPECT_TRUE(cache->Attend(step, qt.data(), nullptr, out.data()).ok());
+    for (size_t e = 0; e < D; ++e) {
+      worst = std::max(worst, double(std::abs(out[e] - full[t * D + e])));
+    }
+  }
+  return worst;
+}
+
 TEST_P(KvCacheTest, DynamicNtkMatchesFullPassOnlyUpToItsThreshold) {
   // Documented behaviour (as Hugging Face): keys keep the frequencies of the
   // step that appended them. Below M cached == uncached; past M they differ.
@@ -137,20 +160,7 @@ TEST_P(KvCacheTest, DynamicNtkMatchesFullPassOnlyUpToItsThreshold) {
     std::vector<float> full(T * D);
     ASSERT_TRUE(Attention(s.o, q.data(), k.data(), v.data(), full.data()).ok());
     KvCache cache(1, D, s.o.rope);
-    double worst = 0;
-    for (size_t t = 0; t < T; ++t) {
-      const std::vector<float> kt = Slice(k, 1, T, D, t, t + 1),
-                               vt = Slice(v, 1, T, D, t, t + 1),
-                               qt = Slice(q, 1, T, D, t, t + 1);
-      ASSERT_TRUE(cache.Append(kt.data(), vt.data(), 1, nullptr).ok());
-      AttentionOptions step = s.o;
-      step.Tq = 1;
-      std::vector<float> out(D);
-      ASSERT_TRUE(cache.Attend(step, qt.data(), nullptr, out.data()).ok());
-      for (size_t e = 0; e < D; ++e) {
-        worst = std::max(worst, double(std::abs(out[e] - full[t * D + e])));
-      }
-    }
+    const double worst = DecodeOneByOne(&cache, s.o, q, k, v, T, D, full);
     if (T <= 8) {
       EXPECT_LT(worst, 2e-6);
     } else {
@@ -185,21 +195,7 @@ TEST_P(KvCacheTest, AnExplicitContextLengthGivesEveryStepTheSameFrequencies) {
   }
   EXPECT_GT(apart, 1e-4) << "context 32 and context 20 give other outputs";
   KvCache cache(1, D, s.o.rope);
-  double worst = 0;
-  for (size_t t = 0; t < T; ++t) {
-    const std::vector<float> kt = Slice(k, 1, T, D, t, t + 1),
-                             vt = Slice(v, 1, T, D, t, t + 1),
-                             qt = Slice(q, 1, T, D, t, t + 1);
-    ASSERT_TRUE(cache.Append(kt.data(), vt.data(), 1, nullptr).ok());
-    AttentionOptions step = s.o;
-    step.Tq = 1;
-    std::vector<float> out(D);
-    ASSERT_TRUE(cache.Attend(step, qt.data(), nullptr, out.data()).ok());
-    for (size_t e = 0; e < D; ++e) {
-      worst = std::max(worst, double(std::abs(out[e] - full[t * D + e])));
-    }
-  }
-  EXPECT_LT(worst, 2e-6);
+  EXPECT_LT(DecodeOneByOne(&cache, s.o, q, k, v, T, D, full), 2e-6);
 }
 
 TEST_P(KvCacheTest, ConsistentModeDecodesAsTheUncachedPassAtEveryLength) {
