@@ -36,6 +36,17 @@ function scalingFields(m: RawModule): ReadonlyArray<readonly [string, string]> {
   return k;
 }
 
+const required = new WeakMap<RawModule, Map<string, readonly string[]>>();
+
+/** The fields a scaling type needs from the caller (C++ RequiredScalingFields), read once per module and type. */
+function requiredFields(m: RawModule, type: string): readonly string[] {
+  let byType = required.get(m);
+  if (byType === undefined) required.set(m, (byType = new Map()));
+  let fields = byType.get(type);
+  if (fields === undefined) byType.set(type, (fields = m.requiredScalingFields(type).split(' ')));
+  return fields;
+}
+
 /**
  * One scaling field given by the caller, checked for what C++ cannot see:
  * its JS type, integers, and NaN where NaN stands for "left out" on the wire.
@@ -82,7 +93,7 @@ export function ropeSpec(m: RawModule, o: Record<string, unknown>): { spec: Rope
   const w = spec.scaling as unknown as Record<string, unknown>;
   w.type = type;
   if (type === 'default') return result;
-  const required = m.requiredScalingFields(type).split(' ');
+  const required = requiredFields(m, type);
   for (const [key, kind] of scalingFields(m)) {
     const v = s[key];
     if (v !== undefined) w[key] = scalingField(`scaling.${key}`, kind, v);
