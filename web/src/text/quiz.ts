@@ -44,7 +44,7 @@ export const en = {
 
   'quiz.slope.q': 'ALiBi with 8 heads and the paper’s slopes: what is the slope of head 0?',
   'quiz.slope.check': 'pe.alibiSlopes(8) = [{slopes}]; head 0: {s0} = $2^{-8\\cdot 1/8}$.',
-  'quiz.slope.why': 'The slopes form a geometric sequence $2^{-8(h+1)/H}$, from 1/2 down to 1/256 for 8 heads: some heads look far, some only nearby. (The tutorial’s $1/2^h$ is a teaching simplification.)',
+  'quiz.slope.why': 'For a power-of-two head count the slopes form a geometric sequence $2^{-8(h+1)/H}$, from 1/2 down to 1/256 for 8 heads: some heads look far, some only nearby. (For other head counts the paper mixes in slopes from the next power of two, see the ALiBi section.) (The tutorial’s $1/2^h$ is a teaching simplification.)',
 
   'quiz.mask.q': 'Can ALiBi’s bias replace the causal mask?',
   'quiz.mask.o.no': 'No: the bias is finite, the mask is −∞',
@@ -107,7 +107,7 @@ export const en = {
 <li><b>RoPE</b> rotates each pair of $q$ and $k$ by $p\\,\\theta_i$, $\\theta_i=b^{-2i/d}$. Since $R_m^\\top R_n = R_{n-m}$, the score depends only on $n-m$: absolute rotation, relative score. Norms do not change. Q and K only, never V.</li>
 <li><b>In code</b>: a cos / sin cache and <code>rotate_half</code>; the pair layout (half or interleaved) must match the weights; with a KV cache, the new token’s position is the cache length; left padding is left out of the positions.</li>
 <li><b>Longer contexts</b>: slow pairs never complete a turn within the training length, so they are the first to see new angles. PI divides positions by $s$; NTK raises the base; dynamic NTK raises it with the current length; YaRN keeps fast pairs, interpolates slow ones and sharpens attention slightly; LongRoPE searches a factor per pair. All work best with some further training.</li>
-<li><b>ALiBi</b> adds $-s_h(m-n)$ with slopes $s_h=2^{-8(h+1)/H}$: no parameters, extrapolates well, but its prior is fixed and linear. It does not replace the causal mask.</li>
+<li><b>ALiBi</b> adds $-s_h(m-n)$ with slopes $s_h=2^{-8(h+1)/H}$ when $H$ is a power of two (for other $H$, $c = 2^{\\lfloor\\log_2 H\\rfloor}$ heads get the $c$-head slopes and the rest take every other slope of the $2c$-head rule): no parameters, extrapolates well, but its prior is fixed and linear. It does not replace the causal mask.</li>
 <li><b>T5</b> learns a scalar per head and log-spaced distance bucket; <b>Shaw</b> learns vectors for distances clipped to $[-k,k]$, on keys and values. Both give every distance beyond a limit the same treatment, which is why they run at any length.</li>
 <li><b>xPos</b> is RoPE with a scale that makes scores decay with distance. <b>NoPE</b> adds nothing: in a causal decoder the mask alone leaks position.</li>
 </ul>`,
@@ -158,7 +158,7 @@ export const zh: Record<keyof typeof en, string> = {
 
   'quiz.slope.q': 'ALiBi，8 个 head，用论文的斜率：head 0 的斜率是多少？',
   'quiz.slope.check': 'pe.alibiSlopes(8) = [{slopes}]；head 0：{s0} = $2^{-8\\cdot 1/8}$。',
-  'quiz.slope.why': '斜率是等比数列 $2^{-8(h+1)/H}$，8 个 head 时从 1/2 一直到 1/256：有的 head 看得远，有的只看近处。（教程里的 $1/2^h$ 是为了讲解做的简化。）',
+  'quiz.slope.why': 'head 数是 2 的幂时，斜率是等比数列 $2^{-8(h+1)/H}$，8 个 head 时从 1/2 一直到 1/256：有的 head 看得远，有的只看近处。（head 数不是 2 的幂时，论文会从下一个 2 的幂的那组斜率里补齐，见 ALiBi 一节。）（教程里的 $1/2^h$ 是为了讲解做的简化。）',
 
   'quiz.mask.q': 'ALiBi 的偏置能代替 causal mask 吗？',
   'quiz.mask.o.no': '不能：偏置是有限值，mask 是 −∞',
@@ -221,7 +221,7 @@ export const zh: Record<keyof typeof en, string> = {
 <li><b>RoPE</b> 把 $q$、$k$ 的每对维度旋转 $p\\,\\theta_i$，$\\theta_i=b^{-2i/d}$。由于 $R_m^\\top R_n = R_{n-m}$，分数只取决于 $n-m$：按绝对位置旋转，得到相对位置的分数。范数不变。只作用于 Q 和 K，不作用于 V。</li>
 <li><b>工程实现</b>：cos / sin cache 加 <code>rotate_half</code>；维度配对方式（half 或 interleaved）必须和权重一致；有 KV cache 时，新 token 的位置等于 cache 长度；left padding 不能算进位置。</li>
 <li><b>长上下文</b>：低频对在训练长度内一圈都没转完，所以最先遇到新角度。PI 把位置除以 $s$；NTK 调大 base；动态 NTK 随当前长度调大 base；YaRN 保留高频对、插值低频对，并把 attention 稍微调尖；LongRoPE 为每对维度搜索一个倍数。配合少量继续训练效果最好。</li>
-<li><b>ALiBi</b> 加上 $-s_h(m-n)$，斜率 $s_h=2^{-8(h+1)/H}$：没有参数，外推能力强，但先验固定为线性。它不能代替 causal mask。</li>
+<li><b>ALiBi</b> 加上 $-s_h(m-n)$，$H$ 为 2 的幂时斜率 $s_h=2^{-8(h+1)/H}$（其他 $H$：取 $c = 2^{\\lfloor\\log_2 H\\rfloor}$，先按 $c$ 个 head 的规则算出 $c$ 个斜率，其余的从 $2c$ 个 head 那组斜率里隔一个取一个补齐）：没有参数，外推能力强，但先验固定为线性。它不能代替 causal mask。</li>
 <li><b>T5</b> 为每个 head、每个按对数划分的距离桶学一个标量；<b>Shaw</b> 为截断到 $[-k,k]$ 的距离学向量，加在 key 和 value 上。两者对超过某个界限的距离一视同仁，所以在任何长度上都能跑。</li>
 <li><b>xPos</b> 是 RoPE 再加一个缩放，让分数随距离衰减。<b>NoPE</b> 什么都不加：在 causal decoder 里，光靠 mask 就会漏出位置信息。</li>
 </ul>`,
