@@ -240,6 +240,8 @@ const base = {
   'train.ext.done': '{steps} steps in {s} s ({rate} steps/s).',
 
   'error.gloss': '',
+  'error.none': '(no error)',
+  'error.throws': 'throws: ',
   'error.start': 'posenc failed to start: ',
   'bugs.odd.refused': 'posenc refuses the call; its error names the parameter:',
   'tax.cannot.title': 'The model refused this length: ',
@@ -473,6 +475,8 @@ const zhBase: Record<keyof typeof base, string> = {
   'train.ext.done': '{steps} 步，用时 {s} 秒（每秒 {rate} 步）。',
 
   'error.gloss': '出错了，下面是原始报错（英文，写明了出错的参数）：',
+  'error.none': '（没有报错）',
+  'error.throws': '抛出异常：',
   'error.start': 'posenc 启动失败：',
   'bugs.odd.refused': 'posenc 直接拒绝这次调用，报错原文里写明了是哪个参数出了问题：',
   'tax.cannot.title': '模型拒绝在这个长度上运行，原始报错（英文）：',

@@ -178,7 +178,7 @@ function mountOddHeadDim(ctx: Ctx, root: HTMLElement): void {
   const render = (): void => {
     try {
       ctx.pe.applyRope(x, { heads: 1, seqLen: 1, headDim: d, layout: 'interleaved', offset: pos });
-      error.textContent = '(no error)';
+      error.textContent = t('error.none');
       error.dataset.value = '';
     } catch (e) {
       error.textContent = `${(e as Error).name}: ${(e as Error).message}`;

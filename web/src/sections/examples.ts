@@ -7,6 +7,7 @@ import type { Posenc } from 'posenc';
 import { errorText, onLangChange, t, type Key } from '../i18n.js';
 import { codePanels, maxDiff, rich, seeded, setValue, valueOut, type CodePanels } from '../lessonkit.js';
 import { getNumber } from '../state.js';
+import { tf } from '../textfill.js';
 import { coalesce, el, select, slider, text, whenNear } from '../ui.js';
 import { formatTensor, torchSize } from '../torchfmt.js';
 import type { Ctx } from './context.js';
@@ -148,8 +149,8 @@ print(max((pair_norm(a) - pair_norm(b)).abs().max() for a, b in ((q_rope, q), (k
       `q shape: ${shape}`, `q_rope shape: ${shape}`, `k_rope shape: ${shape}`, '',
       `q[0, ${head}]:`, formatTensor(rows(q), [T, D]),
       `q_rope[0, ${head}]:`, formatTensor(rows(qRope), [T, D]),
-      `pair norms of q[0, ${head}]:`, formatTensor(pairNorms(rows(q)), [T, D / 2]),
-      `pair norms of q_rope[0, ${head}]:`, formatTensor(pairNorms(rows(qRope)), [T, D / 2]),
+      tf('examples.rope.pairnorms', { x: `q[0, ${head}]` }), formatTensor(pairNorms(rows(q)), [T, D / 2]),
+      tf('examples.rope.pairnorms', { x: `q_rope[0, ${head}]` }), formatTensor(pairNorms(rows(qRope)), [T, D / 2]),
     ].join('\n');
     pre.dataset.q = JSON.stringify(Array.from(rows(q)));
     pre.dataset.values = JSON.stringify(Array.from(rows(qRope)));
@@ -161,6 +162,7 @@ print(max((pair_norm(a) - pair_norm(b)).abs().max() for a, b in ((q_rope, q), (k
     select<string>({ label: 'examples.rope.head', param: 'x.rhead', options: [['0', '0'], ['1', '1']], value: String(head), onChange: (v) => { head = Number(v); update(); } }).el,
   ];
   update();
+  onLangChange(update);
   const summary = el('p', { class: 'lesson-readout' }, text('examples.rope.normdiff'), ' ', normDiff);
   return lesson('ex-rope', 'examples.rope.title', 'examples.rope.text', controls, [pre, summary], code, 'examples.rope.look');
 }
@@ -199,13 +201,13 @@ print(bias[${st.head}])`,
   const render = (): void => {
     const { len, head } = st;
     const block = (b: Float32Array): Float32Array => b.subarray(head * len * len, (head + 1) * len * len);
-    const show = (pre: HTMLElement, variant: 'simple' | 'paper', slopeName: string): void => {
+    const show = (pre: HTMLElement, variant: 'simple' | 'paper', rule: string): void => {
       const slopes = pe.alibiSlopes(heads, { variant });
       // [heads, len, len], causal: -m (i - j) for j <= i, -inf above the diagonal
       const bias = pe.alibiBias({ heads, queryLength: len, keyLength: len, variant });
       pre.textContent = [
         ...(variant === 'simple' ? [`ALiBi bias shape: ${torchSize([1, heads, len, len])}`] : []),
-        `${slopeName}: ${formatTensor(slopes, [heads])}`,
+        `${tf('examples.alibi.slopes', { rule })}: ${formatTensor(slopes, [heads])}`,
         `Head ${head} bias:`,
         formatTensor(block(bias), [len, len]),
       ].join('\n');
@@ -214,8 +216,8 @@ print(bias[${st.head}])`,
       pre.dataset.len = String(len);
       pre.dataset.head = String(head);
     };
-    show(simplePre, 'simple', 'slopes 1/2^h');
-    show(paperPre, 'paper', 'slopes 2^(-8(h+1)/n)');
+    show(simplePre, 'simple', '1/2^h');
+    show(paperPre, 'paper', '2^(-8(h+1)/n)');
     code.refresh();
   };
   const update = coalesce(render);
@@ -227,6 +229,7 @@ print(bias[${st.head}])`,
     }).el,
   ];
   render();
+  onLangChange(update);
   const out = [
     text('examples.alibi.simple', 'div', 'tensor-label'), simplePre,
     text('examples.alibi.paper', 'div', 'tensor-label'), paperPre,
@@ -304,9 +307,9 @@ for step in range(${steps}):
     const promptIds = Int32Array.from(good.ids[0] ?? []);
     const newIds = good.ids.slice(1).map((x) => x[0] as number);
     pre.textContent = [
-      `prompt: ${P} tokens`,
+      tf('examples.kv.out.prompt', { n: P }),
       `position_ids = ${formatTensor(promptIds, [promptIds.length], { integer: true, threshold: 8 })}`,
-      ...newIds.map((id, s) => `new token ${s + 1}: cache length ${P + s} -> position_id ${id}`),
+      ...newIds.map((id, s) => tf('examples.kv.out.step', { s: s + 1, len: P + s, id })),
     ].join('\n');
     pre.dataset.prompt = JSON.stringify([promptIds[0], promptIds[promptIds.length - 1], promptIds.length]);
     pre.dataset.next = JSON.stringify(newIds);
@@ -321,6 +324,7 @@ for step in range(${steps}):
     slider({ label: 'examples.kv.prompt', param: 'x.prompt', min: 1, max: 1024, step: 1, value: prompt, onInput: (v) => { prompt = v; update(); } }).el,
   ];
   render();
+  onLangChange(update);
   const out = [
     pre,
     el('p', { class: 'lesson-readout' }, text('examples.kv.nextid'), ' ', nextId),
@@ -365,7 +369,7 @@ pos_table(torch.tensor([${position}]))
   const update = (): void => {
     try {
       const row = pe.learnedPositions({ table, maxLength: rows, dim, positions: Int32Array.of(position) });
-      pre.textContent = `position ${position}:\n${formatTensor(row, [1, dim])}`;
+      pre.textContent = `${tf('examples.learned.out.position', { p: position })}\n${formatTensor(row, [1, dim])}`;
       pre.dataset.error = '';
       pre.classList.remove('error-out');
     } catch (e) {
@@ -401,12 +405,17 @@ async function runModel(ctx: Ctx, pre: HTMLElement): Promise<void> {
       message = e instanceof Error ? e.message : String(e);
     }
     delete pre.dataset.i18n;
-    pre.textContent = [
-      `${model}: config.maxLen = ${config.maxLen}, trainLen = ${config.trainLen}`,
-      `evaluate({ lengths: [${config.maxLen}] }) -> loss ${(inside[0]?.loss ?? NaN).toFixed(4)}`,
-      `evaluate({ lengths: [${past}] }) ->`,
-      message === '' ? '(no error)' : `throws: ${message}`,
-    ].join('\n');
+    // The call lines are code; the outcome line is in the page's language.
+    const show = (): void => {
+      pre.textContent = [
+        `${model}: config.maxLen = ${config.maxLen}, trainLen = ${config.trainLen}`,
+        `evaluate({ lengths: [${config.maxLen}] }) -> loss ${(inside[0]?.loss ?? NaN).toFixed(4)}`,
+        `evaluate({ lengths: [${past}] }) ->`,
+        message === '' ? t('error.none') : `${t('error.throws')}${message}`,
+      ].join('\n');
+    };
+    show();
+    onLangChange(show);
     pre.dataset.error = message;
     pre.dataset.maxLen = String(config.maxLen);
     pre.dataset.ready = '1';

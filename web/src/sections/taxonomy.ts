@@ -271,7 +271,9 @@ function learnedFigure(ctx: Ctx): { el: HTMLElement; start(): void } {
       beyond.set('tax.pos.beyond', { max: maxLength });
       try {
         ctx.pe.learnedPositions({ table: data, maxLength, dim, positions: Int32Array.of(maxLength) });
-        beyondError.textContent = '(no error?)';
+        // Not expected (the core refuses rows past the table); said in the page's language if it happens.
+        beyondError.textContent = t('error.none');
+        onLangChange(() => { beyondError.textContent = t('error.none'); });
       } catch (e) {
         beyondError.textContent = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
       }
