@@ -6,7 +6,7 @@ import type { EncodingName, Posenc, TinyModelConfig } from 'posenc';
 
 import '../overview.css';
 import { AxedHeatmap } from '../axes.js';
-import { errorText, onLangChange, t, type Key } from '../i18n.js';
+import { errorText, isKey, lang, onLangChange, t, type Key } from '../i18n.js';
 import { SHIPPED } from '../protocol.js';
 import { getNumber } from '../state.js';
 import { liveText, rich } from '../textfill.js';
@@ -64,8 +64,10 @@ export function mountTaxonomy(ctx: Ctx, root: HTMLElement): void {
   const refusal = liveText('p', 'note');
   const refusalError = el('code', { id: 'tax-refusal', class: 'error-text' });
   const ratios = el('p', { class: 'note', id: 'tax-ratios' });
-  const look = liveText('p', 'look');
-  look.el.id = 'tax-look';
+  // The look text: the retrieval models that did not learn to copy (named from the measured cells), then the rest.
+  const lookCopy = liveText('span');
+  const look = liveText('span');
+  const lookBox = el('p', { class: 'look', id: 'tax-look' }, lookCopy.el, ' ', look.el);
 
   const { table, jobs, paramCells, trainHeads } = buildTable();
   const learned = learnedFigure(ctx);
@@ -75,7 +77,7 @@ export function mountTaxonomy(ctx: Ctx, root: HTMLElement): void {
     scroller,
     status.el,
     ratios,
-    look.el,
+    lookBox,
     el('div', { class: 'refusal' }, refusal.el, refusalError),
     el('h3', {}, text('tax.pos.title')),
     learned.el,
@@ -95,6 +97,7 @@ export function mountTaxonomy(ctx: Ctx, root: HTMLElement): void {
       if (!done) return;
       table.dataset.ready = '1';
       showRatios(ratios, jobs);
+      showCopying(lookCopy, lookBox, jobs);
       look.set('tax.table.look', { clip: paramCells.get('shaw')?.dataset.clip ?? 'k' });
     });
   }, '300px');
@@ -218,6 +221,27 @@ function tint(job: Job): void {
   if (!(base > 0) || !Number.isFinite(v)) return;
   const pct = Math.round(Math.min(60, Math.max(0, (v / base - 1) * 60)));
   job.cell.style.background = `color-mix(in srgb, var(--warn) ${pct}%, transparent)`;
+}
+
+/**
+ * Names the retrieval models that got fewer than half of the answers right at
+ * the training length (measured in the table, not typed in), or says that
+ * every one did better.
+ */
+function showCopying(out: ReturnType<typeof liveText>, box: HTMLElement, jobs: Job[]): void {
+  const weak = jobs
+    .filter((j) => j.metric === 'accuracy' && j.length === ACC_LENGTHS[0] && j.cell.dataset.state === 'done' && Number(j.cell.dataset.value) < 0.5)
+    .map((j) => j.model.replace('retrieval-', ''));
+  box.dataset.weak = weak.join(',');
+  const show = (): void => {
+    // The row names without their parenthesis ("NoPE (no encoding)" -> "NoPE"), listed as a sentence does.
+    const list = weak.map((e) => { const k = `tax.${e}.name`; return isKey(k) ? t(k).replace(/\s*[（(].*[)）]$/, '') : e; });
+    const [and, sep] = lang() === 'zh' ? [' 和 ', '、'] : [' and ', ', '];
+    const names = list.length > 1 ? `${list.slice(0, -1).join(sep)}${and}${list[list.length - 1]!}` : (list[0] ?? '');
+    out.set(weak.length > 0 ? 'tax.table.look.weak' : 'tax.table.look.copy', { names });
+  };
+  show();
+  onLangChange(show);
 }
 
 /** "loss at the longest length ÷ loss at the training length", per model, sorted; and the ones within 5%. */

@@ -52,7 +52,9 @@ export const en = {
   'tax.status.error': 'Evaluation failed: {error}',
   'tax.cannot': 'cannot run: see below',
   'tax.cannot.note': 'Where a cell shows “—”, the model refused to run at that length. The Worker’s own error for {model} at {len} tokens:',
-  'tax.table.look': 'What to look at: at the training length the language models are close. The retrieval models are not: with the same training budget, T5 and NoPE only partly learned to copy (at the training length they are right a fifth to a quarter of the time, against 1 in 16 by chance and near 100% for the others), so their longer columns say little about extrapolation. Longer, an encoding holds up only if nothing it meets is new. ALiBi multiplies a fixed slope by a distance, and Shaw clips distances at k = {clip}, a distance every training sequence already contains. T5’s buckets for distances longer than the training sequences were never trained. RoPE and xPos pairs turn to angles they never reached in training, sinusoidal inputs carry vectors the model never saw, and NoPE must infer position from the causal mask alone, a skill it only ever practised on short inputs. The learned table has no rows at all.',
+  'tax.table.look.weak': 'What to look at: at the training length the language models are close. The retrieval models are not: with the same training budget, {names} learned to copy only partly, fewer than half of the answers right in the training-length column (chance is 1 in 16), so their longer columns say little about extrapolation.',
+  'tax.table.look.copy': 'What to look at: at the training length the language models are close, and every retrieval model gets at least half of the answers right (chance is 1 in 16), so its longer columns do test extrapolation.',
+  'tax.table.look': 'Longer, an encoding holds up only if nothing it meets is new. ALiBi multiplies a fixed slope by a distance, and Shaw clips distances at k = {clip}, a distance every training sequence already contains. T5’s buckets for distances longer than the training sequences were never trained. RoPE and xPos pairs turn to angles they never reached in training, sinusoidal inputs carry vectors the model never saw, and NoPE must infer position from the causal mask alone, a skill it only ever practised on short inputs. The learned table has no rows at all.',
   'tax.ratios': 'Shading: how far a loss rises above the same model’s loss at the training length. Loss at {long} tokens ÷ loss at {train}, lowest first:',
   'tax.stable': 'Within 5% of their training-length loss: {names}.',
 
@@ -129,7 +131,9 @@ export const zh: Record<keyof typeof en, string> = {
   'tax.status.error': '评估失败：{error}',
   'tax.cannot': '无法运行，见下文',
   'tax.cannot.note': '表中显示“—”的格子，表示模型拒绝在该长度上运行。{model} 在 {len} 个 token 上，Worker 报出的原始错误：',
-  'tax.table.look': '看点：在训练长度上，各语言模型相差不大。检索模型则不然：训练量相同，T5 和 NoPE 只学会了一部分复制（在训练长度上只有五分之一到四分之一答对，随机猜是 1/16，其他模型接近 100%），所以它们更长的几列说明不了多少外推能力。序列一长，只有遇不到任何新东西的编码才撑得住。ALiBi 只是固定斜率乘以距离；Shaw 把距离截断在 k = {clip}，每条训练序列里都有这么远的距离。T5 中超过训练序列长度的那些距离桶从没被训练过。RoPE 和 xPos 的维度对转到了训练中从未到达的角度；正弦位置编码的输入带着模型从没见过的向量；NoPE 只能靠 causal mask 推断位置，而这种推断只在短输入上练过。可学习位置表则是根本没有更多的行。',
+  'tax.table.look.weak': '看点：在训练长度上，各语言模型相差不大。检索模型则不然：训练量相同，{names} 只学会了一部分复制，在训练长度那一列答对的还不到一半（随机猜是 1/16），所以它们更长的几列说明不了多少外推能力。',
+  'tax.table.look.copy': '看点：在训练长度上，各语言模型相差不大；每个检索模型也都至少答对一半（随机猜是 1/16），所以更长的几列确实反映了外推能力。',
+  'tax.table.look': '序列一长，只有遇不到任何新东西的编码才撑得住。ALiBi 只是固定斜率乘以距离；Shaw 把距离截断在 k = {clip}，每条训练序列里都有这么远的距离。T5 中超过训练序列长度的那些距离桶从没被训练过。RoPE 和 xPos 的维度对转到了训练中从未到达的角度；正弦位置编码的输入带着模型从没见过的向量；NoPE 只能靠 causal mask 推断位置，而这种推断只在短输入上练过。可学习位置表则是根本没有更多的行。',
   'tax.ratios': '底色深浅表示 loss 比同一模型在训练长度上的 loss 高出多少。{long} 个 token 的 loss ÷ {train} 个 token 的 loss，从低到高：',
   'tax.stable': '与训练长度上的 loss 相差不到 5% 的：{names}。',
 
