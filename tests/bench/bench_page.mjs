@@ -72,8 +72,8 @@ const browser = await chromium.launch({
     '--disable-component-update', '--disable-sync'],
 });
 const INTERACTIONS = [
-  ['order: shuffle 256 tokens (attention twice with weights; outputs A, B, B - A and the weights map)', 'order', 'shuffle'],
-  ['order: toggle the causal mask, 256 tokens (the same work)', 'order', 'causal'],
+  ['order: shuffle 256 tokens (one attention with weights, the original order\'s outputs kept; outputs A, B, B - A and the weights map)', 'order', 'shuffle'],
+  ['order: toggle the causal mask, 256 tokens (as a shuffle, plus the original order recomputed without weights)', 'order', 'causal'],
   ['sinusoidal: base slider, 256 positions x 128 dims (table and PE PE^T maps, PE_p . PE_q against p - q)', 'sinusoidal', 'sinBase'],
   ['RoPE lab: position slider (pair dials, angle map, wavelengths, decay over 1024, shift chart at 65 points)', 'rope', 'ropeM'],
   ['bias: ALiBi slope rule, 16 heads x 256 x 256 maps, bias against distance, T5 buckets', 'bias', 'alibi'],

@@ -10,7 +10,7 @@ export const SHIPPED: Record<TaskName, readonly EncodingName[]> = {
   retrieval: ENCODINGS,
 };
 
-/** The model trained in section 7 is registered under this name. */
+/** The model trained in section "train" is registered under this name. */
 export const CUSTOM = 'yours';
 
 export interface Answer {

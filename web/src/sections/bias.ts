@@ -1,4 +1,4 @@
-// Section 4: ALiBi's per-head bias matrices with their slopes, the T5
+// Section "bias": ALiBi's per-head bias matrices with their slopes, the T5
 // bucket map, and the T5 bias the shipped language model learned.
 import type { Posenc } from 'posenc';
 

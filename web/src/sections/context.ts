@@ -1,6 +1,6 @@
 // What every section gets: the page's own posenc instance (small, instant
 // computations), the Worker (models, evaluation, training) and the model
-// trained in section 7, if any.
+// trained in section "train", if any.
 import type { Posenc, TinyModelConfig } from 'posenc';
 
 import type { WorkerClient } from '../client.js';

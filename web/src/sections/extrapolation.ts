@@ -1,4 +1,4 @@
-// Section 5: train short, test long. Per-position loss of the shipped
+// Section "extrapolation": train short, test long. Per-position loss of the shipped
 // language models up to 1024 tokens (the Worker evaluates them), RoPE
 // scaling applied live, retrieval accuracy by length, and attention maps of
 // a long sequence.

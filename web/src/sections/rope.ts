@@ -1,4 +1,4 @@
-// Section 3: the RoPE lab. Every rotation comes from pe.applyRope, every
+// Section "rope": the RoPE lab. Every rotation comes from pe.applyRope, every
 // frequency from pe.ropeFrequencies (with the chosen scaling).
 import { ROPE_SCALINGS, type RopeLayout, type RopeScaling } from 'posenc';
 

@@ -1,4 +1,4 @@
-// Section 2: the sinusoidal table as a heatmap, a few of its waves as
+// Section "sinusoidal": the sinusoidal table as a heatmap, a few of its waves as
 // rulers of different scale, the position-similarity matrix PE PE^T, and
 // PE_p . PE_q against the offset p - q for one chosen p (all from the table
 // the core returns).

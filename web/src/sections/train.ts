@@ -1,5 +1,7 @@
-// Section 7: train a tiny model in the Worker with a progress bar and a live
-// loss curve; cancel works; the result joins sections 1 and 5 as "yours".
+// Section "train": train a tiny model in the Worker with a progress bar and
+// a live loss curve; cancel works; the result joins sections "order" and
+// "extrapolation" as "yours". Below it, a shipped RoPE / xPos model is
+// extended to a longer context and trained a little more there (mountExtend).
 import { ENCODINGS, TASKS, type EncodingName, type RopeScaling, type TaskName } from 'posenc';
 
 import { onLangChange, t, type Key } from '../i18n.js';
