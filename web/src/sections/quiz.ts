@@ -355,7 +355,7 @@ function mountQuestion(pe: Posenc, q: Question, onAnswer: (s: State) => void): H
   return el('li', { class: 'quiz-q', id: `quiz-${q.id}` }, form, verdict, checkedRow, why);
 }
 
-/** The papers and posts (plain links: nothing is loaded from them). */
+/** The papers, posts and code (plain links: nothing is loaded from them); the last two are the interview notes' own recommendations. */
 const REFERENCES: ReadonlyArray<readonly [string, string]> = [
   ['Su et al. 2021. RoFormer: Enhanced Transformer with Rotary Position Embedding. arXiv:2104.09864', 'https://arxiv.org/abs/2104.09864'],
   ['Vaswani et al. 2017. Attention Is All You Need. arXiv:1706.03762', 'https://arxiv.org/abs/1706.03762'],
@@ -364,11 +364,17 @@ const REFERENCES: ReadonlyArray<readonly [string, string]> = [
   ['Raffel et al. 2019. Exploring the Limits of Transfer Learning with a Unified Text-to-Text Transformer (T5). arXiv:1910.10683', 'https://arxiv.org/abs/1910.10683'],
   ['Sun et al. 2022. A Length-Extrapolatable Transformer (xPos). arXiv:2212.10554', 'https://arxiv.org/abs/2212.10554'],
   ['Chen et al. 2023. Extending Context Window of Large Language Models via Positional Interpolation. arXiv:2306.15595', 'https://arxiv.org/abs/2306.15595'],
+  ['bloc97 2023. NTK-Aware Scaled RoPE allows LLaMA models to have extended (8k+) context size without any fine-tuning and minimal perplexity degradation. Reddit, r/LocalLLaMA', 'https://www.reddit.com/r/LocalLLaMA/comments/14lz7j5/ntkaware_scaled_rope_allows_llama_models_to_have/'],
+  ['emozilla 2023. Dynamically Scaled RoPE further increases performance of long context LLaMA with zero fine-tuning. Reddit, r/LocalLLaMA', 'https://www.reddit.com/r/LocalLLaMA/comments/14mrgpr/dynamically_scaled_rope_further_increases/'],
   ['Peng et al. 2023. YaRN: Efficient Context Window Extension of Large Language Models. arXiv:2309.00071', 'https://arxiv.org/abs/2309.00071'],
+  ['Llama Team, AI @ Meta 2024. The Llama 3 Herd of Models. arXiv:2407.21783', 'https://arxiv.org/abs/2407.21783'],
+  ['Meta 2024. llama-models: the Llama 3.1 reference code, whose apply_scaling is the Llama 3 RoPE scaling (models/llama3/reference_impl/model.py)', 'https://github.com/meta-llama/llama-models'],
   ['Ding et al. 2024. LongRoPE: Extending LLM Context Window Beyond 2 Million Tokens. arXiv:2402.13753', 'https://arxiv.org/abs/2402.13753'],
   ['Kazemnejad et al. 2023. The Impact of Positional Encoding on Length Generalization in Transformers (NoPE). arXiv:2305.19466', 'https://arxiv.org/abs/2305.19466'],
   ['苏剑林 2021. Transformer升级之路：2、博采众长的旋转式位置编码', 'https://spaces.ac.cn/archives/8265'],
   ['苏剑林 2021. 让研究人员绞尽脑汁的Transformer位置编码', 'https://kexue.fm/archives/8130'],
+  ['July (v_JULY_v). 一文通透位置编码：从标准位置编码、旋转位置编码RoPE到ALiBi、LLaMA 2 Long(含NTK-aware简介). CSDN', 'https://blog.csdn.net/v_JULY_v/article/details/134085503'],
+  ['通俗易懂 - 大模型的关键技术之一：旋转位置编码 RoPE（bilibili 视频）', 'https://www.bilibili.com/video/BV12x42127Pb/'],
 ];
 
 export function mountQuiz(ctx: Ctx, root: HTMLElement): void {
