@@ -45,6 +45,7 @@ vaswani press raffel su shaw arxiv pi yours dim inv_freq nn embedding indexerror
 lm llm llms mlp gelu relu layernorm batch seq_len seq dropout
 prompt config gather jax score scores loss bias default cat out rad factor left shape absolute relative
 permutation equivariance equivariant safetensors clip typescript python gpu cuda device-side assert highway
+rnn cnn
 `.trim().split(/\s+/));
 
 /** Every piece of UI text in `main`, the header and the nav, with where it is. */

@@ -50,7 +50,7 @@ const base = {
   'plot.accuracy': 'accuracy',
 
   'order.title': 'Why order matters',
-  'order.text': `Attention compares every token with every other one: $\\mathrm{softmax}(QK^\\top/\\sqrt d)V$. Nothing in that formula knows where a token sits. Reorder the tokens below and, without a positional encoding and without a causal mask, the output rows are the <b>same rows, reordered</b>: attention is permutation-equivariant. Un-permute them and the difference from the original is zero up to float rounding. Turn on the causal mask or an encoding, and order leaks in.`,
+  'order.text': `Attention compares every token with every other one: $\\mathrm{softmax}(QK^\\top/\\sqrt d)V$. Nothing in that formula knows where a token sits. An RNN gets order from its structure, reading one token per step, and a CNN sees neighbours through its sliding windows; attention processes all tokens at once and has neither. Reorder the tokens below and, without a positional encoding and without a causal mask, the output rows are the <b>same rows, reordered</b>: attention is permutation-equivariant. Un-permute them and the difference from the original is zero up to float rounding. Turn on the causal mask or an encoding, and order leaks in.`,
   'order.tokens': 'Drag a token to move it, or focus one and use ← →',
   'order.shuffle': 'Shuffle',
   'order.reset': 'Reset',
@@ -69,7 +69,7 @@ const base = {
   'order.accuracy': 'Test accuracy',
 
   'sin.title': 'Sinusoidal encoding',
-  'sin.text': `The original Transformer adds $PE_{p,2i}=\\sin(p/b^{2i/d})$ and $PE_{p,2i+1}=\\cos(p/b^{2i/d})$ to each token. Each pair of dimensions is a wave with its own wavelength, from $2\\pi$ (pair 0) up to $2\\pi b^{(d-2)/d}$, just under $2\\pi b$: like a set of rulers of different scale, fine ones for nearby positions and coarse ones for far positions. The dot product $PE_p\\cdot PE_q$ depends only on $p-q$.`,
+  'sin.text': `The original Transformer adds $PE_{p,2i}=\\sin(p/b^{2i/d})$ and $PE_{p,2i+1}=\\cos(p/b^{2i/d})$ to each token. Each pair of dimensions is a wave with its own wavelength, from $2\\pi$ (pair 0) up to $2\\pi b^{(d-2)/d}$, just under $2\\pi b$: like a set of rulers of different scale, fine ones for nearby positions and coarse ones for far positions. The dot product $PE_p\\cdot PE_q$ depends only on $p-q$. In code the table is a constant, not a parameter: it is computed once up to a maximum length <code>max_len</code> (a PyTorch module keeps it with <code>register_buffer</code>, so it is saved and moved with the model but never trained), each forward pass takes its first <code>seq_len</code> rows, adds them to the embeddings and applies dropout to the sum.`,
   'sin.base': 'Base b',
   'sin.dim': 'Dimension d',
   'sin.length': 'Positions',
@@ -82,7 +82,7 @@ const base = {
   'sin.dimension': 'dimension',
 
   'rope.title': 'RoPE lab',
-  'rope.text': `RoPE rotates each pair of dimensions of $q$ and $k$ by an angle proportional to the position: pair $i$ of a token at position $m$ turns by $m\\theta_i$, with $\\theta_i = b^{-2i/r}$. Here $r$ is the rotary dimension (the head dimension unless only part of the head rotates). Then $\\langle R_m q, R_n k\\rangle$ depends only on $m-n$: shift both positions together and the score does not move. Scaling methods (linear, NTK, YaRN, Llama 3, LongRoPE) change the frequencies to stretch the context. Two of them, dynamic NTK and LongRoPE, also depend on the context length $L$ (how long the sequence is): q and k must be rotated with the same $L$, and the score then stays shift-invariant for that $L$ but changes when $L$ changes.`,
+  'rope.text': `RoPE rotates each pair of dimensions of $q$ and $k$ by an angle proportional to the position: pair $i$ of a token at position $m$ turns by $m\\theta_i$, with $\\theta_i = b^{-2i/r}$. Here $r$ is the rotary dimension (the head dimension unless only part of the head rotates). Then $\\langle R_m q, R_n k\\rangle$ depends only on $m-n$: shift both positions together and the score does not move. Scaling methods (linear, NTK, YaRN, Llama 3, LongRoPE) change the frequencies to stretch the context. Two of them, dynamic NTK and LongRoPE, also depend on the context length $L$ (how long the sequence is): q and k must be rotated with the same $L$, and the score then stays shift-invariant for that $L$ but changes when $L$ changes. Why decoder-only, autoregressive LLMs mostly chose RoPE: the score sees the distance, as language needs; it adds no parameters and costs one rotation of q and k per head; a rotation keeps the norms of q and k, so no position, however large, inflates or shrinks them (numerically stable); and with fixed frequencies it fits a KV cache: each key is rotated once, at its own position, when it enters the cache, the new token’s query is rotated at its own position, and nothing cached is ever recomputed.`,
   'rope.m': 'Query position m',
   'rope.n': 'Key position n',
   'rope.shift': 'Shift both by',
@@ -285,7 +285,7 @@ const zhBase: Record<keyof typeof base, string> = {
   'plot.accuracy': '准确率',
 
   'order.title': '为什么 attention 需要位置信息',
-  'order.text': `Self-attention 拿每个 token 和所有 token 算匹配分数：$\\mathrm{softmax}(QK^\\top/\\sqrt d)V$。公式里没有任何一项知道 token 排在第几位。下面把 token 打乱：不加位置编码、也不加 causal mask 时，输出只是<b>原来那些行换了个顺序</b>，这就是 attention 的置换等变（permutation equivariance）。把输出按原顺序排回去，和原始输出的差只剩浮点误差。打开 causal mask 或任意一种位置编码，顺序信息才真正进入计算。`,
+  'order.text': `Self-attention 拿每个 token 和所有 token 算匹配分数：$\\mathrm{softmax}(QK^\\top/\\sqrt d)V$。公式里没有任何一项知道 token 排在第几位。RNN 按时间步逐个读入 token，顺序就藏在递归结构里；CNN 靠卷积窗口感知相邻的 token；self-attention 则对所有 token 并行计算，没有这种结构上的顺序。下面把 token 打乱：不加位置编码、也不加 causal mask 时，输出只是<b>原来那些行换了个顺序</b>，这就是 attention 的置换等变（permutation equivariance）。把输出按原顺序排回去，和原始输出的差只剩浮点误差。打开 causal mask 或任意一种位置编码，顺序信息才真正进入计算。`,
   'order.tokens': '拖动 token 可以调整顺序；也可以选中一个后用 ← → 移动',
   'order.shuffle': '打乱顺序',
   'order.reset': '恢复原序',
@@ -304,7 +304,7 @@ const zhBase: Record<keyof typeof base, string> = {
   'order.accuracy': '测试集准确率',
 
   'sin.title': '正弦位置编码（Sinusoidal）',
-  'sin.text': `原始 Transformer 把 $PE_{p,2i}=\\sin(p/b^{2i/d})$、$PE_{p,2i+1}=\\cos(p/b^{2i/d})$ 加到 token embedding 上。每一对维度是一条正弦波，波长从 $2\\pi$（第 0 对）一直到 $2\\pi b^{(d-2)/d}$（略小于 $2\\pi b$）：相当于一组刻度不同的尺子，高频维度分辨相邻位置，低频维度刻画远距离。两个位置向量的点积 $PE_p\\cdot PE_q$ 只和 $p-q$ 有关。`,
+  'sin.text': `原始 Transformer 把 $PE_{p,2i}=\\sin(p/b^{2i/d})$、$PE_{p,2i+1}=\\cos(p/b^{2i/d})$ 加到 token embedding 上。每一对维度是一条正弦波，波长从 $2\\pi$（第 0 对）一直到 $2\\pi b^{(d-2)/d}$（略小于 $2\\pi b$）：相当于一组刻度不同的尺子，高频维度分辨相邻位置，低频维度刻画远距离。两个位置向量的点积 $PE_p\\cdot PE_q$ 只和 $p-q$ 有关。代码里这张表是常量，不是参数：按最大长度 <code>max_len</code> 一次算好（PyTorch 模块用 <code>register_buffer</code> 存下来，随模型保存、迁移设备，但不参与训练），每次前向只取前 <code>seq_len</code> 行加到 embedding 上，再对相加的结果做 dropout。`,
   'sin.base': 'base b',
   'sin.dim': '维度 d',
   'sin.length': '位置个数',
@@ -317,7 +317,7 @@ const zhBase: Record<keyof typeof base, string> = {
   'sin.dimension': '维度',
 
   'rope.title': 'RoPE 实验台',
-  'rope.text': `RoPE 把 $q$、$k$ 的每一对维度按位置旋转：位置 $m$ 上第 $i$ 对转过 $m\\theta_i$，其中 $\\theta_i = b^{-2i/r}$，$r$ 是参与旋转的维度数（只有部分维度旋转时才小于 head_dim）。于是 $\\langle R_m q, R_n k\\rangle$ 只取决于 $m-n$：两个位置同时平移，分数不变。各种 RoPE scaling（线性插值、NTK、YaRN、Llama 3、LongRoPE）通过改频率来拉长上下文。其中动态 NTK 和 LongRoPE 的频率还取决于上下文长度 $L$（当前序列有多长）：q 和 k 必须用同一个 $L$ 旋转；$L$ 固定时分数仍然只看相对距离，$L$ 一变，分数也跟着变。`,
+  'rope.text': `RoPE 把 $q$、$k$ 的每一对维度按位置旋转：位置 $m$ 上第 $i$ 对转过 $m\\theta_i$，其中 $\\theta_i = b^{-2i/r}$，$r$ 是参与旋转的维度数（只有部分维度旋转时才小于 head_dim）。于是 $\\langle R_m q, R_n k\\rangle$ 只取决于 $m-n$：两个位置同时平移，分数不变。各种 RoPE scaling（线性插值、NTK、YaRN、Llama 3、LongRoPE）通过改频率来拉长上下文。其中动态 NTK 和 LongRoPE 的频率还取决于上下文长度 $L$（当前序列有多长）：q 和 k 必须用同一个 $L$ 旋转；$L$ 固定时分数仍然只看相对距离，$L$ 一变，分数也跟着变。为什么 decoder-only 的自回归 LLM 大多选 RoPE：分数感知的是相对距离，正合语言的需要；不增加任何参数，每个 head 只多一次对 q、k 的旋转；旋转不改变 q、k 的范数，位置再大也不会把它们放大或缩小，数值上稳定；频率固定时它还和 KV cache 天然契合：每个 key 在进入 cache 时按自己的位置旋转一次，新 token 的 query 按它自己的位置旋转，cache 里的东西都不用重算。`,
   'rope.m': 'Query 位置 m',
   'rope.n': 'Key 位置 n',
   'rope.shift': '整体平移 s',

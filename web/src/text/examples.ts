@@ -21,7 +21,7 @@ export const en = {
   'examples.sin.c.broadcast': 'the table is broadcast over the batch',
 
   'examples.rope.title': 'RoPE on q and k of shape [1, 2, 4, 8]',
-  'examples.rope.text': `Batch 1, 2 heads, 4 tokens, head_dim 8. The articles pair adjacent dimensions $(x_{2i}, x_{2i+1})$ and expand cos/sin with <code>repeat_interleave</code>: posenc’s <code>interleaved</code> layout. Pair $i$ of the token at position $m$ turns by $m\\theta_i$, with $\\theta_i = 10000^{-2i/d}$. The inputs are fixed, $q_j=\\sin(0.9j+0.2)$ and $k_j=\\cos(1.7j+0.5)$, so the PyTorch snippet gives the same numbers.`,
+  'examples.rope.text': `Batch 1, 2 heads, 4 tokens, head_dim 8. The articles pair adjacent dimensions $(x_{2i}, x_{2i+1})$ and expand cos/sin with <code>repeat_interleave</code>: posenc’s <code>interleaved</code> layout. Pair $i$ of the token at position $m$ turns by $m\\theta_i$, with $\\theta_i = 10000^{-2i/d}$. The inputs are fixed, $q_j=\\sin(0.9j+0.2)$ and $k_j=\\cos(1.7j+0.5)$, so the PyTorch snippet gives the same numbers. The shape is $[B, H, T, D]$ (batch, heads, tokens, head dim), the layout of Hugging Face’s q and k after their transpose; straight out of the projection they are $[B, T, H, D]$. Either works as long as the positions are read along the $T$ axis: posenc’s <code>applyRope</code> takes <code>axes: 'bhsd'</code> (the default) or <code>'bshd'</code>.`,
   'examples.rope.look': 'Row 0 (position 0) is not rotated at all. Every shape stays [1, 2, 4, 8], and the two tables of pair norms are identical: RoPE only turns each pair.',
   'examples.rope.head': 'Head printed',
   'examples.rope.normdiff': 'max |pair norm after − before| over all 64 pairs of q and k:',
@@ -99,7 +99,7 @@ export const zh: Record<keyof typeof en, string> = {
   'examples.sin.c.broadcast': '位置编码表在 batch 维上广播',
 
   'examples.rope.title': '对形状为 [1, 2, 4, 8] 的 q、k 做 RoPE',
-  'examples.rope.text': `batch 为 1，2 个 head，4 个 token，head_dim 为 8。文章里把相邻两维 $(x_{2i}, x_{2i+1})$ 配成一对，cos/sin 用 <code>repeat_interleave</code> 展开，对应 posenc 的 <code>interleaved</code> 布局。位置 $m$ 上的 token，第 $i$ 对转过的角度是 $m\\theta_i$，$\\theta_i = 10000^{-2i/d}$。输入是固定的：$q_j=\\sin(0.9j+0.2)$，$k_j=\\cos(1.7j+0.5)$，所以 PyTorch 代码能算出同样的数。`,
+  'examples.rope.text': `batch 为 1，2 个 head，4 个 token，head_dim 为 8。文章里把相邻两维 $(x_{2i}, x_{2i+1})$ 配成一对，cos/sin 用 <code>repeat_interleave</code> 展开，对应 posenc 的 <code>interleaved</code> 布局。位置 $m$ 上的 token，第 $i$ 对转过的角度是 $m\\theta_i$，$\\theta_i = 10000^{-2i/d}$。输入是固定的：$q_j=\\sin(0.9j+0.2)$，$k_j=\\cos(1.7j+0.5)$，所以 PyTorch 代码能算出同样的数。这里的形状是 $[B, H, T, D]$（batch、head、token、head_dim），即 Hugging Face 转置之后 q、k 的布局；刚从线性投影出来时则是 $[B, T, H, D]$。两种都可以，只要位置是沿 $T$ 那一维取的：posenc 的 <code>applyRope</code> 用 <code>axes: 'bhsd'</code>（默认）或 <code>'bshd'</code> 指定。`,
   'examples.rope.look': '第 0 行（位置 0）完全没有旋转。所有形状都还是 [1, 2, 4, 8]，两张“每对模长”的表一模一样：RoPE 只是把每一对转了个角度。',
   'examples.rope.head': '打印哪个 head',
   'examples.rope.normdiff': 'q、k 全部 64 对在旋转前后的模长之差，最大值：',

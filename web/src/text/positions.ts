@@ -3,7 +3,7 @@
 // (see i18n.ts).
 export const en = {
   'positions.title': 'Position ids in practice',
-  'positions.text': `An encoding knows where a token is only through the integer <b>position id</b> it is given. Training uses $0, 1, \\dots, T-1$. Inference builds ids in other ways: with a KV cache, in batches with left padding, with a sliding window, and each is a place to get them wrong. Pick a scenario: the chips show every token's id, the map shows the attention those ids produce (RoPE inside posenc's attention kernel, on q and k that are nearly the same for every token, so the pattern comes from the ids alone), and the table at the end shows what wrong ids cost a trained model.`,
+  'positions.text': `An encoding knows where a token is only through the integer <b>position id</b> it is given. Training uses $0, 1, \\dots, T-1$. Inference builds ids in other ways: with a KV cache, in batches with left padding, with a sliding window, after truncation, and each is a place to get them wrong. Pick a scenario: the chips show every token's id, the map shows the attention those ids produce (RoPE inside posenc's attention kernel, on q and k that are nearly the same for every token, so the pattern comes from the ids alone), and the table at the end shows what wrong ids cost a trained model.`,
 
   'pos.scenario': 'Scenario',
   'pos.scenario.prefill': '1. Plain prefill',
@@ -22,7 +22,7 @@ export const en = {
   'pos.sc.prefill': 'The whole sequence goes through the model in one call, exactly as in training: token t gets position id t.',
   'pos.sc.kv': 'The prompt (N tokens) is prefilled in one call and its keys go into the KV cache; then new tokens are fed a few at a time. Each new token’s id must be its place in the whole sequence, the cache length plus its offset in the step: after a 128-token prompt the first generated token gets id 128, not 0. Keys are rotated once, when they enter the cache, at their own ids.',
   'pos.sc.padding': 'Two sequences of different lengths share a batch: the shorter one (row B) is padded on the left so that both end in the same slot, and the attention mask marks the pads with 0. Hugging Face derives the ids from the mask, cumsum(mask) − 1, so the real tokens are numbered from 0 as if the pads were not there; pad slots get a dummy id (1), they are masked anyway, which is why the pads in the chips read 1. Tick “Count the pads” to number row B’s slots 0 … T−1 instead (the left-padding bug).',
-  'pos.sc.window': 'Each query sees only the last W keys, itself included; older keys are dropped (a rolling KV cache evicts them). The ids stay absolute: token 100 is still at 100 after token 3 has left the window, so its distances to the keys still in the window do not change.',
+  'pos.sc.window': 'Each query sees only the last W keys, itself included; older keys are dropped (a rolling KV cache evicts them). The ids stay absolute: token 100 is still at 100 after token 3 has left the window, so its distances to the keys still in the window do not change. Truncation (dropping the oldest tokens of a long prompt or cache) sets the same trap: the next id is the token’s true position, not the number of tokens kept. Either keep the old ids, at which the cached keys were rotated, or drop the cache and run the kept tokens again with fresh ids 0, 1, …; mixing the two puts every cached key at the wrong distance.',
   'pos.sc.restart': 'The bug: every cached call numbers its tokens from 0, as if each were a new sequence. The prompt is right (0 … N−1), but every later token is rotated at 0, 1, …: its distances to the cached keys are wrong, and tokens far apart look like neighbours. (Set N = 16 and 16 tokens per step: that is how the run in the loss table below numbers its tokens.)',
 
   'pos.legend.prefill': 'Top line: the token (its content); bottom line: its position id.',
@@ -132,7 +132,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'positions.title': '实践中的 position id',
-  'positions.text': `位置编码只能通过每个 token 拿到的整数 <b>position id</b> 知道它在哪儿。训练时 id 就是 $0, 1, \\dots, T-1$；推理时 id 的构造方式各不相同：用 KV cache、batch 里做左填充、滑动窗口，每一种都可能出错。选一个场景：小方块上标出每个 token 的 id，热力图是这些 id 产生的注意力（RoPE 在 posenc 的注意力内核里作用于 q、k；各 token 的 q、k 几乎相同，所以图案只由 id 决定），最后的表格显示错误的 id 会让训练好的模型 loss 增加多少。`,
+  'positions.text': `位置编码只能通过每个 token 拿到的整数 <b>position id</b> 知道它在哪儿。训练时 id 就是 $0, 1, \\dots, T-1$；推理时 id 的构造方式各不相同：用 KV cache、batch 里做左填充、滑动窗口、截断之后，每一种都可能出错。选一个场景：小方块上标出每个 token 的 id，热力图是这些 id 产生的注意力（RoPE 在 posenc 的注意力内核里作用于 q、k；各 token 的 q、k 几乎相同，所以图案只由 id 决定），最后的表格显示错误的 id 会让训练好的模型 loss 增加多少。`,
 
   'pos.scenario': '场景',
   'pos.scenario.prefill': '1. 普通 prefill',
@@ -151,7 +151,7 @@ export const zh: Record<keyof typeof en, string> = {
   'pos.sc.prefill': '整个序列一次性送进模型，和训练时完全一样：第 t 个 token 的 position id 就是 t。',
   'pos.sc.kv': 'prompt（N 个 token）一次 prefill，它们的 key 存进 KV cache；之后每次只输入少量新 token。新 token 的 id 必须是它在完整序列中的位置，即 cache 长度加上它在本步中的偏移：prompt 有 128 个 token 时，生成的第一个 token 的 id 是 128，而不是 0。key 在进入 cache 时按自己的 id 旋转一次，之后不再变。',
   'pos.sc.padding': '两条长度不同的序列放在同一个 batch 里：较短的那条（第 B 行）在左边补 pad，使两条序列结束在同一个位置；attention mask 中 pad 记为 0。Hugging Face 由 mask 推出 id：cumsum(mask) − 1，真实 token 从 0 开始编号，就像 pad 不存在一样；pad 位置填一个占位 id（1），反正会被 mask 掉，所以 chip 上的 pad 都显示 1。勾选“把 pad 也计入 id”，第 B 行就改为按 0 … T−1 编号（左填充错误）。',
-  'pos.sc.window': '每个 query 只看最近的 W 个 key（包括自己），更早的 key 被丢弃（滚动 KV cache 会把它们逐出）。id 仍是绝对位置：第 3 个 token 离开窗口之后，第 100 个 token 的 id 还是 100，所以它到窗口内各个 key 的距离不变。',
+  'pos.sc.window': '每个 query 只看最近的 W 个 key（包括自己），更早的 key 被丢弃（滚动 KV cache 会把它们逐出）。id 仍是绝对位置：第 3 个 token 离开窗口之后，第 100 个 token 的 id 还是 100，所以它到窗口内各个 key 的距离不变。截断（丢掉长 prompt 或 cache 里最早的 token）也有同样的坑：下一个 id 是 token 的真实位置，而不是保留下来的 token 数。要么沿用原来的 id（缓存的 key 就是按它们旋转的），要么丢掉 cache，把保留的 token 用新的 id 0、1、… 重新跑一遍；两种做法混用，缓存里每个 key 的距离就都错了。',
   'pos.sc.restart': '错误写法：每次带 cache 的调用都把本步的 token 从 0 开始编号，好像每次都是一条新序列。prompt 的 id 是对的（0 … N−1），之后的 token 却都在 0、1、… 处旋转：它们到缓存 key 的距离全错了，相隔很远的 token 看上去像是邻居。（把 N 设为 16、每步 16 个 token，就是下面 loss 表所测的那种编号方式。）',
 
   'pos.legend.prefill': '上面一行是 token（内容），下面一行是它的 position id。',
