@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 
 import type { Page } from 'playwright-core';
 
-import { num, root, screenshot, setRange, startHarness, type Harness } from './page-harness.js';
+import { canvasPixels, num, root, screenshot, setRange, startHarness, type Harness } from './page-harness.js';
 
 let h: Harness;
 
@@ -25,6 +25,9 @@ before(async () => {
 after(async () => {
   await h?.close();
 });
+
+/** A MapView's canvas holds the values it last drew (web/src/mapview.ts). */
+type MapCanvas = HTMLCanvasElement & { cells?: Float32Array };
 
 const range = (a: number, b: number): number[] => Array.from({ length: b - a }, (_, i) => a + i);
 const ids = (page: Page, sel: string): Promise<number[]> =>
@@ -117,6 +120,105 @@ describe('positions section (Chromium, strict CSP)', () => {
     assert.ok(Math.abs(restart.d - kv.d) > 0.5, `restart look-back ${restart.d} vs ${kv.d}`);
     await pick(page, 'window');
     assert.notEqual(await image(), prefill.img, 'window map differs');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('the window map: each query sees exactly the keys of its window, and its weights over them sum to 1', async () => {
+    const T = 16;
+    const { page, problems } = await h.open(`#p.sc=window&p.T=${T}&p.W=4`);
+    // Reference mask, from the rule: causal, and at most W keys including the query's own.
+    const sees = (i: number, j: number, W: number): boolean => j <= i && i - j < W;
+    const check = async (W: number): Promise<void> => {
+      // The weights the map last drew (-Infinity where grey), read as null / number.
+      const cells = await page.$eval('#pos-map', (c) => Array.from((c as MapCanvas).cells ?? [], (v) => (v === -Infinity ? null : v)));
+      assert.equal(cells.length, T * T);
+      const [px] = await canvasPixels(page, '#pos-map');
+      assert.equal(px!.width, T);
+      const rgb = (i: number, j: number): string => px!.data.slice(4 * (i * T + j), 4 * (i * T + j) + 3).join(',');
+      const grey = rgb(0, T - 1);  // a future key: masked in every scenario
+      for (let i = 0; i < T; i++) {
+        let sum = 0;
+        for (let j = 0; j < T; j++) {
+          const w = cells[i * T + j]!;
+          assert.equal(w !== null, sees(i, j, W), `W = ${W}: query ${i}, key ${j}: ${w}`);
+          assert.equal(rgb(i, j) === grey, !sees(i, j, W), `W = ${W}: pixel of query ${i}, key ${j}`);
+          if (w !== null) {
+            assert.ok(w > 0, `W = ${W}: weight of query ${i} on key ${j}: ${w}`);
+            sum += w;
+          }
+        }
+        // The kernel's softmax ran over the window only: had it seen older keys, this would be < 1.
+        assert.ok(Math.abs(sum - 1) < 1e-5, `W = ${W}: row ${i} sums to ${sum}`);
+      }
+    };
+    await check(4);
+    await setRange(page, '#pos-W', 7);
+    await page.waitForFunction(() => {
+      const c = (document.querySelector('#pos-map') as MapCanvas | null)?.cells;
+      return c !== undefined && c[15 * 16 + 9] !== -Infinity;
+    });
+    await check(7);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('the sliding window has a loss: the shipped models evaluated with the window, equal to none when W = T', async () => {
+    const models = ['language-rope', 'language-alibi', 'language-sinusoidal', 'language-learned'];
+    const { page, problems } = await h.open('#p.sc=prefill');
+    await page.locator('#positions .body').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#pos-loss[data-ready="prefill"]', { timeout: 120000 });
+    const reference = await num(page, '#pos-loss-clean-language-rope');
+    await setRange(page, '#pos-T', 64);
+    await pick(page, 'window');
+    await setRange(page, '#pos-W', 4);
+    await page.waitForSelector('#pos-loss[data-ready="window"]', { timeout: 120000 });
+    const losses = async (): Promise<Array<{ m: string; full: number; win: number }>> => Promise.all(models.map(async (m) => ({
+      m, full: await num(page, `#pos-loss-clean-${m}`), win: await num(page, `#pos-loss-buggy-${m}`),
+    })));
+    assert.match(await page.textContent('#pos-loss thead') ?? '', /W = 4(?!\d)/);
+    // Without a window it is the full-attention model: the same number the plain scenarios show.
+    assert.equal((await losses())[0]!.full, reference);
+    for (const { m, full, win } of await losses()) {
+      assert.ok(full > 0 && Number.isFinite(win), `${m}: ${full}, ${win}`);
+      // 4 keys of the 64-token context: the queries lose context, the loss moves (measured: +0.003 .. +0.74 nats).
+      assert.ok(Math.abs(win - full) > 1e-3, `${m}: window 4 ${win} vs none ${full}`);
+    }
+    // A window as long as the sequence hides nothing.
+    await setRange(page, '#pos-W', 64);
+    await page.waitForSelector('#pos-loss[data-ready="window"]', { timeout: 120000 });
+    assert.match(await page.textContent('#pos-loss thead') ?? '', /W = 64(?!\d)/);
+    for (const { m, full, win } of await losses()) assert.equal(win, full, `${m}: window 64 = none`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('"count the pads" changes the loss shown as the current one; the other counting stays beside it', async () => {
+    const models = ['language-sinusoidal', 'language-learned', 'language-rope'];
+    const { page, problems } = await h.open('#p.sc=padding');
+    await page.locator('#positions .body').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#pos-loss[data-ready="padding"]', { timeout: 120000 });
+    const read = async (): Promise<Array<{ now: number; other: number; run: string }>> => Promise.all(models.map(async (m) => ({
+      now: await num(page, `#pos-loss-now-${m}`), other: await num(page, `#pos-loss-other-${m}`),
+      run: await page.$eval(`#pos-loss-now-${m}`, (e) => (e as HTMLElement).dataset.run ?? ''),
+    })));
+    const before = await read();
+    assert.ok(before.every((r) => r.run === 'clean'), 'ids from the mask: the correct run is current');
+    await page.check('#pos-count');
+    await page.waitForFunction(() => document.querySelector<HTMLElement>('#pos-loss-now-language-rope')?.dataset.run === 'buggy');
+    await page.waitForSelector('#pos-loss[data-ready="padding"]', { timeout: 120000 });
+    const after = await read();
+    models.forEach((m, k) => {
+      assert.equal(after[k]!.run, 'buggy', m);
+      // The two runs swap places: the current loss is now the counted one.
+      assert.equal(after[k]!.now, before[k]!.other, m);
+      assert.equal(after[k]!.other, before[k]!.now, m);
+    });
+    // The learned table sees every real token 16 rows later: its current loss moves (measured +0.38 nats);
+    // RoPE sees a uniform shift only (float rounding).
+    assert.ok(after[1]!.now > before[1]!.now + 0.05, `learned: ${before[1]!.now} -> ${after[1]!.now}`);
+    assert.ok(Math.abs(after[2]!.now - before[2]!.now) < 1e-3, `rope: ${before[2]!.now} -> ${after[2]!.now}`);
+    assert.notEqual(after[0]!.now, before[0]!.now, 'sinusoidal');
     assert.deepEqual(problems, []);
     await page.close();
   });

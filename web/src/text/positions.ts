@@ -62,7 +62,10 @@ export const en = {
   'pos.loss.reference': 'These are the ids the model was trained with, so there is nothing to compare: the mean loss (nats per token) of the shipped RoPE language model on 64-token sequences with them is the reference.',
   'pos.loss.about.padding': 'Mean loss (nats per token) of the shipped language models on 48-token sequences left-padded with 16 masked pads: ids from the mask (correct) and with the pads counted. The counted ids, 16 … 63, are still inside the 64 positions every model was trained on, so any change comes from the shift alone.',
   'pos.loss.about.restart': 'Mean loss (nats per token) of the shipped language models on 64-token sequences: in one pass (correct), and through the KV cache in chunks of 16 tokens whose ids restart at 0 in every chunk (what the model API’s restart-positions bug runs).',
-  'pos.loss.window': 'The model API has no sliding-window option (the shipped models were trained with full causal attention over 64 tokens), so this scenario is shown with the attention operator only.',
+  'pos.loss.about.window': 'Mean loss (nats per token) of the shipped language models on 64-token sequences, with the full causal attention they were trained with and with every layer limited to the last W keys (the model API’s window option). The ids do not change: any change comes from the context the queries no longer see (it can also go down, when the far context was mostly noise for a model). With two layers a token still reaches 2(W − 1) tokens back, through the tokens between.',
+  'pos.loss.nowindow': 'no window',
+  'pos.loss.windowed': 'window W =',
+  'pos.loss.shown': '(the ids above)',
 
   'pad.title': 'RoPE and left padding: when it matters',
   'pad.text': 'It is often said that RoPE does not care about left padding. That is only partly true. With fixed frequencies, counting the pads moves every id by the same amount, and q·k depends only on differences of ids, so nothing changes. Three things break that argument.',
@@ -191,7 +194,10 @@ export const zh: Record<keyof typeof en, string> = {
   'pos.loss.reference': '这些正是模型训练时用的 id，没有可比的对象：页面自带的 RoPE 语言模型用它们在 64 个 token 的序列上得到的平均 loss（每 token 的 nats）就是基准。',
   'pos.loss.about.padding': '页面自带的语言模型在左侧补了 16 个 pad（已 mask）的 48 个 token 序列上的平均 loss（每 token 的 nats）：id 由 mask 推出（正确），以及把 pad 计入 id。计入后的 id 为 16 … 63，仍在每个模型训练过的 64 个位置之内，所以 loss 的变化只来自平移本身。',
   'pos.loss.about.restart': '页面自带的语言模型在 64 个 token 的序列上的平均 loss（每 token 的 nats）：一次前向（正确），以及经 KV cache 每块 16 个 token 分块输入、每块的 id 都从 0 重新开始（即模型 API 中 restart-positions 错误的做法）。',
-  'pos.loss.window': '模型 API 没有滑动窗口选项（页面自带的模型都是在 64 个 token 上用完整的因果注意力训练的），所以这个场景只用注意力算子演示。',
+  'pos.loss.about.window': '页面自带的语言模型在 64 个 token 的序列上的平均 loss（每 token 的 nats）：用训练时的完整因果注意力，以及每一层都只看最近 W 个 key（模型 API 的 window 选项）。id 没有变，loss 的任何变化都来自 query 再也看不到的那部分上下文（如果远处的上下文对模型来说主要是噪声，loss 也可能下降）。模型有两层，所以一个 token 借助中间的 token 仍能往回够到 2(W − 1) 个 token。',
+  'pos.loss.nowindow': '不加窗口',
+  'pos.loss.windowed': '窗口 W =',
+  'pos.loss.shown': '（上面的 id）',
 
   'pad.title': 'RoPE 与左填充：什么时候有影响',
   'pad.text': '常听人说 RoPE 不在乎左填充。这话只对了一部分。频率固定时，把 pad 计入 id 只是让所有 id 平移同样的量，而 q·k 只取决于 id 之差，所以什么都不变。但有三种情况会打破这个论证。',
