@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 
 import type { Page } from 'playwright-core';
 
+import { hfRope } from './hf-reference.js';
 import { canvasPixels, num, root, screenshot, setRange, startHarness, type Harness } from './page-harness.js';
 
 let h: Harness;
@@ -303,6 +304,60 @@ describe('positions section (Chromium, strict CSP)', () => {
     const out = ref.filter((l) => angle(256, l) > angle(trainLen, l) * (1 + 1e-6)).length;
     assert.equal(await num(page, '#wl-out-none'), out);
     assert.equal(await num(page, '#wl-out-scaled'), 0);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('each scaling method changes each pair as its rule says (float64 references of θ′ and the attention factor)', async () => {
+    const meta = metadata('language-rope');
+    const headDim = Number(meta.d_model) / Number(meta.heads);
+    const r = Number(meta.rotary_dim) || headDim, base = Number(meta.rope_base), L = Number(meta.train_len);
+    const len = 256, s = 4, half = r / 2;
+    const theta = Array.from({ length: half }, (_, i) => base ** (-2 * i / r));
+    // The page's parameters (wl.m.* text): YaRN β_fast 32 / β_slow 1, Llama 3 low 1 / high 4, LongRoPE's
+    // long factors 1 for pair 0 rising linearly to s for the last pair.
+    const cfg = { hidden_size: r, num_attention_heads: 1, rope_theta: base, max_position_embeddings: L };
+    const ref: Record<string, { invFreq: number[]; attention: number }> = {
+      // Static NTK (no transformers rope_type; docs/formulas.md): b' = b s^(r/(r-2)).
+      ntk: { invFreq: Array.from({ length: half }, (_, i) => (base * s ** (r / (r - 2))) ** (-2 * i / r)), attention: 1 },
+      dynamic: hfRope({ ...cfg, rope_scaling: { rope_type: 'dynamic', factor: s } }, len),
+      yarn: hfRope({ ...cfg, rope_scaling: { rope_type: 'yarn', factor: s, original_max_position_embeddings: L, beta_fast: 32, beta_slow: 1 } }, len),
+      llama3: hfRope({ ...cfg, rope_scaling: { rope_type: 'llama3', factor: s, original_max_position_embeddings: L, low_freq_factor: 1, high_freq_factor: 4 } }, len),
+      longrope: hfRope({ ...cfg, rope_scaling: {
+        rope_type: 'longrope', factor: s, original_max_position_embeddings: L,
+        short_factor: new Array<number>(half).fill(1), long_factor: theta.map((_, i) => 1 + (s - 1) * i / (half - 1)),
+      } }, len),
+    };
+    // What the rules say in words, checked on the reference itself.
+    const refRatio = (m: string): number[] => ref[m]!.invFreq.map((f, i) => f / theta[i]!);
+    assert.ok(Math.abs(refRatio('ntk')[0]! - 1) < 1e-12 && Math.abs(refRatio('ntk')[half - 1]! - 1 / s) < 1e-12, 'NTK: pair 0 kept, last pair / s');
+    assert.ok(Math.abs(refRatio('yarn')[0]! - 1) < 1e-12 && Math.abs(refRatio('yarn')[half - 1]! - 1 / s) < 1e-12, 'YaRN: ends');
+    assert.ok(Math.abs(ref.yarn!.attention - (0.1 * Math.log(s) + 1)) < 1e-12, 'YaRN attention factor 0.1 ln s + 1');
+    assert.ok(Math.abs(ref.longrope!.attention - Math.sqrt(1 + Math.log(s) / Math.log(L))) < 1e-12, 'LongRoPE factor');
+
+    const { page, problems } = await h.open(`#wl.len=${len}&wl.method=ntk&wl.factor=${s}`);
+    await page.locator('#wl-panel').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#wl-panel[data-ready="1"]', { timeout: 60000 });
+    for (const method of ['ntk', 'dynamic', 'yarn', 'llama3', 'longrope']) {
+      await page.selectOption('[data-param="wl.method"] select', method);
+      await page.waitForSelector(`#wl-panel[data-method="${method}"]`);
+      const got = await page.evaluate(() => ({
+        inv: (document.querySelector<HTMLElement>('#wl-ratio')!.dataset.inv ?? '').split(',').map(Number),
+        ratio: (document.querySelector<HTMLElement>('#wl-ratio')!.dataset.value ?? '').split(',').map(Number),
+        attention: Number(document.querySelector<HTMLElement>('#wl-extra')!.dataset.attention),
+        out: Number(document.querySelector<HTMLElement>('#wl-out-scaled')!.dataset.value),
+      }));
+      const want = ref[method]!;
+      assert.equal(got.inv.length, half, method);
+      got.inv.forEach((f, i) => {
+        // Wavelengths 2π/θ′ (float32 frequencies: 1e-6 relative).
+        assert.ok(Math.abs((2 * Math.PI / f) / (2 * Math.PI / want.invFreq[i]!) - 1) < 1e-6, `${method} λ′_${i}: ${2 * Math.PI / f} vs ${2 * Math.PI / want.invFreq[i]!}`);
+        assert.ok(Math.abs(got.ratio[i]! - want.invFreq[i]! / theta[i]!) < 1e-6, `${method} θ′/θ of pair ${i}: ${got.ratio[i]} vs ${want.invFreq[i]! / theta[i]!}`);
+      });
+      assert.ok(Math.abs(got.attention - want.attention) < 1e-6, `${method} attention factor ${got.attention} vs ${want.attention}`);
+      const angle = (n: number, f: number): number => Math.min(n * f, 2 * Math.PI);
+      assert.equal(got.out, want.invFreq.filter((f, i) => angle(len, f) > angle(L, theta[i]!) * (1 + 1e-6)).length, `${method}: pairs out of range`);
+    }
     assert.deepEqual(problems, []);
     await page.close();
   });
