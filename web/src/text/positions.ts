@@ -194,7 +194,7 @@ export const zh: Record<keyof typeof en, string> = {
   'pos.loss.reference': '这些正是模型训练时用的 id，没有可比的对象：页面自带的 RoPE 语言模型用它们在 64 个 token 的序列上得到的平均 loss（每 token 的 nats）就是基准。',
   'pos.loss.about.padding': '页面自带的语言模型在左侧补了 16 个 pad（已 mask）的 48 个 token 序列上的平均 loss（每 token 的 nats）：id 由 mask 推出（正确），以及把 pad 计入 id。计入后的 id 为 16 … 63，仍在每个模型训练过的 64 个位置之内，所以 loss 的变化只来自平移本身。',
   'pos.loss.about.restart': '页面自带的语言模型在 64 个 token 的序列上的平均 loss（每 token 的 nats）：一次前向（正确），以及经 KV cache 每块 16 个 token 分块输入、每块的 id 都从 0 重新开始（即模型 API 中 restart-positions 错误的做法）。',
-  'pos.loss.about.window': '页面自带的语言模型在 64 个 token 的序列上的平均 loss（每 token 的 nats）：用训练时的完整因果注意力，以及每一层都只看最近 W 个 key（模型 API 的 window 选项）。id 没有变，loss 的任何变化都来自 query 再也看不到的那部分上下文（如果远处的上下文对模型来说主要是噪声，loss 也可能下降）。模型有两层，所以一个 token 借助中间的 token 仍能往回够到 2(W − 1) 个 token。',
+  'pos.loss.about.window': '页面自带的语言模型在 64 个 token 的序列上的平均 loss（每 token 的 nats）：用训练时的完整因果注意力，以及每一层都只看最近 W 个 key（模型 API 的滑动窗口选项）。id 没有变，loss 的任何变化都来自 query 再也看不到的那部分上下文（如果远处的上下文对模型来说主要是噪声，loss 也可能下降）。模型有两层，所以一个 token 借助中间的 token 仍能往回够到 2(W − 1) 个 token。',
   'pos.loss.nowindow': '不加窗口',
   'pos.loss.windowed': '窗口 W =',
   'pos.loss.shown': '（上面的 id）',
