@@ -605,12 +605,13 @@ class TinyModelJs {
   }
 
   // Evaluates `count` task examples of `length` tokens (seeded) with the
-  // given RoPE scaling and bug. out: float64 [3 + length]: loss, accuracy,
-  // scored, then the per-position loss (NaN where nothing is scored).
+  // given RoPE scaling, bug and sliding window (0: none). out: float64
+  // [3 + length]: loss, accuracy, scored, then the per-position loss (NaN
+  // where nothing is scored).
   std::string evaluate(double length, double count, double seed,
                        uintptr_t scaling_spec_present,
                        const RopeFrequencyConfig& scaling,
-                       const std::string& bug, uintptr_t out) {
+                       const std::string& bug, double window, uintptr_t out) {
     if (!error_.empty()) return error_;
     TaskKind task;
     Status s = ParseTask(model_.config.task, &task);
@@ -621,6 +622,7 @@ class TinyModelJs {
     InferenceOptions opt;
     s = ToInference(scaling_spec_present, scaling, bug, &opt);
     if (!s.ok()) return s.message();
+    opt.window = static_cast<size_t>(window);
     EvalResult r;
     s = Evaluate(model_, task, static_cast<size_t>(length),
                  static_cast<size_t>(count), static_cast<uint64_t>(seed), opt,

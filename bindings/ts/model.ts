@@ -213,10 +213,11 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
       const examples = optInt('examples', o.examples, 32, 1, 100000);
       const seed = optInt('seed', o.seed, 12345, 0);
       const bug = bugOption(o.bug);
+      const window = optInt('window', o.window, 0, 1, 16777216);
       return lengths.map((L) => heap.call((f) => {
         const [has, spec] = this.#scaling(o.scaling);
         const out = f.alloc((3 + L) * 8);
-        check(h.evaluate(L, examples, seed, has, spec, bug, out));
+        check(h.evaluate(L, examples, seed, has, spec, bug, window, out));
         const r = heap.readF64(out, 3 + L);
         return { length: L, loss: r[0] as number, accuracy: r[1] as number, scored: r[2] as number, positionLoss: r.slice(3) };
       }));

@@ -99,7 +99,7 @@ export interface RawTinyModel extends RawHandle {
     prompt: number, n: number, maxNew: number, temperature: number, seed: number,
     hasScaling: number, scaling: RopeConfigWire, bug: string, cache: boolean, out: number,
   ): string;
-  evaluate(length: number, count: number, seed: number, hasScaling: number, scaling: RopeConfigWire, bug: string, out: number): string;
+  evaluate(length: number, count: number, seed: number, hasScaling: number, scaling: RopeConfigWire, bug: string, window: number, out: number): string;
   saveSize(): number;
   saveInto(ptr: number): void;
 }

@@ -650,6 +650,13 @@ export interface EvaluateOptions {
   scaling?: RopeScaling;
   /** A position bug to apply. Default `'none'`. */
   bug?: PositionBug;
+  /**
+   * Sliding-window attention in every layer: query `i` sees keys
+   * `i - window + 1 .. i` only, at their usual positions (an integer in [1,
+   * 16777216]; default: none). A window of at least the length changes
+   * nothing. Not with `bug: 'restart-positions'` (a `RangeError`).
+   */
+  window?: number;
 }
 
 export interface EvaluateResult {

@@ -338,6 +338,11 @@ Status InferRestarted(const Model& m, const int32_t* tokens, size_t T,
                                   " pads) cannot be combined with bug '",
                                   PositionBugName(opt.bug), "'"));
   }
+  if (opt.window != 0) {
+    return Status::Invalid(StrCat("a window (", opt.window,
+                                  ") cannot be combined with bug '",
+                                  PositionBugName(opt.bug), "'"));
+  }
   std::unique_ptr<Decoder> dec;
   POSENC_RETURN_IF_ERROR(Decoder::Create(m, opt.scaling, opt.bug, &dec));
   const size_t chunk = RestartChunk(m.config);
@@ -362,6 +367,11 @@ RopeScaling CallScaling(const Model& m,
 Status Infer(const Model& m, const int32_t* tokens, size_t T,
              const InferenceOptions& opt, InferenceResult* out) {
   POSENC_RETURN_IF_ERROR(CheckCall(m, opt.scaling, opt.bug));
+  if (opt.window > kMaxWindow) {
+    return Status::Invalid(StrCat("window must be an integer in [1, ",
+                                  kMaxWindow, "], got ", opt.window,
+                                  " (0: no window)"));
+  }
   if (opt.bug == PositionBug::kRestartPositions) {
     return InferRestarted(m, tokens, T, opt, out);
   }
@@ -397,6 +407,7 @@ Status Infer(const Model& m, const int32_t* tokens, size_t T,
                 AttentionOptions ao = LayerAttention(m, l, n, n);
                 ao.rope = rope;
                 if (P > 0) ao.key_mask = mask.data();
+                ao.window = static_cast<int64_t>(opt.window);
                 if (opt.attention_maps) ao.weights = maps.data();
                 return AttendFull(m, ao, opt.bug, q, k, v, o);
               }));

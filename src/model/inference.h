@@ -33,7 +33,15 @@ struct InferenceOptions {
   // the unpadded run's. Logits and maps cover the real tokens only. At most
   // 2^16. kLeftPaddingInPositions pads kBugLeftPad tokens when this is 0.
   size_t left_pad = 0;
+  // Sliding-window attention in every layer: query i sees the keys
+  // i - window + 1 .. i only (the attention kernel's `window`; with left
+  // padding the pads count as slots). 0: none. At most kMaxWindow; not with
+  // kRestartPositions (the chunked cached run has no window).
+  size_t window = 0;
 };
+
+// The largest InferenceOptions::window (the attention kernel's limit).
+inline constexpr size_t kMaxWindow = size_t{1} << 24;
 
 struct InferenceResult {
   std::vector<float> logits;             // [T, V] causal, [K] encoder

@@ -77,6 +77,12 @@ const INTERACTIONS = [
   ['sinusoidal: base slider, 256 positions x 128 dims (table and PE PE^T maps, PE_p . PE_q against p - q)', 'sinusoidal', 'sinBase'],
   ['RoPE lab: position slider (pair dials, angle map, wavelengths, decay over 1024, shift chart at 65 points)', 'rope', 'ropeM'],
   ['bias: ALiBi slope rule, 16 heads x 256 x 256 maps, bias against distance, T5 buckets', 'bias', 'alibi'],
+  // Added with issue 12's sections; the element holding data-ms (default: the section's .body) is the 4th field.
+  // A build without the control or without its data-ms (an older baseline) shows n/a.
+  ['derivation: rotation slider m (R(mθ) x drawn, the matrix typeset, norms)', 'derivation', 'derRot', '#der-rot'],
+  ['examples: ALiBi length (4 heads x L x L bias, both slope rules printed, code panels)', 'examples', 'exAlibi', '#ex-alibi'],
+  ['taxonomy: Shaw clip k, 64 x 64 index map', 'taxonomy', 'shawClip', '#tax-shaw'],
+  ['position ids: scenario KV cache <-> sliding window, 64 tokens (ids, attention map through the cache or with the window)', 'positions', 'posScenario'],
 ];
 
 // The first load of the page at `url` + `hash` in a fresh browser context
@@ -182,7 +188,7 @@ async function loadTable(urls) {
 async function measurePage(url) {
   const out = {};
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.goto(`${url}#s.len=256&s.dim=128&b.len=256&b.heads=16&e.len=64`);
+  await page.goto(`${url}#s.len=256&s.dim=128&b.len=256&b.heads=16&e.len=64&t.len=64&p.T=64&p.N=48&p.G=16&p.W=16`);
   await page.waitForFunction(() => document.documentElement.dataset.ready === '1', null, { timeout: 60000 });
   await page.click('#order-long');
 
@@ -190,8 +196,8 @@ async function measurePage(url) {
   // next painted frame after the update and reads the section's data-ms.
   // (Actions are plain functions in the evaluated code: the page's CSP
   // forbids building code from strings.)
-  async function measure(name, section, kind) {
-    const res = await page.evaluate(async ({ section, kind, reps }) => {
+  async function measure(name, section, kind, msAt = `#${section} .body`) {
+    const res = await page.evaluate(async ({ kind, msAt, reps }) => {
       const slide = (sel, values, i) => {
         const e = document.querySelector(sel);
         e.value = String(values[i % values.length]);
@@ -207,7 +213,18 @@ async function measurePage(url) {
           s.value = i % 2 ? 'simple' : 'paper';
           s.dispatchEvent(new Event('change'));
         },
+        derRot: (i) => slide('#der-rot input[type=range]', [6, 12, 18, 24], i),
+        exAlibi: (i) => slide('#ex-alibi input[type=range]', [6, 8, 10, 12], i),
+        shawClip: (i) => slide('#tax-shaw-clip', [4, 8, 12, 16], i),
+        posScenario: (i) => {
+          const s = document.querySelector('#pos-scenario');
+          s.value = i % 2 ? 'window' : 'kv';
+          s.dispatchEvent(new Event('change'));
+        },
       };
+      // What this interaction needs, in this build of the page (an older baseline may lack it): n/a otherwise.
+      const needs = { derRot: '#der-rot input[type=range]', exAlibi: '#ex-alibi input[type=range]', shawClip: '#tax-shaw-clip', posScenario: '#pos-scenario' };
+      if ((needs[kind] && !document.querySelector(needs[kind])) || !document.querySelector(msAt)) return null;
       const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
       const work = [];
       const total = [];
@@ -217,16 +234,19 @@ async function measurePage(url) {
         await frame();
         if (i >= 3) {
           total.push(performance.now() - t0);
-          work.push(Number(document.querySelector(`#${section} .body`).dataset.ms));
+          work.push(Number(document.querySelector(msAt).dataset.ms));
         }
       }
+      if (work.some((w) => !Number.isFinite(w))) return null;
       const med = (a) => a.slice().sort((x, y) => x - y)[Math.floor(a.length / 2)];
       return { work: med(work), workMax: Math.max(...work), total: med(total), totalMax: Math.max(...total) };
-    }, { section, kind, reps: REPS });
-    out[name] = res;
+    }, { kind, msAt, reps: REPS });
+    if (res) out[name] = res;
     process.stderr.write(`${url}: ${name}: ${JSON.stringify(res)}\n`);
   }
-  for (const [name, section, kind] of INTERACTIONS) await measure(name, section, kind);
+  // The later sections mount from their own chunk: wait for the last one.
+  await page.waitForSelector('#quiz .body > *', { state: 'attached', timeout: 60000 });
+  for (const [name, section, kind, msAt] of INTERACTIONS) await measure(name, section, kind, msAt);
   return { out, page };
 }
 
@@ -281,7 +301,7 @@ try {
   process.stderr.write(`training: ${JSON.stringify(longest)}\n`);
 
   const f = (v) => v.toFixed(1);
-  const rows = INTERACTIONS.map(([name]) => ({ name, ...best.current[name], base: best.baseline[name] }));
+  const rows = INTERACTIONS.filter(([name]) => best.current[name]).map(([name]) => ({ name, ...best.current[name], base: best.baseline[name] }));
   const baseCols = baseline ? ` work at ${baseline.sha}, median (ms) | ratio |` : '';
   const table = [
     `| interaction (Chromium ${browser.version()}, headless) | work per update, median / worst (ms) | input to next frame, median / worst (ms) |${baseCols}`,

@@ -223,6 +223,62 @@ TEST(ModelProperties, RopeScalingAtInference) {
   EXPECT_LT(MaxDiff(r.logits, plain.logits), 1e-5);
 }
 
+// A sliding window of W in each of the 2 layers: position i sees tokens
+// i - 2(W - 1) .. i and nothing older. A window of at least T, and every
+// position before W, give the plain logits; changing the token just outside
+// the reach of the last position leaves its logits alone with the window
+// (and not without); the window cannot be combined with the restart bug.
+TEST(ModelProperties, SlidingWindowLimitsWhatEachPositionSees) {
+  for (Encoding e : {Encoding::kRope, Encoding::kAlibi, Encoding::kLearned}) {
+    const Model m = RandomModel(Case{e, true}, 12);
+    const size_t T = 30, W = 5, V = 13, reach = 2 * (W - 1);
+    std::vector<int32_t> tokens = RandomTokens(T, 6);
+    InferenceResult plain, full, win;
+    ASSERT_TRUE(Infer(m, tokens.data(), T, InferenceOptions(), &plain).ok());
+    InferenceOptions opt;
+    opt.window = T;
+    ASSERT_TRUE(Infer(m, tokens.data(), T, opt, &full).ok());
+    EXPECT_LT(MaxDiff(full.logits, plain.logits), 1e-6) << EncodingName(e);
+    opt.window = W;
+    ASSERT_TRUE(Infer(m, tokens.data(), T, opt, &win).ok());
+    const auto row = [&](const InferenceResult& r, size_t t) {
+      return std::vector<float>(r.logits.begin() + t * V,
+                                r.logits.begin() + (t + 1) * V);
+    };
+    for (size_t t = 0; t < W; ++t) {
+      EXPECT_LT(MaxDiff(row(win, t), row(plain, t)), 1e-6) << t;
+    }
+    EXPECT_GT(MaxDiff(row(win, T - 1), row(plain, T - 1)), 1e-4);
+    // The token just outside the reach of position T - 1.
+    tokens[T - 1 - reach - 1] = (tokens[T - 1 - reach - 1] + 1) % 13;
+    InferenceResult win2, plain2;
+    ASSERT_TRUE(Infer(m, tokens.data(), T, opt, &win2).ok());
+    ASSERT_TRUE(Infer(m, tokens.data(), T, InferenceOptions(), &plain2).ok());
+    EXPECT_LT(MaxDiff(row(win2, T - 1), row(win, T - 1)), 1e-6)
+        << EncodingName(e);
+    EXPECT_GT(MaxDiff(row(plain2, T - 1), row(plain, T - 1)), 1e-6)
+        << EncodingName(e);
+    // ... and the token at the edge of the reach does change them.
+    tokens[T - 1 - reach] = (tokens[T - 1 - reach] + 1) % 13;
+    InferenceResult win3;
+    ASSERT_TRUE(Infer(m, tokens.data(), T, opt, &win3).ok());
+    EXPECT_GT(MaxDiff(row(win3, T - 1), row(win2, T - 1)), 1e-6)
+        << EncodingName(e);
+  }
+  const Model m = RandomModel(Case{Encoding::kRope, true}, 12);
+  const std::vector<int32_t> tokens = RandomTokens(8, 6);
+  InferenceOptions opt;
+  opt.window = 4;
+  opt.bug = PositionBug::kRestartPositions;
+  InferenceResult r;
+  const Status st = Infer(m, tokens.data(), 8, opt, &r);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("a window (4) cannot be combined with bug "
+                              "'restart-positions'"),
+            std::string::npos)
+      << st.message();
+}
+
 TEST(ModelProperties, BadTokensAreErrors) {
   const Model m = RandomModel(Case{Encoding::kRope, true}, 2);
   const std::vector<int32_t> tokens = {1, 2, 13};

@@ -30,45 +30,66 @@ after(async () => {
 });
 
 /**
- * Latin words allowed in Chinese mode: names of methods, models, papers and
- * tools, and the English terms Chinese ML engineers write as they are (the
- * articles do: token, attention, head, position id, KV cache, ...).
+ * Latin words allowed anywhere in Chinese mode: names (methods, models,
+ * papers, tools, web APIs), code that appears in the prose (functions and
+ * variables of the formulas: max, clip, cat, out; the layouts' API names
+ * half and interleaved), units (rad, nats), and the English terms Chinese ML
+ * engineers write as they are (the articles do: token, attention, head,
+ * score, loss, prompt, bug, base, scaling, position id, KV cache, left
+ * padding, shape, ...). Ordinary English words are not here.
  */
 const ALLOWED = new Set(`
-token tokens attention self-attention softmax head heads query key value keys values mask causal padding pad pads
-position id ids position_ids embedding embeddings transformer transformers decoder-only decoder encoder
-rope alibi nope xpos shaw bert gpt gpt-j gpt-neox neox llama meta hugging face yarn ntk ntk-aware dynamic longrope
-roformer pytorch torch size tensor cos sin rotate_half repeat_interleave head_dim rotary_dim rope_theta base scaling
-cache kv prefill decode worker webassembly wasm simd scalar posenc interleaved half bug bugs nats nat max min
-low_freq_factor high_freq_factor beta_fast beta_slow mscale logit logits sinusoidal learned perplexity
-vaswani press raffel su shaw arxiv pi yours dim inv_freq nn embedding indexerror runtimeerror rangeerror typeerror
-lm llm llms mlp gelu relu layernorm batch seq_len seq dropout
-prompt config gather jax score scores loss bias default cat out rad factor left shape absolute relative
-permutation equivariance equivariant safetensors clip typescript python gpu cuda device-side assert highway
+token tokens attention self-attention softmax head heads query key value keys values mask causal padding pad pads left
+position id ids embedding embeddings transformer transformers decoder-only decoder encoder score scores logit logits
+rope alibi nope xpos shaw bert gpt gpt-j gpt-neox neox llama meta hugging face yarn ntk ntk-aware longrope
+roformer pytorch torch tensor shape cos sin cache kv prefill decode batch dropout loss prompt bug bugs base scaling factor dim
+webassembly wasm simd worker posenc safetensors typescript python gpu cuda jax highway device-side assert
+vaswani press raffel arxiv llm llms mlp gelu relu layernorm
+max min clip cat out cumsum gather config api restart-positions half interleaved rad nats nat
 rnn cnn
 `.trim().split(/\s+/));
 
-/** Every piece of UI text in `main`, the header and the nav, with where it is. */
-async function uiText(page: Page): Promise<Array<{ where: string; text: string }>> {
-  return page.evaluate(() => {
+/**
+ * Code identifiers allowed only as a whole piece of text (a table cell, an
+ * option shown as the API spells it, a legend entry), never inside a
+ * sentence: the shipped models' encodings and the scaling types.
+ */
+const IDENTIFIERS = new Set(`
+sinusoidal learned rope alibi nope xpos shaw t5 default linear ntk dynamic yarn llama3 longrope
+`.trim().split(/\s+/));
+
+/** Every piece of UI text in `root` (default the whole page), with where it is. */
+async function uiText(page: Page, root = 'body'): Promise<Array<{ where: string; text: string }>> {
+  return page.$eval(root, (top) => {
     const out: Array<{ where: string; text: string }> = [];
     // Formulas, code, data (sample sentences, generated tokens) and text marked
     // with its own language (a reference's original title, the switch button)
     // are not UI text.
+    // <pre> holds code, printed tensors in PyTorch's own format and the core's (English) error messages.
     const skip = (e: Element | null): boolean =>
       !!e?.closest('.katex, code, pre, script, style, [translate="no"], [data-sample], body [lang]');
     const where = (e: Element): string => {
       const s = e.closest('section, header, nav, footer');
       return `${s?.id || s?.tagName.toLowerCase() || 'page'} <${e.tagName.toLowerCase()}${e.className ? ` .${String(e.className).split(' ')[0]}` : ''}>`;
     };
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const walker = document.createTreeWalker(top, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       const p = n.parentElement;
       if (!p || skip(p) || p.closest('[hidden]')) continue;
       const t = n.textContent?.trim();
       if (t) out.push({ where: where(p), text: t });
     }
-    for (const e of Array.from(document.querySelectorAll('[aria-label], [title], [placeholder]'))) {
+    // Plot axis titles and legend labels are drawn on canvas; the plots keep the strings in data-axes / data-series.
+    for (const e of Array.from(top.querySelectorAll('[data-axes], [data-series]'))) {
+      if (skip(e) || e.closest('[hidden]')) continue;
+      for (const a of ['axes', 'series'] as const) {
+        const v = (e as HTMLElement).dataset[a];
+        if (!v) continue;
+        const labels = (JSON.parse(v) as unknown[]).map((x) => (Array.isArray(x) ? x[0] : x)).filter((x): x is string => typeof x === 'string');
+        for (const l of labels) out.push({ where: `${where(e)} @data-${a}`, text: l });
+      }
+    }
+    for (const e of Array.from(top.querySelectorAll('[aria-label], [title], [placeholder]'))) {
       if (skip(e)) continue;
       for (const a of ['aria-label', 'title', 'placeholder']) {
         const v = e.getAttribute(a);
@@ -82,10 +103,13 @@ async function uiText(page: Page): Promise<Array<{ where: string; text: string }
 function untranslatedZh(items: Array<{ where: string; text: string }>): string[] {
   const bad: string[] = [];
   for (const { where, text } of items) {
-    const words = (text.match(/[A-Za-zα-ω_][A-Za-zα-ω_'’-]*[A-Za-z]/g) ?? []).filter((w) => w.length >= 3);
+    // An English gloss in brackets right after the Chinese term it translates, 置换等变（permutation equivariance）.
+    const unglossed = text.replace(/([\u4e00-\u9fff])\s*[（(][A-Za-z][A-Za-z \-]*[)）]/g, '$1');
+    const words = (unglossed.match(/[A-Za-zα-ω_][A-Za-zα-ω_'’-]*[A-Za-z]/g) ?? []).filter((w) => w.length >= 3);
     // Identifiers (snake_case, camelCase, model ids such as language-rope) are code.
     const code = (w: string): boolean => w.includes('_') || /[a-z][A-Z]/.test(w) || /^(language|retrieval|word-order)-/.test(w);
-    const unknown = words.filter((w) => !code(w) && !ALLOWED.has(w.toLowerCase().replace(/[’']s$/, '')));
+    const whole = IDENTIFIERS.has(text.trim().toLowerCase());
+    const unknown = whole ? [] : words.filter((w) => !code(w) && !ALLOWED.has(w.toLowerCase().replace(/[’']s$/, '')));
     if (unknown.length > 0) bad.push(`${where}: "${text.slice(0, 80)}" (${unknown.join(', ')})`);
   }
   return bad;
@@ -124,6 +148,46 @@ describe('the page in two languages (Chromium, strict CSP)', () => {
     const report = [
       ...en1.map((x) => `en: ${x}`), ...zh.map((x) => `zh: ${x}`), ...en2.map((x) => `en again (stale): ${x}`)];
     assert.deepEqual(report, [], `untranslated or stale UI text:\n${report.join('\n')}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('in Chinese: quiz feedback (wrong and right), every bug and every position-ids scenario, no untranslated text', async () => {
+    const { page, problems } = await h.open('#lang=zh');
+    const bad: string[] = [];
+    const look = async (sel: string, what: string): Promise<void> => {
+      const items = await uiText(page, sel);
+      assert.ok(items.some(({ text }) => /[\u4e00-\u9fff]/.test(text)), `${what}: Chinese text shown`);
+      bad.push(...untranslatedZh(items).map((x) => `${what}: ${x}`));
+    };
+    // Quiz: the "position interpolation" question, answered wrong then right.
+    await page.$eval('#quiz-pi', (e) => e.scrollIntoView({ behavior: 'instant' }));
+    for (const [answer, verdict] of [['6000', 'incorrect'], ['1500', 'correct']] as const) {
+      await page.fill('#quiz-pi-input', answer);
+      await page.click('#quiz-pi button[type="submit"]');
+      await page.waitForSelector(`#quiz-pi .verdict[data-verdict="${verdict}"]`);
+      const shown = await page.textContent('#quiz-pi .verdict') ?? '';
+      assert.match(shown, /[\u4e00-\u9fff]/, `quiz ${verdict}: ${shown}`);
+      await look('#quiz-pi', `quiz pi, ${verdict}`);
+    }
+    // Bugs: each one, once its Worker run is in.
+    await page.$eval('#bugs', (e) => e.scrollIntoView({ behavior: 'instant' }));
+    const bugs = await page.$$eval('#bug-select option', (os) => os.map((o) => (o as HTMLOptionElement).value));
+    assert.ok(bugs.length >= 13, `bugs: ${bugs.join(' ')}`);
+    for (const bug of bugs) {
+      await page.selectOption('#bug-select', bug);
+      const model = await page.$eval('#bug-model', (e) => (e as HTMLSelectElement).value);
+      await page.waitForSelector(`#bugs .body[data-ready="${model}:${bug}"]`, { timeout: 120000 });
+      await look('#bugs', `bug ${bug}`);
+    }
+    // Position ids: each scenario, with its loss table.
+    await page.$eval('#positions', (e) => e.scrollIntoView({ behavior: 'instant' }));
+    for (const sc of ['prefill', 'kv', 'padding', 'window', 'restart']) {
+      await page.selectOption('#pos-scenario', sc);
+      await page.waitForSelector(`#pos-loss[data-ready="${sc}"]`, { timeout: 120000 });
+      await look('#positions', `scenario ${sc}`);
+    }
+    assert.deepEqual(bad, [], `untranslated UI text in Chinese:\n${bad.join('\n')}`);
     assert.deepEqual(problems, []);
     await page.close();
   });

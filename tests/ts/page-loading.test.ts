@@ -139,6 +139,39 @@ describe('opening the page (Chromium, strict CSP)', () => {
     await deepLink('extrapolation');
   });
 
+  it('the examples\' learned model, the position-ids loss table and the padding losses wait for the reader, then load', async () => {
+    // Each part on a fresh page: reaching one part brings the next within reach too.
+    const parts = [
+      // Section 8's learned-table example: language-learned, evaluated in the Worker.
+      { target: '#ex-learned', ready: '#ex-learned-model', readyValue: '1', model: 'language-learned' },
+      // Section 9's loss table (KV-cache scenario: the shipped RoPE model).
+      { target: '#positions .body', ready: '#pos-loss', readyValue: 'kv', model: 'language-rope' },
+      // The padding panel's losses of the absolute encodings (the sinusoidal model is used nowhere above it).
+      { target: '#pad-absolute', ready: '#pad-absolute', readyValue: '1', model: 'language-sinusoidal' },
+    ];
+    for (const part of parts) {
+      const l = await load('');
+      const { page } = l;
+      const models = (): string[] => paths(l.requests, /\.safetensors$/).map((p) => p.replace(/^.*\/([\w-]+)\.safetensors$/, '$1'));
+      const ready = (): Promise<string | undefined> => page.$eval(part.ready, (e) => (e as HTMLElement).dataset.ready);
+      await page.waitForSelector(part.target, { state: 'attached' });
+      await quiet(l);
+      assert.deepEqual(models().filter((m) => /^language-/.test(m)), [], 'no language model at the top');
+      // Each part loads when it comes within 800 px of the viewport (ui.ts whenNear): stand 1800 px short of it.
+      const y = await page.$eval(part.target, (e) => e.getBoundingClientRect().top + window.scrollY - window.innerHeight - 1800);
+      assert.ok(y > 0, `${part.target} is far below the top`);
+      await page.evaluate((top) => window.scrollTo({ top, behavior: 'instant' }), y);
+      await page.waitForTimeout(1500);
+      await quiet(l);
+      assert.equal(await ready(), undefined, `${part.target}: not run before the reader comes near`);
+      assert.ok(!models().includes(part.model), `${part.model} requested before ${part.target} was near: ${models().join(' ')}`);
+      await reachAndWait(page, part.target, `${part.ready}[data-ready="${part.readyValue}"]`, 120000);
+      assert.ok(models().includes(part.model), `${part.model} fetched once ${part.target} was reached`);
+      assert.deepEqual(l.problems, []);
+      await page.close();
+    }
+  });
+
   it('scrolling through the page: each model fetched once, the Worker from the page\'s compiled module', async () => {
     const l = await load('');
     const browser = l.page.context().browser()!;

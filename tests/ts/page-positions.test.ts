@@ -14,7 +14,8 @@ import { after, before, describe, it } from 'node:test';
 
 import type { Page } from 'playwright-core';
 
-import { num, root, screenshot, setRange, startHarness, type Harness } from './page-harness.js';
+import { hfRope } from './hf-reference.js';
+import { canvasPixels, num, root, screenshot, setRange, startHarness, type Harness } from './page-harness.js';
 
 let h: Harness;
 
@@ -25,6 +26,9 @@ before(async () => {
 after(async () => {
   await h?.close();
 });
+
+/** A MapView's canvas holds the values it last drew (web/src/mapview.ts). */
+type MapCanvas = HTMLCanvasElement & { cells?: Float32Array };
 
 const range = (a: number, b: number): number[] => Array.from({ length: b - a }, (_, i) => a + i);
 const ids = (page: Page, sel: string): Promise<number[]> =>
@@ -121,6 +125,105 @@ describe('positions section (Chromium, strict CSP)', () => {
     await page.close();
   });
 
+  it('the window map: each query sees exactly the keys of its window, and its weights over them sum to 1', async () => {
+    const T = 16;
+    const { page, problems } = await h.open(`#p.sc=window&p.T=${T}&p.W=4`);
+    // Reference mask, from the rule: causal, and at most W keys including the query's own.
+    const sees = (i: number, j: number, W: number): boolean => j <= i && i - j < W;
+    const check = async (W: number): Promise<void> => {
+      // The weights the map last drew (-Infinity where grey), read as null / number.
+      const cells = await page.$eval('#pos-map', (c) => Array.from((c as MapCanvas).cells ?? [], (v) => (v === -Infinity ? null : v)));
+      assert.equal(cells.length, T * T);
+      const [px] = await canvasPixels(page, '#pos-map');
+      assert.equal(px!.width, T);
+      const rgb = (i: number, j: number): string => px!.data.slice(4 * (i * T + j), 4 * (i * T + j) + 3).join(',');
+      const grey = rgb(0, T - 1);  // a future key: masked in every scenario
+      for (let i = 0; i < T; i++) {
+        let sum = 0;
+        for (let j = 0; j < T; j++) {
+          const w = cells[i * T + j]!;
+          assert.equal(w !== null, sees(i, j, W), `W = ${W}: query ${i}, key ${j}: ${w}`);
+          assert.equal(rgb(i, j) === grey, !sees(i, j, W), `W = ${W}: pixel of query ${i}, key ${j}`);
+          if (w !== null) {
+            assert.ok(w > 0, `W = ${W}: weight of query ${i} on key ${j}: ${w}`);
+            sum += w;
+          }
+        }
+        // The kernel's softmax ran over the window only: had it seen older keys, this would be < 1.
+        assert.ok(Math.abs(sum - 1) < 1e-5, `W = ${W}: row ${i} sums to ${sum}`);
+      }
+    };
+    await check(4);
+    await setRange(page, '#pos-W', 7);
+    await page.waitForFunction(() => {
+      const c = (document.querySelector('#pos-map') as MapCanvas | null)?.cells;
+      return c !== undefined && c[15 * 16 + 9] !== -Infinity;
+    });
+    await check(7);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('the sliding window has a loss: the shipped models evaluated with the window, equal to none when W = T', async () => {
+    const models = ['language-rope', 'language-alibi', 'language-sinusoidal', 'language-learned'];
+    const { page, problems } = await h.open('#p.sc=prefill');
+    await page.locator('#positions .body').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#pos-loss[data-ready="prefill"]', { timeout: 120000 });
+    const reference = await num(page, '#pos-loss-clean-language-rope');
+    await setRange(page, '#pos-T', 64);
+    await pick(page, 'window');
+    await setRange(page, '#pos-W', 4);
+    await page.waitForSelector('#pos-loss[data-ready="window"]', { timeout: 120000 });
+    const losses = async (): Promise<Array<{ m: string; full: number; win: number }>> => Promise.all(models.map(async (m) => ({
+      m, full: await num(page, `#pos-loss-clean-${m}`), win: await num(page, `#pos-loss-buggy-${m}`),
+    })));
+    assert.match(await page.textContent('#pos-loss thead') ?? '', /W = 4(?!\d)/);
+    // Without a window it is the full-attention model: the same number the plain scenarios show.
+    assert.equal((await losses())[0]!.full, reference);
+    for (const { m, full, win } of await losses()) {
+      assert.ok(full > 0 && Number.isFinite(win), `${m}: ${full}, ${win}`);
+      // 4 keys of the 64-token context: the queries lose context, the loss moves (measured: +0.003 .. +0.74 nats).
+      assert.ok(Math.abs(win - full) > 1e-3, `${m}: window 4 ${win} vs none ${full}`);
+    }
+    // A window as long as the sequence hides nothing.
+    await setRange(page, '#pos-W', 64);
+    await page.waitForSelector('#pos-loss[data-ready="window"]', { timeout: 120000 });
+    assert.match(await page.textContent('#pos-loss thead') ?? '', /W = 64(?!\d)/);
+    for (const { m, full, win } of await losses()) assert.equal(win, full, `${m}: window 64 = none`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('"count the pads" changes the loss shown as the current one; the other counting stays beside it', async () => {
+    const models = ['language-sinusoidal', 'language-learned', 'language-rope'];
+    const { page, problems } = await h.open('#p.sc=padding');
+    await page.locator('#positions .body').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#pos-loss[data-ready="padding"]', { timeout: 120000 });
+    const read = async (): Promise<Array<{ now: number; other: number; run: string }>> => Promise.all(models.map(async (m) => ({
+      now: await num(page, `#pos-loss-now-${m}`), other: await num(page, `#pos-loss-other-${m}`),
+      run: await page.$eval(`#pos-loss-now-${m}`, (e) => (e as HTMLElement).dataset.run ?? ''),
+    })));
+    const before = await read();
+    assert.ok(before.every((r) => r.run === 'clean'), 'ids from the mask: the correct run is current');
+    await page.check('#pos-count');
+    await page.waitForFunction(() => document.querySelector<HTMLElement>('#pos-loss-now-language-rope')?.dataset.run === 'buggy');
+    await page.waitForSelector('#pos-loss[data-ready="padding"]', { timeout: 120000 });
+    const after = await read();
+    models.forEach((m, k) => {
+      assert.equal(after[k]!.run, 'buggy', m);
+      // The two runs swap places: the current loss is now the counted one.
+      assert.equal(after[k]!.now, before[k]!.other, m);
+      assert.equal(after[k]!.other, before[k]!.now, m);
+    });
+    // The learned table sees every real token 16 rows later: its current loss moves (measured +0.38 nats);
+    // RoPE sees a uniform shift only (float rounding).
+    assert.ok(after[1]!.now > before[1]!.now + 0.05, `learned: ${before[1]!.now} -> ${after[1]!.now}`);
+    assert.ok(Math.abs(after[2]!.now - before[2]!.now) < 1e-3, `rope: ${before[2]!.now} -> ${after[2]!.now}`);
+    assert.notEqual(after[0]!.now, before[0]!.now, 'sinusoidal');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('the restart bug raises the loss of the shipped RoPE model', async () => {
     const { page, problems } = await h.open('#p.sc=restart');
     await page.locator('#positions .body').scrollIntoViewIfNeeded();
@@ -201,6 +304,60 @@ describe('positions section (Chromium, strict CSP)', () => {
     const out = ref.filter((l) => angle(256, l) > angle(trainLen, l) * (1 + 1e-6)).length;
     assert.equal(await num(page, '#wl-out-none'), out);
     assert.equal(await num(page, '#wl-out-scaled'), 0);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('each scaling method changes each pair as its rule says (float64 references of θ′ and the attention factor)', async () => {
+    const meta = metadata('language-rope');
+    const headDim = Number(meta.d_model) / Number(meta.heads);
+    const r = Number(meta.rotary_dim) || headDim, base = Number(meta.rope_base), L = Number(meta.train_len);
+    const len = 256, s = 4, half = r / 2;
+    const theta = Array.from({ length: half }, (_, i) => base ** (-2 * i / r));
+    // The page's parameters (wl.m.* text): YaRN β_fast 32 / β_slow 1, Llama 3 low 1 / high 4, LongRoPE's
+    // long factors 1 for pair 0 rising linearly to s for the last pair.
+    const cfg = { hidden_size: r, num_attention_heads: 1, rope_theta: base, max_position_embeddings: L };
+    const ref: Record<string, { invFreq: number[]; attention: number }> = {
+      // Static NTK (no transformers rope_type; docs/formulas.md): b' = b s^(r/(r-2)).
+      ntk: { invFreq: Array.from({ length: half }, (_, i) => (base * s ** (r / (r - 2))) ** (-2 * i / r)), attention: 1 },
+      dynamic: hfRope({ ...cfg, rope_scaling: { rope_type: 'dynamic', factor: s } }, len),
+      yarn: hfRope({ ...cfg, rope_scaling: { rope_type: 'yarn', factor: s, original_max_position_embeddings: L, beta_fast: 32, beta_slow: 1 } }, len),
+      llama3: hfRope({ ...cfg, rope_scaling: { rope_type: 'llama3', factor: s, original_max_position_embeddings: L, low_freq_factor: 1, high_freq_factor: 4 } }, len),
+      longrope: hfRope({ ...cfg, rope_scaling: {
+        rope_type: 'longrope', factor: s, original_max_position_embeddings: L,
+        short_factor: new Array<number>(half).fill(1), long_factor: theta.map((_, i) => 1 + (s - 1) * i / (half - 1)),
+      } }, len),
+    };
+    // What the rules say in words, checked on the reference itself.
+    const refRatio = (m: string): number[] => ref[m]!.invFreq.map((f, i) => f / theta[i]!);
+    assert.ok(Math.abs(refRatio('ntk')[0]! - 1) < 1e-12 && Math.abs(refRatio('ntk')[half - 1]! - 1 / s) < 1e-12, 'NTK: pair 0 kept, last pair / s');
+    assert.ok(Math.abs(refRatio('yarn')[0]! - 1) < 1e-12 && Math.abs(refRatio('yarn')[half - 1]! - 1 / s) < 1e-12, 'YaRN: ends');
+    assert.ok(Math.abs(ref.yarn!.attention - (0.1 * Math.log(s) + 1)) < 1e-12, 'YaRN attention factor 0.1 ln s + 1');
+    assert.ok(Math.abs(ref.longrope!.attention - Math.sqrt(1 + Math.log(s) / Math.log(L))) < 1e-12, 'LongRoPE factor');
+
+    const { page, problems } = await h.open(`#wl.len=${len}&wl.method=ntk&wl.factor=${s}`);
+    await page.locator('#wl-panel').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#wl-panel[data-ready="1"]', { timeout: 60000 });
+    for (const method of ['ntk', 'dynamic', 'yarn', 'llama3', 'longrope']) {
+      await page.selectOption('[data-param="wl.method"] select', method);
+      await page.waitForSelector(`#wl-panel[data-method="${method}"]`);
+      const got = await page.evaluate(() => ({
+        inv: (document.querySelector<HTMLElement>('#wl-ratio')!.dataset.inv ?? '').split(',').map(Number),
+        ratio: (document.querySelector<HTMLElement>('#wl-ratio')!.dataset.value ?? '').split(',').map(Number),
+        attention: Number(document.querySelector<HTMLElement>('#wl-extra')!.dataset.attention),
+        out: Number(document.querySelector<HTMLElement>('#wl-out-scaled')!.dataset.value),
+      }));
+      const want = ref[method]!;
+      assert.equal(got.inv.length, half, method);
+      got.inv.forEach((f, i) => {
+        // Wavelengths 2π/θ′ (float32 frequencies: 1e-6 relative).
+        assert.ok(Math.abs((2 * Math.PI / f) / (2 * Math.PI / want.invFreq[i]!) - 1) < 1e-6, `${method} λ′_${i}: ${2 * Math.PI / f} vs ${2 * Math.PI / want.invFreq[i]!}`);
+        assert.ok(Math.abs(got.ratio[i]! - want.invFreq[i]! / theta[i]!) < 1e-6, `${method} θ′/θ of pair ${i}: ${got.ratio[i]} vs ${want.invFreq[i]! / theta[i]!}`);
+      });
+      assert.ok(Math.abs(got.attention - want.attention) < 1e-6, `${method} attention factor ${got.attention} vs ${want.attention}`);
+      const angle = (n: number, f: number): number => Math.min(n * f, 2 * Math.PI);
+      assert.equal(got.out, want.invFreq.filter((f, i) => angle(len, f) > angle(L, theta[i]!) * (1 + 1e-6)).length, `${method}: pairs out of range`);
+    }
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -34,6 +34,13 @@ function colourBar(range: [number, number], label: Key, maskedLabel: Key): HTMLE
     el('div', { class: 'cbar-masked' }, el('span', { class: 'swatch masked', 'aria-hidden': 'true' }), text(maskedLabel)));
 }
 
+/**
+ * The canvas of a MapView also holds the values it last drew, `[rows, cols]`
+ * row-major, -Infinity where masked (a reference, no copy: tests read them
+ * in the page, e.g. which keys each query sees and that each row sums to 1).
+ */
+export type MapCanvas = HTMLCanvasElement & { cells?: Float32Array };
+
 export class MapView {
   readonly el: HTMLElement;
   readonly map: Heatmap;
@@ -65,6 +72,7 @@ export class MapView {
     this.rows = rows;
     this.cols = cols;
     this.map.draw(data, rows, cols);
+    (this.map.canvas as MapCanvas).cells = data;
     this.titles();
   }
 }

@@ -152,6 +152,8 @@ export class LinePlot {
     }
     this.plot?.destroy();
     const fg = cssVar('--fg'), grid = cssVar('--grid');
+    // The axis titles are drawn on the canvas: the same strings here (the language test reads them).
+    this.el.dataset.axes = JSON.stringify([this.o.xLabel(), this.o.yLabel()]);
     const axis = (label: string): uPlot.Axis => ({
       label, stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 },
     });

@@ -60,23 +60,31 @@ export function chipRow(r: ChipRow): HTMLElement {
   return r.label ? el('div', { class: 'pos-labelled' }, text(r.label, 'div', 'pos-rowname'), row) : row;
 }
 
-/** One loss table: these models, this bug, at this length. */
+/** One loss table: these models, this bug (or this sliding window), at this length. */
 export interface LossSpec {
   bug: PositionBug;
   models: string[];
   length: number;
+  /** Compare full causal attention (clean) with a sliding window of this many keys (buggy) instead of a bug. */
+  window?: number;
+  /**
+   * Which run the ids shown above the table are (padding: the "count the
+   * pads" checkbox): its column comes first, as the current loss
+   * (`${prefix}-now-${model}`), the other one next (`${prefix}-other-${model}`).
+   */
+  current?: 'clean' | 'buggy';
 }
 
 /** NaN where that run failed; `error` says why. */
 type LossResult = { clean: number; buggy: number; error?: string };
 const lossCache = new Map<string, Promise<LossResult>>();
 
-/** Loss of a shipped model with and without a bug (Worker), memoised per page. */
-function bugLoss(ctx: Ctx, model: string, bug: PositionBug, length: number): Promise<LossResult> {
-  const key = `${model}|${bug}|${length}`;
+/** Loss of a shipped model with and without a bug or a window (Worker), memoised per page. */
+function bugLoss(ctx: Ctx, model: string, bug: PositionBug, length: number, window?: number): Promise<LossResult> {
+  const key = `${model}|${bug}|${length}|${window ?? ''}`;
   let p = lossCache.get(key);
   if (!p) {
-    p = ctx.worker.call('bugLoss', { model, bug, length, examples: 16 }).then(
+    p = ctx.worker.call('bugLoss', { model, bug, length, examples: 16, ...(window === undefined ? {} : { window }) }).then(
       (r): LossResult => r,
       (e: unknown): LossResult => ({ clean: NaN, buggy: NaN, error: e instanceof Error ? e.message : String(e) }),
     );
@@ -92,20 +100,37 @@ const setValue = (o: HTMLOutputElement, v: number, s: string): void => {
 
 /**
  * A loss table: model | correct ids | wrong ids | change (the last two only
- * with a bug). Outputs have ids `${prefix}-{clean,buggy,delta}-${model}`;
- * `onDone` runs once every row has its numbers.
+ * with a bug or a window; with a window the columns are "no window" and
+ * "window W"). Outputs have ids `${prefix}-{clean,buggy,delta}-${model}`, or
+ * with `spec.current` `${prefix}-{now,other,delta}-${model}`, the current
+ * run first; `data-run` says which run each holds. `onDone` runs once every
+ * row has its numbers.
  */
 export function lossTable(ctx: Ctx, spec: LossSpec, prefix: string, onDone: () => void): HTMLElement {
   const body = el('tbody');
-  const withBug = spec.bug !== 'none';
-  const head = el('tr', {}, text('pos.loss.model', 'th'), text('pos.loss.clean', 'th'),
-    ...(withBug ? [text('pos.loss.buggy', 'th'), text('pos.loss.delta', 'th')] : []));
+  const withBug = spec.bug !== 'none' || spec.window !== undefined;
+  const runs: Array<'clean' | 'buggy'> = spec.current === 'buggy' ? ['buggy', 'clean'] : ['clean', 'buggy'];
+  const outId = (run: 'clean' | 'buggy', m: string): string =>
+    `${prefix}-${spec.current ? (run === spec.current ? 'now' : 'other') : run}-${m}`;
+  const header = (run: 'clean' | 'buggy'): HTMLElement => {
+    if (spec.window !== undefined) {
+      return run === 'clean' ? text('pos.loss.nowindow', 'th') : el('th', {}, text('pos.loss.windowed'), ` ${spec.window}`);
+    }
+    const th = el('th', {}, text(run === 'clean' ? 'pos.loss.clean' : 'pos.loss.buggy'));
+    if (spec.current === run) {
+      th.append(' ', text('pos.loss.shown'));
+      th.classList.add('current');
+    }
+    return th;
+  };
+  const head = el('tr', {}, text('pos.loss.model', 'th'), ...(withBug ? [header(runs[0]!), header(runs[1]!), text('pos.loss.delta', 'th')] : [text('pos.loss.clean', 'th')]));
   const jobs = spec.models.map((m) => {
-    const clean = el('output', { id: `${prefix}-clean-${m}`, class: 'big zero' }, '…');
-    const buggy = el('output', { id: `${prefix}-buggy-${m}`, class: 'big' }, '…');
+    const out = { clean: el('output', { id: outId('clean', m), class: 'big zero', 'data-run': 'clean' }, '…'),
+      buggy: el('output', { id: outId('buggy', m), class: 'big', 'data-run': 'buggy' }, '…') };
+    const { clean, buggy } = out;
     const delta = el('output', { id: `${prefix}-delta-${m}` }, '');
-    body.append(el('tr', {}, el('td', {}, m.replace('language-', '')), el('td', {}, clean),
-      ...(withBug ? [el('td', {}, buggy), el('td', {}, delta)] : [])));
+    body.append(el('tr', {}, el('td', {}, m.replace('language-', '')),
+      ...(withBug ? [el('td', {}, out[runs[0]!]), el('td', {}, out[runs[1]!]), el('td', {}, delta)] : [el('td', {}, clean)])));
     // The core's message (English) goes in the tooltip; the cell says "error" in the page's language.
     const fail = (o: HTMLOutputElement, why: string): void => {
       o.replaceChildren(text('pos.loss.error'));
@@ -117,7 +142,7 @@ export function lossTable(ctx: Ctx, spec: LossSpec, prefix: string, onDone: () =
       o.dataset.error = why;
       o.classList.add('err');
     };
-    return bugLoss(ctx, m, spec.bug, spec.length).then((r) => {
+    return bugLoss(ctx, m, spec.bug, spec.length, spec.window).then((r) => {
       if (Number.isNaN(r.clean)) return fail(clean, r.error ?? '?');
       setValue(clean, r.clean, r.clean.toFixed(3));
       if (!withBug) return;

@@ -62,9 +62,13 @@ export interface Api {
       uncachedText: string[];
     };
   };
-  /** Mean loss at one length with correct position ids and with a position bug (NaN + error where a run fails). */
+  /**
+   * Mean loss at one length with correct position ids and with a position
+   * bug, or (`window`) with full causal attention and with a sliding window
+   * of that many keys (NaN + error where a run fails).
+   */
   bugLoss: {
-    args: { model: string; bug: PositionBug; length: number; examples: number };
+    args: { model: string; bug: PositionBug; length: number; examples: number; window?: number };
     result: { clean: number; buggy: number; error?: string };
   };
   /** Trains a model (progress messages while running); it becomes CUSTOM. */

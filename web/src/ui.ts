@@ -310,6 +310,20 @@ export function figure(caption: Key, ...content: Node[]): HTMLElement {
 }
 
 /** Runs `fn` at most once per animation frame, with the latest arguments. */
+/**
+ * `fn`, timed: each run records its main-thread time (ms) in the data-ms of
+ * the element with id `id` (tests/bench/bench_page.mjs reads it as the work
+ * of one update).
+ */
+export function timed(id: string, fn: () => void): () => void {
+  return () => {
+    const t0 = performance.now();
+    fn();
+    const e = document.getElementById(id);
+    if (e) e.dataset.ms = (performance.now() - t0).toFixed(2);
+  };
+}
+
 export function coalesce(fn: () => void): () => void {
   let queued = false;
   return () => {

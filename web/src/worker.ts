@@ -105,12 +105,12 @@ const handlers: Handlers = {
       cleanText: gen('none'), buggyText: gen(bug), uncachedText: gen(bug, false),
     };
   },
-  async bugLoss({ model: name, bug, length, examples }) {
+  async bugLoss({ model: name, bug, length, examples, window }) {
     const m = await model(name);
     const [clean] = m.evaluate({ lengths: [length], examples });
-    if (bug === 'none') return { clean: clean!.loss, buggy: clean!.loss };
+    if (bug === 'none' && window === undefined) return { clean: clean!.loss, buggy: clean!.loss };
     try {
-      const [buggy] = m.evaluate({ lengths: [length], examples, bug });
+      const [buggy] = m.evaluate({ lengths: [length], examples, bug, ...(window === undefined ? {} : { window }) });
       return { clean: clean!.loss, buggy: buggy!.loss };
     } catch (e) {
       return { clean: clean!.loss, buggy: NaN, error: e instanceof Error ? e.message : String(e) };

@@ -194,7 +194,10 @@ function mountOddHeadDim(ctx: Ctx, root: HTMLElement): void {
       el('p', { class: 'note' }, t('bugs.odd.input')),
       el('pre', { translate: 'no' }, row(x)),
       el('p', { class: 'note' }, t('bugs.odd.silent')),
-      el('pre', { translate: 'no', id: 'odd-silent-row', 'data-last': String(silent[d - 1]), 'data-input-last': String(x[d - 1]) }, row(silent)),
+      el('pre', {
+        translate: 'no', id: 'odd-silent-row', 'data-last': String(silent[d - 1]), 'data-input-last': String(x[d - 1]),
+        'data-values': Array.from(silent).join(','), 'data-input': Array.from(x).join(','), 'data-pos': String(pos),
+      }, row(silent)),
     );
   };
   onLangChange(render);

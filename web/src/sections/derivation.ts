@@ -9,7 +9,7 @@ import { dot, matVec, maxDiff, norm, rich, seeded, setValue, valueOut } from '..
 import { LinePlot, PALETTE } from '../plot.js';
 import { getNumber } from '../state.js';
 import { renderRich } from '../tex.js';
-import { coalesce, el, figure, fmtNum, slider, text } from '../ui.js';
+import { coalesce, el, figure, fmtNum, slider, text, timed } from '../ui.js';
 import type { Ctx } from './context.js';
 
 const BLUE = PALETTE[0] as string;
@@ -191,7 +191,7 @@ function rotationStep(pe: Posenc, shared: Shared): HTMLElement {
     vecs.dataset.rx = JSON.stringify(Array.from(rx));
     matrix.set(`$$R(m\\theta) = R(${(st.m * shared.theta).toFixed(2)}) = ${pmatrix(r)}$$`);
   };
-  const update = coalesce(render);
+  const update = coalesce(timed('der-rot', render));
   shared.onTheta.push(update);
   const controls = el(
     'div', { class: 'controls' },

@@ -8,7 +8,7 @@ import { errorText, onLangChange, t, type Key } from '../i18n.js';
 import { codePanels, maxDiff, rich, seeded, setValue, valueOut, type CodePanels } from '../lessonkit.js';
 import { getNumber } from '../state.js';
 import { tf } from '../textfill.js';
-import { coalesce, el, select, slider, text, whenNear } from '../ui.js';
+import { coalesce, el, select, slider, text, timed, whenNear } from '../ui.js';
 import { formatTensor, torchSize } from '../torchfmt.js';
 import type { Ctx } from './context.js';
 
@@ -220,7 +220,7 @@ print(bias[${st.head}])`,
     show(paperPre, 'paper', '2^(-8(h+1)/n)');
     code.refresh();
   };
-  const update = coalesce(render);
+  const update = coalesce(timed('ex-alibi', render));
   const controls = [
     slider({ label: 'examples.alibi.len', param: 'x.alen', min: 2, max: 12, step: 1, value: st.len, onInput: (v) => { st.len = v; update(); } }).el,
     select<string>({

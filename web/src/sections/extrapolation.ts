@@ -5,7 +5,7 @@
 import type { RopeScaling } from 'posenc';
 
 import { AxedHeatmap, type ColourScale } from '../axes.js';
-import { errorText, onLangChange, t, type Key } from '../i18n.js';
+import { errorText, isKey, onLangChange, t, type Key } from '../i18n.js';
 import { LinePlot, type LineSeries } from '../plot.js';
 import { CUSTOM, SHIPPED } from '../protocol.js';
 import { getChoice, getNumber } from '../state.js';
@@ -120,8 +120,13 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
   // Where each model's line ends (learned: its table size), from the models themselves.
   const stops = el('p', { class: 'note', id: 'ext-stops' });
   const stopInfo = new Map<string, number>();
+  // The encoding's name as the text names it (正弦位置编码 / 可学习位置编码 in Chinese).
+  const stopName = (name: string): string => {
+    const key = `pipe.name.${name}`;
+    return isKey(key) ? t(key) : name;
+  };
   const showStops = (): void => {
-    stops.textContent = [...stopInfo].map(([name, n]) => `${t('ext.stops')}${t('colon')}${name} ${t('ext.stops.learned').replaceAll('{n}', String(n))}`).join(' ');
+    stops.textContent = [...stopInfo].map(([name, n]) => `${t('ext.stops')}${t('colon')}${stopName(name)} ${t('ext.stops.learned').replaceAll('{n}', String(n))}`).join(' ');
     stops.dataset.value = JSON.stringify(Object.fromEntries(stopInfo));
   };
   onLangChange(showStops);

@@ -102,13 +102,23 @@ function lookback(w: Float32Array, n: number): number {
 /** Token names: letters (content, not position). */
 const tokenName = (i: number): string => String.fromCharCode(65 + (i % 26)) + (i >= 26 ? String(Math.floor(i / 26)) : '');
 
-const LOSS: Record<Scenario, LossSpec | undefined> = {
-  prefill: { bug: 'none', models: ['language-rope'], length: 64 },
-  kv: { bug: 'none', models: ['language-rope'], length: 64 },
-  padding: { bug: 'left-padding-in-positions', models: ['language-sinusoidal', 'language-learned', 'language-rope'], length: 48 },
-  window: undefined,
-  restart: { bug: 'restart-positions', models: ['language-rope', 'language-xpos', 'language-sinusoidal', 'language-learned'], length: 64 },
-};
+/** The loss table of a scenario: padding puts the counting shown above first; window evaluates with the window W. */
+function lossSpec(st: State): LossSpec {
+  switch (st.sc) {
+    case 'prefill':
+    case 'kv':
+      return { bug: 'none', models: ['language-rope'], length: 64 };
+    case 'padding':
+      return {
+        bug: 'left-padding-in-positions', models: ['language-sinusoidal', 'language-learned', 'language-rope'], length: 48,
+        current: st.count ? 'buggy' : 'clean',
+      };
+    case 'window':
+      return { bug: 'none', models: ['language-rope', 'language-alibi', 'language-sinusoidal', 'language-learned'], length: 64, window: st.W };
+    case 'restart':
+      return { bug: 'restart-positions', models: ['language-rope', 'language-xpos', 'language-sinusoidal', 'language-learned'], length: 64 };
+  }
+}
 
 interface State {
   sc: Scenario;
@@ -218,7 +228,15 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
   let near = false;
 
   const sl = (label: Key, param: string, key: 'T' | 'N' | 'G' | 'step' | 'W' | 'P', min: number, max: number) => {
-    const c = slider({ label, param, min, max, step: 1, value: st[key], onInput: (v) => { st[key] = v; clampState(); update(); } });
+    const c = slider({
+      label, param, min, max, step: 1, value: st[key], onInput: (v) => {
+        const W = st.W;
+        st[key] = v;
+        clampState();
+        update();
+        if (st.sc === 'window' && st.W !== W) runLoss();
+      },
+    });
     rename(c, `pos-${key}`);
     return c;
   };
@@ -230,7 +248,7 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
     W: sl('pos.W', 'p.W', 'W', 1, 64),
     P: sl('pos.P', 'p.P', 'P', 1, 60),
   };
-  const countBox = checkbox({ label: 'pos.count', param: 'p.count', value: st.count, onChange: (v) => { st.count = v; update(); } });
+  const countBox = checkbox({ label: 'pos.count', param: 'p.count', value: st.count, onChange: (v) => { st.count = v; update(); runLoss(); } });
   rename(countBox, 'pos-count');
   const clampState = (): void => {
     if (st.P > st.T - 1) ctl.P.set((st.P = st.T - 1));
@@ -245,19 +263,17 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
     countBox.el.hidden = !used[st.sc].includes('count');
   };
 
+  // Each table replaces the one before; only the latest marks the box ready.
+  let generation = 0;
   const runLoss = (): void => {
     delete lossBox.dataset.ready;
-    const spec = LOSS[st.sc];
-    const sc = st.sc;
-    if (!spec) {
-      lossBox.replaceChildren(text('pos.loss.window', 'p', 'note'));
-      lossBox.dataset.ready = sc;
-      return;
-    }
+    const gen = ++generation;
     if (!near) return;
+    const spec = lossSpec(st);
+    const sc = st.sc;
     lossBox.replaceChildren(
-      text(spec.bug === 'none' ? 'pos.loss.reference' : `pos.loss.about.${sc}` as Key, 'p', 'note'),
-      lossTable(ctx, spec, 'pos-loss', () => { if (st.sc === sc) lossBox.dataset.ready = sc; }));
+      text(spec.bug === 'none' && spec.window === undefined ? 'pos.loss.reference' : `pos.loss.about.${sc}` as Key, 'p', 'note'),
+      lossTable(ctx, spec, 'pos-loss', () => { if (gen === generation) lossBox.dataset.ready = sc; }));
   };
 
   const update = coalesce(() => {

@@ -10,7 +10,7 @@ import { errorText, isKey, lang, onLangChange, t, type Key } from '../i18n.js';
 import { SHIPPED } from '../protocol.js';
 import { getNumber } from '../state.js';
 import { liveText, rich } from '../textfill.js';
-import { coalesce, el, fmtNum, slider, text, whenNear } from '../ui.js';
+import { coalesce, el, fmtNum, slider, text, timed, whenNear } from '../ui.js';
 import type { Ctx } from './context.js';
 
 /** The families in the order of the table. */
@@ -346,7 +346,7 @@ function shawFigure(pe: Posenc): HTMLElement {
   map.canvas.id = 'tax-shaw-map';
   const look = liveText('p', 'look');
   look.el.id = 'tax-shaw-look';
-  const update = coalesce(() => {
+  const update = coalesce(timed('tax-shaw', () => {
     // [length, length] row indices clip(j - i, -k, k) + k; shown as offsets.
     const idx = pe.shawIndices({ queryLength: length, keyLength: length, clip });
     const rel = Int32Array.from(idx, (r) => r - clip);
@@ -357,7 +357,7 @@ function shawFigure(pe: Posenc): HTMLElement {
     const distinct = new Set(idx).size;
     look.set('tax.shaw.look', { distinct, distances: 2 * length - 1, len: length });
     look.el.dataset.distinct = String(distinct);
-  });
+  }));
   const clipSlider = slider({ label: 'tax.shaw.clip', param: 't.clip', min: 1, max: 32, step: 1, value: clip, onInput: (v) => { clip = v; update(); } });
   const lengthSlider = slider({ label: 'tax.shaw.len', param: 't.len', min: 4, max: 64, step: 1, value: length, onInput: (v) => { length = v; update(); } });
   clipSlider.input.id = 'tax-shaw-clip';

@@ -98,6 +98,8 @@ function build(ctx: Ctx, box: HTMLElement, model: Promise<RopeModel>, status: HT
     const r = pairs.map((i) => inv[i]! / def[i]!);
     ratio.setData([pairs, r]);
     ratio.el.dataset.value = r.join(',');
+    // The scaled frequencies θ′ and the attention factor as computed (tests read them).
+    ratio.el.dataset.inv = Array.from(inv).join(',');
     const a = outOfRange(def, def, rm.trainLen, st.len), b = outOfRange(def, inv, rm.trainLen, st.len);
     outNone.textContent = `${a} / ${half}`;
     outNone.dataset.value = String(a);
@@ -106,7 +108,9 @@ function build(ctx: Ctx, box: HTMLElement, model: Promise<RopeModel>, status: HT
     outScaled.classList.toggle('zero', b === 0);
     methodText.textContent = t(`wl.m.${st.method}` as Key);
     extra.textContent = `${t('wl.step')} ${fmtNum(def[0]!, 3)} → ${fmtNum(inv[0]!, 3)} rad · ${t('wl.attnFactor')} ${fmtNum(sc.attentionFactor, 4)}`;
+    extra.dataset.attention = String(sc.attentionFactor);
     box.dataset.len = String(st.len);
+    box.dataset.method = st.method;
   });
   onLangChange(update);
 

@@ -62,7 +62,10 @@ export const en = {
   'pos.loss.reference': 'These are the ids the model was trained with, so there is nothing to compare: the mean loss (nats per token) of the shipped RoPE language model on 64-token sequences with them is the reference.',
   'pos.loss.about.padding': 'Mean loss (nats per token) of the shipped language models on 48-token sequences left-padded with 16 masked pads: ids from the mask (correct) and with the pads counted. The counted ids, 16 … 63, are still inside the 64 positions every model was trained on, so any change comes from the shift alone.',
   'pos.loss.about.restart': 'Mean loss (nats per token) of the shipped language models on 64-token sequences: in one pass (correct), and through the KV cache in chunks of 16 tokens whose ids restart at 0 in every chunk (what the model API’s restart-positions bug runs).',
-  'pos.loss.window': 'The model API has no sliding-window option (the shipped models were trained with full causal attention over 64 tokens), so this scenario is shown with the attention operator only.',
+  'pos.loss.about.window': 'Mean loss (nats per token) of the shipped language models on 64-token sequences, with the full causal attention they were trained with and with every layer limited to the last W keys (the model API’s window option). The ids do not change: any change comes from the context the queries no longer see (it can also go down, when the far context was mostly noise for a model). With two layers a token still reaches 2(W − 1) tokens back, through the tokens between.',
+  'pos.loss.nowindow': 'no window',
+  'pos.loss.windowed': 'window W =',
+  'pos.loss.shown': '(the ids above)',
 
   'pad.title': 'RoPE and left padding: when it matters',
   'pad.text': 'It is often said that RoPE does not care about left padding. That is only partly true. With fixed frequencies, counting the pads moves every id by the same amount, and q·k depends only on differences of ids, so nothing changes. Three things break that argument.',
@@ -150,7 +153,7 @@ export const zh: Record<keyof typeof en, string> = {
 
   'pos.sc.prefill': '整个序列一次性送进模型，和训练时完全一样：第 t 个 token 的 position id 就是 t。',
   'pos.sc.kv': 'prompt（N 个 token）一次 prefill，它们的 key 存进 KV cache；之后每次只输入少量新 token。新 token 的 id 必须是它在完整序列中的位置，即 cache 长度加上它在本步中的偏移：prompt 有 128 个 token 时，生成的第一个 token 的 id 是 128，而不是 0。key 在进入 cache 时按自己的 id 旋转一次，之后不再变。',
-  'pos.sc.padding': '两条长度不同的序列放在同一个 batch 里：较短的那条（第 B 行）在左边补 pad，使两条序列结束在同一个位置；attention mask 中 pad 记为 0。Hugging Face 由 mask 推出 id：cumsum(mask) − 1，真实 token 从 0 开始编号，就像 pad 不存在一样；pad 位置填一个占位 id（1），反正会被 mask 掉，所以 chip 上的 pad 都显示 1。勾选“把 pad 也计入 id”，第 B 行就改为按 0 … T−1 编号（左填充错误）。',
+  'pos.sc.padding': '两条长度不同的序列放在同一个 batch 里：较短的那条（第 B 行）在左边补 pad，使两条序列结束在同一个位置；attention mask 中 pad 记为 0。Hugging Face 由 mask 推出 id：cumsum(mask) − 1，真实 token 从 0 开始编号，就像 pad 不存在一样；pad 位置填一个占位 id（1），反正会被 mask 掉，所以小方块上的 pad 都显示 1。勾选“把 pad 也计入 id”，第 B 行就改为按 0 … T−1 编号（左填充错误）。',
   'pos.sc.window': '每个 query 只看最近的 W 个 key（包括自己），更早的 key 被丢弃（滚动 KV cache 会把它们逐出）。id 仍是绝对位置：第 3 个 token 离开窗口之后，第 100 个 token 的 id 还是 100，所以它到窗口内各个 key 的距离不变。截断（丢掉长 prompt 或 cache 里最早的 token）也有同样的坑：下一个 id 是 token 的真实位置，而不是保留下来的 token 数。要么沿用原来的 id（缓存的 key 就是按它们旋转的），要么丢掉 cache，把保留的 token 用新的 id 0、1、… 重新跑一遍；两种做法混用，缓存里每个 key 的距离就都错了。',
   'pos.sc.restart': '错误写法：每次带 cache 的调用都把本步的 token 从 0 开始编号，好像每次都是一条新序列。prompt 的 id 是对的（0 … N−1），之后的 token 却都在 0、1、… 处旋转：它们到缓存 key 的距离全错了，相隔很远的 token 看上去像是邻居。（把 N 设为 16、每步 16 个 token，就是下面 loss 表所测的那种编号方式。）',
 
@@ -191,7 +194,10 @@ export const zh: Record<keyof typeof en, string> = {
   'pos.loss.reference': '这些正是模型训练时用的 id，没有可比的对象：页面自带的 RoPE 语言模型用它们在 64 个 token 的序列上得到的平均 loss（每 token 的 nats）就是基准。',
   'pos.loss.about.padding': '页面自带的语言模型在左侧补了 16 个 pad（已 mask）的 48 个 token 序列上的平均 loss（每 token 的 nats）：id 由 mask 推出（正确），以及把 pad 计入 id。计入后的 id 为 16 … 63，仍在每个模型训练过的 64 个位置之内，所以 loss 的变化只来自平移本身。',
   'pos.loss.about.restart': '页面自带的语言模型在 64 个 token 的序列上的平均 loss（每 token 的 nats）：一次前向（正确），以及经 KV cache 每块 16 个 token 分块输入、每块的 id 都从 0 重新开始（即模型 API 中 restart-positions 错误的做法）。',
-  'pos.loss.window': '模型 API 没有滑动窗口选项（页面自带的模型都是在 64 个 token 上用完整的因果注意力训练的），所以这个场景只用注意力算子演示。',
+  'pos.loss.about.window': '页面自带的语言模型在 64 个 token 的序列上的平均 loss（每 token 的 nats）：用训练时的完整因果注意力，以及每一层都只看最近 W 个 key（模型 API 的滑动窗口选项）。id 没有变，loss 的任何变化都来自 query 再也看不到的那部分上下文（如果远处的上下文对模型来说主要是噪声，loss 也可能下降）。模型有两层，所以一个 token 借助中间的 token 仍能往回够到 2(W − 1) 个 token。',
+  'pos.loss.nowindow': '不加窗口',
+  'pos.loss.windowed': '窗口 W =',
+  'pos.loss.shown': '（上面的 id）',
 
   'pad.title': 'RoPE 与左填充：什么时候有影响',
   'pad.text': '常听人说 RoPE 不在乎左填充。这话只对了一部分。频率固定时，把 pad 计入 id 只是让所有 id 平移同样的量，而 q·k 只取决于 id 之差，所以什么都不变。但有三种情况会打破这个论证。',
