@@ -243,4 +243,18 @@ describe('review leftovers (Chromium, strict CSP)', () => {
     assert.deepEqual(problems, []);
     await page.close();
   });
+
+  // Learner review 5: these settings threw an uncaught error and left the old map.
+  it('T5 bucket controls: a setting the core refuses shows its error, and a valid one draws again', async () => {
+    const { page, problems } = await h.open('#section=bias&b.buckets=2&b.bidir=1');
+    await reachAndWait(page, '#t5-split');
+    await page.waitForFunction(() => /numBuckets/.test(document.getElementById('t5-split')?.textContent ?? ''));
+    assert.ok(await page.$eval('#t5-split', (e) => e.classList.contains('error')));
+    const { page: ok } = await h.open('#section=bias&b.buckets=32&b.bidir=1');
+    await reachAndWait(ok, '#t5-split');
+    assert.doesNotMatch(await ok.textContent('#t5-split') ?? '', /must/);
+    assert.deepEqual(problems, []);
+    await page.close();
+    await ok.close();
+  });
 });

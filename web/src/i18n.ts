@@ -272,7 +272,7 @@ const zhBase: Record<keyof typeof base, string> = {
   'nav.rope': 'RoPE 实验台',
   'nav.bias': 'ALiBi 与 T5',
   'nav.examples': '文章例子重算',
-  'nav.positions': 'position id',
+  'nav.positions': '位置 id',
   'nav.extrapolation': '长度外推',
   'nav.bugs': 'RoPE 常见 bug',
   'nav.train': '自己训练',

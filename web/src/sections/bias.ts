@@ -99,9 +99,20 @@ export function mountBias(ctx: Ctx, root: HTMLElement): void {
       alibiLabels[h]!.textContent = `${t('bias.head')} ${h}: s = ${m.toPrecision(3)}`;
       alibiLabels[h]!.dataset.value = String(m);
     });
-    const b = pe.t5Buckets({ queryLength: bucketLen, keyLength: bucketLen, numBuckets: buckets, maxDistance, bidirectional });  // [bucketLen, bucketLen]
-    bucketMap.draw(b, bucketLen, bucketLen);
-    bucketSplit.textContent = splitText(b, bucketLen, maxDistance, bidirectional);
+    // Some slider combinations are not a valid T5 bucketing (for example 2
+    // buckets, bidirectional: no exact bucket left): the core's error is
+    // shown where the split is described, and the map is greyed out.
+    try {
+      const b = pe.t5Buckets({ queryLength: bucketLen, keyLength: bucketLen, numBuckets: buckets, maxDistance, bidirectional });  // [bucketLen, bucketLen]
+      bucketMap.draw(b, bucketLen, bucketLen);
+      bucketSplit.textContent = splitText(b, bucketLen, maxDistance, bidirectional);
+      bucketSplit.classList.remove('error');
+      bucketMap.el.style.opacity = '';
+    } catch (e) {
+      bucketSplit.textContent = errorText(e);
+      bucketSplit.classList.add('error');
+      bucketMap.el.style.opacity = '0.3';
+    }
     root.dataset.ms = (performance.now() - t0).toFixed(2);
   });
 

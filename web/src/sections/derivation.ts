@@ -4,7 +4,7 @@
 // inside the score. Shapes: x [heads, seqLen, headDim] as posenc takes them.
 import type { Posenc, RopeLayout } from 'posenc';
 
-import { t, type Key } from '../i18n.js';
+import { onLangChange, t, type Key } from '../i18n.js';
 import { dot, matVec, maxDiff, norm, rich, seeded, setValue, valueOut } from '../lessonkit.js';
 import { LinePlot, PALETTE } from '../plot.js';
 import { getNumber } from '../state.js';
@@ -89,9 +89,13 @@ function plane(onMove: (x: [number, number]) => void): Plane {
     axes.append(tx, ty);
   }
   const lx = svg('text', { x: 272, y: C - 6, 'text-anchor': 'end' });
-  lx.textContent = 'x₀ (dim 2i)';
   const ly = svg('text', { x: C + 6, y: 16 });
-  ly.textContent = 'x₁ (dim 2i+1)';
+  const name = (): void => {
+    lx.textContent = t('der.s1.axis0');
+    ly.textContent = t('der.s1.axis1');
+  };
+  name();
+  onLangChange(name);
   axes.append(lx, ly);
   const circle = svg('circle', { cx: C, cy: C, class: 'plane-circle' });
   const arc = svg('path', { class: 'plane-arc' });

@@ -9,6 +9,8 @@ $$R(m\\theta)=\\begin{pmatrix}\\cos m\\theta & -\\sin m\\theta\\\\ \\sin m\\thet
 $R$ is orthogonal ($R^\\top R = I$), so $\\lVert R x\\rVert=\\lVert x\\rVert$: the position changes the direction of the pair, never its length.`,
   'der.s1.look': 'Drag the blue tip of x (or focus it and use the arrow keys): R x, in orange, stays on the dashed circle, and the two norms agree.',
   'der.s1.fig': 'The pair x and R(mθ)x in the plane of dims 2i and 2i+1 (no units)',
+  'der.s1.axis0': 'x₀ (dim 2i)',
+  'der.s1.axis1': 'x₁ (dim 2i+1)',
   'der.s1.m': 'Position m',
   'der.s1.theta': 'θ (radians per position)',
 
@@ -69,6 +71,8 @@ $$R(m\\theta)=\\begin{pmatrix}\\cos m\\theta & -\\sin m\\theta\\\\ \\sin m\\thet
 $R$ 是正交矩阵（$R^\\top R = I$），所以 $\\lVert R x\\rVert=\\lVert x\\rVert$：位置只改变这一对的方向，不改变它的长度。`,
   'der.s1.look': '拖动蓝色向量 x 的端点（或选中后用方向键）：橙色的 R x 始终落在虚线圆上，两个模长始终相等。',
   'der.s1.fig': '向量 x 与 R(mθ)x，坐标轴是第 2i 维和第 2i+1 维（无单位）',
+  'der.s1.axis0': 'x₀（第 2i 维）',
+  'der.s1.axis1': 'x₁（第 2i+1 维）',
   'der.s1.m': '位置 m',
   'der.s1.theta': 'θ（每个位置转过的弧度）',
 

@@ -66,7 +66,7 @@ export const en = {
   'tax.ax.dim': 'dimension c',
   'tax.ax.value': 'colour: P[p, c] (unitless)',
   'tax.ax.cos': 'colour: cos(P[p], P[q]) (unitless)',
-  'tax.pos.look': 'What to look at: nothing told the model that neighbouring positions are related, yet the rows it learned are. The mean cosine of two rows is {d1} at distance 1, {d8} at distance 8, {d16} at distance 16 and {d32} at distance 32: a bright band along the diagonal that fades. Row 0, where the first token always sits, is unlike its neighbours (cosine with row 1: {r01}).',
+  'tax.pos.look': 'What to look at: nothing told the model that neighbouring positions are related, yet the rows it learned are. The mean cosine of two rows is {d1} at distance 1, {d8} at distance 8, {d16} at distance 16 and {d32} at distance 32: a bright band along the diagonal that fades. Row 0, where the first token always sits, is unlike its neighbours (cosine with row 1: {r01}). So is the last row: in training the token there has no next token to predict, so no loss ever depended on that row, and it still holds its random initial values.',
   'tax.pos.beyond': 'And past the table? The core, asked for row {max}:',
 
   'tax.shaw.title': 'Shaw et al.: distances beyond k share one vector',
@@ -131,8 +131,8 @@ export const zh: Record<keyof typeof en, string> = {
   'tax.status.error': '评估失败：{error}',
   'tax.cannot': '无法运行，见下文',
   'tax.cannot.note': '表中显示“—”的格子，表示模型拒绝在该长度上运行。{model} 在 {len} 个 token 上，Worker 报出的原始错误：',
-  'tax.table.look.weak': '看点：在训练长度上，各语言模型相差不大。检索模型则不然：训练量相同，{names} 只学会了一部分复制，在训练长度那一列答对的还不到一半（随机猜是 1/16），所以它们更长的几列说明不了多少外推能力。',
-  'tax.table.look.copy': '看点：在训练长度上，各语言模型相差不大；每个检索模型也都至少答对一半（随机猜是 1/16），所以更长的几列确实反映了外推能力。',
+  'tax.table.look.weak': '请留意：在训练长度上，各语言模型相差不大。检索模型则不然：训练量相同，{names} 只学会了一部分复制，在训练长度那一列答对的还不到一半（随机猜是 1/16），所以它们更长的几列说明不了多少外推能力。',
+  'tax.table.look.copy': '请留意：在训练长度上，各语言模型相差不大；每个检索模型也都至少答对一半（随机猜是 1/16），所以更长的几列确实反映了外推能力。',
   'tax.table.look': '序列一长，只有遇不到任何新东西的编码才撑得住。ALiBi 只是固定斜率乘以距离；Shaw 把距离截断在 k = {clip}，每条训练序列里都有这么远的距离。T5 中超过训练序列长度的那些距离桶从没被训练过。RoPE 和 xPos 的维度对转到了训练中从未到达的角度；正弦位置编码的输入带着模型从没见过的向量；NoPE 只能靠 causal mask 推断位置，而这种推断只在短输入上练过。可学习位置表则是根本没有更多的行。',
   'tax.ratios': '底色深浅表示 loss 比同一模型在训练长度上的 loss 高出多少。{long} 个 token 的 loss ÷ {train} 个 token 的 loss，从低到高：',
   'tax.stable': '与训练长度上的 loss 相差不到 5% 的：{names}。',
@@ -145,8 +145,8 @@ export const zh: Record<keyof typeof en, string> = {
   'tax.ax.dim': '维度 c',
   'tax.ax.value': '颜色：P[p, c]（无单位）',
   'tax.ax.cos': '颜色：cos(P[p], P[q])（无单位）',
-  'tax.pos.look': '看点：没有任何东西告诉模型相邻位置是相关的，可它学出来的各行确实如此。两行的平均余弦相似度：距离 1 为 {d1}，距离 8 为 {d8}，距离 16 为 {d16}，距离 32 为 {d32}——沿对角线一条亮带，越远越淡。第 0 行（第一个 token 总在这里）和邻居都不像（与第 1 行的余弦：{r01}）。',
-  'tax.pos.beyond': '超出这张表会怎样？向内核要第 {max} 行：',
+  'tax.pos.look': '请留意：没有任何东西告诉模型相邻位置是相关的，可它学出来的各行确实如此。两行的平均余弦相似度：距离 1 为 {d1}，距离 8 为 {d8}，距离 16 为 {d16}，距离 32 为 {d32}——沿对角线一条亮带，越远越淡。第 0 行（第一个 token 总在这里）和邻居都不像（与第 1 行的余弦：{r01}）。最后一行也一样：训练时那个位置上的 token 没有下一个 token 可预测，没有任何 loss 依赖这一行，所以它还是随机初始化时的值。',
+  'tax.pos.beyond': '超出这张表会怎样？让 posenc 核心库取第 {max} 行：',
 
   'tax.shaw.title': 'Shaw 等人：超过 k 的距离共用同一个向量',
   'tax.shaw.clip': '截断距离 k',
@@ -155,5 +155,5 @@ export const zh: Record<keyof typeof en, string> = {
   'tax.ax.query': 'query m',
   'tax.ax.key': 'key n',
   'tax.ax.rel': '颜色：clip(n − m, −k, k)，单位为位置',
-  'tax.shaw.look': '看点：颜色只在对角线两侧 k 以内变化，再往外的两个角是平的。一个 {len} 个 token 的序列有 {distances} 种距离，只用 {distinct} 个向量表示：模型分得清距离 3 和 4，却分不清 k + 1 和 500。正因为截断，这张表在任何长度上都能用。',
+  'tax.shaw.look': '请留意：颜色只在对角线两侧 k 以内变化，再往外的两个角是平的。一个 {len} 个 token 的序列有 {distances} 种距离，只用 {distinct} 个向量表示：模型分得清距离 3 和 4，却分不清 k + 1 和 500。正因为截断，这张表在任何长度上都能用。',
 };
