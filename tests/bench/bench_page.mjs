@@ -244,8 +244,9 @@ async function measurePage(url) {
     if (res) out[name] = res;
     process.stderr.write(`${url}: ${name}: ${JSON.stringify(res)}\n`);
   }
-  // The later sections mount from their own chunk: wait for the last one.
-  await page.waitForSelector('#quiz .body > *', { state: 'attached', timeout: 60000 });
+  // The later sections mount from their own chunk: wait for the last one
+  // of this build (an older baseline has fewer sections).
+  await page.waitForFunction(() => [...document.querySelectorAll('main > section')].at(-1)?.querySelector('.body > *'), null, { timeout: 60000 });
   for (const [name, section, kind, msAt] of INTERACTIONS) await measure(name, section, kind, msAt);
   return { out, page };
 }
