@@ -83,6 +83,12 @@ const afterFrame = (): Promise<void> => new Promise((resolve) => {
   }, 0));
 });
 
+/** Resolves once the fonts `section`'s laid-out text needs have loaded (at most 1.5 s). */
+function fontsLoaded(section: HTMLElement): Promise<void> {
+  void section.offsetHeight; // layout starts the loads of the fonts in use
+  return Promise.race([document.fonts.ready.then(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, 1500))]);
+}
+
 /**
  * Mounts the sections one task each (performance.measure `posenc:mount:<id>`),
  * so the section the reader lands on draws and answers input while the
@@ -121,12 +127,19 @@ async function mountSections(ctx: Ctx, deepLink: string | undefined): Promise<vo
     numberHeadings();
     performance.measure(`posenc:mount:${id}`, { start: t0 });
     mounted.push(section);
-    if (id === landing) waiting = false;
+    if (id === landing) {
+      waiting = false;
+      if (landing !== SECTIONS[0]![0]) section.scrollIntoView({ behavior: 'instant', block: 'start' });
+      // It shows once the fonts its text uses (KaTeX's, for the formulas in
+      // its intro) have loaded: a font arriving after the first paint
+      // re-wraps the lines below it, a layout shift. It waits in place
+      // (scrolled to), so the frames drawn meanwhile lay out nothing else.
+      await fontsLoaded(section);
+    }
     if (!waiting) {
       for (const m of mounted.splice(0)) m.dataset.shown = '1';
     }
     if (id === landing) {
-      if (landing !== SECTIONS[0]![0]) section.scrollIntoView({ behavior: 'instant', block: 'start' });
       // It draws (and starts what is near it) before the next section mounts.
       await afterFrame();
       await afterFrame();

@@ -66,6 +66,10 @@ export function buildNav(): void {
   );
   if (!nav.dataset.tracked) {
     nav.dataset.tracked = '1';
+    // A deep link's section is marked before the page shows: marking it
+    // later would move the links after it (a layout shift).
+    const landing = getParam('section');
+    if (!current && landing && document.getElementById(landing)?.parentElement?.tagName === 'MAIN') current = landing;
     trackNavHeight(nav);
     watchHeader(nav);
   }
