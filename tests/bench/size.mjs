@@ -1,0 +1,217 @@
+// What the shipped wasm weighs, and what in it weighs (issue 14, item 7).
+//   npm run size             prints the tables
+//   npm run size -- --readme also rewrites the README's size table
+// For each flavour (as built in build/wasm-<flavour>, which tools/build.mjs
+// copies to dist/wasm): the .wasm and its Emscripten loader (.mjs), raw and
+// gzipped (zlib level 9, what a static server's gzip gives within a few
+// bytes), then the code section split by what each function belongs to.
+// Function names come from the symbol map the link writes beside the module
+// (--emit-symbol-map: build/wasm-<flavour>/posenc-<flavour>.mjs.symbols,
+// "index:name"); the names never ship. A function is attributed to the
+// layer of the source file that defines its name: src/ops (encodings,
+// attention, KV cache), src/model (tiny transformer, training, weights),
+// bindings/embind.cc; the rest is nlohmann-json, libc++ and the C++
+// runtime, or libc and the compiler's runtime.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+import { root } from '../../tools/common.mjs';
+import { rewriteReadme } from './common.mjs';
+
+const gz = (buf) => gzipSync(buf, { level: 9 }).length;
+const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
+
+// ---- Reading a wasm binary: section sizes and function body sizes.
+
+function leb(buf, pos) {
+  let result = 0;
+  let shift = 0;
+  for (;;) {
+    const b = buf[pos++];
+    result += (b & 0x7f) * 2 ** shift;
+    shift += 7;
+    if ((b & 0x80) === 0) return [result, pos];
+  }
+}
+
+/** The sections ({id, name, start, end}) of a wasm binary. */
+function sections(buf) {
+  const out = [];
+  let pos = 8;
+  while (pos < buf.length) {
+    const id = buf[pos];
+    const [size, body] = leb(buf, pos + 1);
+    let name = ['custom', 'type', 'import', 'function', 'table', 'memory', 'global', 'export', 'start',
+      'element', 'code', 'data', 'datacount'][id];
+    if (id === 0) {
+      const [len, p] = leb(buf, body);
+      name = `custom:${buf.subarray(p, p + len).toString()}`;
+    }
+    out.push({ id, name, start: pos, end: body + size, body });
+    pos = body + size;
+  }
+  return out;
+}
+
+/** The number of imported functions (they come first in the function index space). */
+function importedFunctions(buf, sec) {
+  let [count, pos] = leb(buf, sec.body);
+  let funcs = 0;
+  const skipName = (p) => {
+    const [len, q] = leb(buf, p);
+    return q + len;
+  };
+  for (let i = 0; i < count; i++) {
+    pos = skipName(skipName(pos));
+    const kind = buf[pos++];
+    if (kind === 0) {
+      funcs++;
+      pos = leb(buf, pos)[1];
+    } else if (kind === 1) {
+      pos += 1;
+      const flags = buf[pos++];
+      pos = leb(buf, pos)[1];
+      if (flags & 1) pos = leb(buf, pos)[1];
+    } else if (kind === 2) {
+      const flags = buf[pos++];
+      pos = leb(buf, pos)[1];
+      if (flags & 1) pos = leb(buf, pos)[1];
+    } else if (kind === 3) {
+      pos += 2;
+    } else {
+      throw new Error(`unknown import kind ${kind}`);
+    }
+  }
+  return funcs;
+}
+
+/** The byte size of each defined function's body, by function index. */
+function bodySizes(buf) {
+  const secs = sections(buf);
+  const imports = secs.find((s) => s.name === 'import');
+  const base = imports ? importedFunctions(buf, imports) : 0;
+  const code = secs.find((s) => s.name === 'code');
+  let [count, pos] = leb(buf, code.body);
+  const sizes = new Map();
+  for (let i = 0; i < count; i++) {
+    const [size, p] = leb(buf, pos);
+    sizes.set(base + i, p - pos + size);
+    pos = p + size;
+  }
+  return { secs, sizes };
+}
+
+// ---- Which layer a function belongs to.
+
+/** Names a source file defines: types and top-level or member functions. */
+function definedNames(files) {
+  const names = new Set();
+  for (const f of files) {
+    const text = readFileSync(f, 'utf8');
+    for (const m of text.matchAll(/^\s*(?:class|struct|enum class|enum)\s+(\w+)/gm)) names.add(m[1]);
+    for (const m of text.matchAll(/^[\w:<>,*& ]*?\b([A-Z]\w*)(?:::~?\w+)?\s*\(/gm)) names.add(m[1]);
+    for (const m of text.matchAll(/^\s+(?:[\w:<>,*&]+\s+)+([A-Z]\w*)\s*\([^;]*$/gm)) names.add(m[1]);
+  }
+  return names;
+}
+
+const sourceFiles = (dir) => readdirSync(join(root, dir)).filter((f) => /\.(h|cc)$/.test(f)).map((f) => join(root, dir, f));
+const OPS = definedNames(sourceFiles('src/ops'));
+const MODEL = definedNames(sourceFiles('src/model'));
+const BINDINGS = definedNames([join(root, 'bindings/embind.cc')]);
+
+const CATEGORIES = [
+  'ops: attention kernels (AttendRows instances)',
+  'ops: the rest (encodings, attention, KV cache)',
+  'model (tiny transformer, training, weights)',
+  'bindings (embind.cc and Embind)',
+  'nlohmann-json',
+  'libc++ and C++ runtime',
+  'libc, malloc, compiler runtime',
+];
+
+function decode(symbol) {
+  return symbol.replace(/\\([0-9a-f]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
+}
+
+/** The category of a function name (demangled, as the symbol map gives it). */
+function categorize(name) {
+  if (name.includes('nlohmann::')) return CATEGORIES[4];
+  if (/\bAttendRows</.test(name)) return CATEGORIES[0];
+  if (/emscripten::|^_?_embind|^_emval|^__emval|embind/.test(name)) return CATEGORIES[3];
+  // The first posenc name in it (also inside a std:: template instance).
+  const m = /posenc::(?:(?:N_\w+|\(anonymous namespace\))::)*~?(\w+)/.exec(name);
+  if (m) {
+    if (MODEL.has(m[1]) && !OPS.has(m[1])) return CATEGORIES[2];
+    if (OPS.has(m[1])) return CATEGORIES[1];
+    if (BINDINGS.has(m[1])) return CATEGORIES[3];
+    return CATEGORIES[1];
+  }
+  const anon = /^(?:[\w:<>*& ]+ )?\(anonymous namespace\)::(\w+)/.exec(name);
+  if (anon && BINDINGS.has(anon[1])) return CATEGORIES[3];
+  if (/std::|__cxxabiv1|^__cxa|^__cxx|^operator (new|delete)|typeinfo|^__dynamic_cast|^__gxx/.test(name)) return CATEGORIES[5];
+  return CATEGORIES[6];
+}
+
+// ---- The tables.
+
+const flavours = ['simd', 'scalar'];
+const rows = [];
+const breakdown = new Map(CATEGORIES.map((c) => [c, {}]));
+const other = {};
+const unknown = [];
+for (const fl of flavours) {
+  // The modules as built (tools/build.mjs copies them to dist/wasm unchanged), beside their symbol maps.
+  const wasm = readFileSync(join(root, `build/wasm-${fl}/posenc-${fl}.wasm`));
+  const loader = readFileSync(join(root, `build/wasm-${fl}/posenc-${fl}.mjs`));
+  rows.push({ fl, wasm: wasm.length, wasmGz: gz(wasm), loader: loader.length, loaderGz: gz(loader) });
+  const symbols = new Map(readFileSync(join(root, `build/wasm-${fl}/posenc-${fl}.mjs.symbols`), 'utf8')
+    .split('\n').filter(Boolean).map((l) => {
+      const i = l.indexOf(':');
+      return [Number(l.slice(0, i)), decode(l.slice(i + 1))];
+    }));
+  const { secs, sizes } = bodySizes(wasm);
+  for (const c of CATEGORIES) breakdown.get(c)[fl] = 0;
+  for (const [index, size] of sizes) {
+    const name = symbols.get(index) ?? `(function ${index})`;
+    const c = categorize(name);
+    breakdown.get(c)[fl] += size;
+    if (c === CATEGORIES[6] && size > 2000 && fl === 'simd') unknown.push(`${size} ${name.slice(0, 100)}`);
+  }
+  const code = secs.find((s) => s.name === 'code');
+  const data = secs.find((s) => s.name === 'data');
+  other[fl] = {
+    code: code.end - code.start,
+    data: data ? data.end - data.start : 0,
+    rest: wasm.length - (code.end - code.start) - (data ? data.end - data.start : 0),
+  };
+}
+
+const lines = [];
+lines.push('| flavour | .wasm | .wasm gzipped | loader .mjs | loader gzipped | together gzipped |');
+lines.push('|---|---:|---:|---:|---:|---:|');
+for (const r of rows) {
+  lines.push(`| ${r.fl === 'simd' ? 'SIMD' : 'scalar'} | ${kb(r.wasm)} | ${kb(r.wasmGz)} | ${kb(r.loader)} | ${kb(r.loaderGz)} | **${kb(r.wasmGz + r.loaderGz)}** |`);
+}
+lines.push('');
+lines.push('| where the .wasm bytes go (uncompressed) | SIMD | share | scalar | share |');
+lines.push('|---|---:|---:|---:|---:|');
+const share = (n, fl) => `${((100 * n) / rows.find((r) => r.fl === fl).wasm).toFixed(0)}%`;
+for (const c of CATEGORIES) {
+  const b = breakdown.get(c);
+  lines.push(`| ${c} | ${kb(b.simd)} | ${share(b.simd, 'simd')} | ${kb(b.scalar)} | ${share(b.scalar, 'scalar')} |`);
+}
+lines.push(`| data section (strings, tables) | ${kb(other.simd.data)} | ${share(other.simd.data, 'simd')} | ${kb(other.scalar.data)} | ${share(other.scalar.data, 'scalar')} |`);
+lines.push(`| other sections (types, imports, exports, tables, code headers) | ${kb(other.simd.rest + other.simd.code - sumCode('simd'))} | | ${kb(other.scalar.rest + other.scalar.code - sumCode('scalar'))} | |`);
+
+function sumCode(fl) {
+  let s = 0;
+  for (const c of CATEGORIES) s += breakdown.get(c)[fl];
+  return s;
+}
+
+const table = lines.join('\n');
+console.log(table);
+if (process.argv.includes('--verbose')) console.log(`\nlargest unattributed (SIMD):\n${unknown.sort((a, b) => parseInt(b) - parseInt(a)).slice(0, 20).join('\n')}`);
+if (process.argv.includes('--readme')) rewriteReadme('size', table);
