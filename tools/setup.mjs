@@ -12,7 +12,7 @@ import { root, run } from './common.mjs';
 // the page's Chinese text in headless Chromium screenshots).
 const PACKAGES = [
   'cmake', 'ninja-build', 'g++', 'pkg-config', 'clang-format', 'clang', 'libclang-rt-14-dev',
-  'emscripten', 'libhwy-dev', 'nlohmann-json3-dev', 'googletest', 'libgtest-dev', 'libbenchmark-dev',
+  'emscripten', 'libhwy-dev', 'googletest', 'libgtest-dev', 'libbenchmark-dev',
   'chromium', 'fonts-wqy-zenhei',
 ];
 

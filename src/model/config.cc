@@ -3,9 +3,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 #include <vector>
 
+#include "model/json.h"
 #include "ops/t5.h"
 
 namespace posenc {
@@ -27,28 +27,35 @@ Status CheckBase(const char* name, double v) {
   return Status::Ok();
 }
 
-using Json = nlohmann::json;
-
 // rope_scaling as one line of JSON with the Hugging Face `rope_scaling` key
 // names. Every scalar is written (the value round-trips exactly), the
 // optional attention factor and the LongRoPE lists only when set.
+Json Doubles(const std::vector<double>& v) {
+  std::vector<Json> items;
+  for (const double x : v) items.push_back(Json::Double(x));
+  return Json::Array(std::move(items));
+}
+
 std::string ScalingToJson(const RopeScaling& s) {
-  Json j = Json::object();
-  j["rope_type"] = RopeScalingTypeName(s.type);
-  j["factor"] = s.factor;
-  j["original_max_position_embeddings"] = s.original_max_position_embeddings;
-  j["max_position_embeddings"] = s.max_position_embeddings;
-  j["beta_fast"] = s.beta_fast;
-  j["beta_slow"] = s.beta_slow;
-  j["truncate"] = s.truncate;
-  j["mscale"] = s.mscale;
-  j["mscale_all_dim"] = s.mscale_all_dim;
-  if (s.has_attention_factor) j["attention_factor"] = s.attention_factor;
-  j["low_freq_factor"] = s.low_freq_factor;
-  j["high_freq_factor"] = s.high_freq_factor;
-  if (!s.short_factor.empty()) j["short_factor"] = s.short_factor;
-  if (!s.long_factor.empty()) j["long_factor"] = s.long_factor;
-  return j.dump();
+  Json j = Json::Object();
+  j.Set("rope_type", Json::String(RopeScalingTypeName(s.type)));
+  j.Set("factor", Json::Double(s.factor));
+  j.Set("original_max_position_embeddings",
+        Json::Signed(s.original_max_position_embeddings));
+  j.Set("max_position_embeddings", Json::Signed(s.max_position_embeddings));
+  j.Set("beta_fast", Json::Double(s.beta_fast));
+  j.Set("beta_slow", Json::Double(s.beta_slow));
+  j.Set("truncate", Json::Bool(s.truncate));
+  j.Set("mscale", Json::Double(s.mscale));
+  j.Set("mscale_all_dim", Json::Double(s.mscale_all_dim));
+  if (s.has_attention_factor) {
+    j.Set("attention_factor", Json::Double(s.attention_factor));
+  }
+  j.Set("low_freq_factor", Json::Double(s.low_freq_factor));
+  j.Set("high_freq_factor", Json::Double(s.high_freq_factor));
+  if (!s.short_factor.empty()) j.Set("short_factor", Doubles(s.short_factor));
+  if (!s.long_factor.empty()) j.Set("long_factor", Doubles(s.long_factor));
+  return DumpJson(j);
 }
 
 Status ScalingError(const std::string& what) {
@@ -56,8 +63,8 @@ Status ScalingError(const std::string& what) {
 }
 
 Status JsonNumber(const Json& v, const std::string& key, double* out) {
-  if (!v.is_number()) return ScalingError(StrCat(key, " must be a number"));
-  *out = v.get<double>();
+  if (!v.IsNumber()) return ScalingError(StrCat(key, " must be a number"));
+  *out = v.real;
   if (!std::isfinite(*out)) {
     return ScalingError(StrCat(key, " must be finite"));
   }
@@ -77,13 +84,13 @@ Status JsonInt(const Json& v, const std::string& key, int* out) {
 
 Status JsonList(const Json& v, const std::string& key,
                 std::vector<double>* out) {
-  if (!v.is_array() || v.empty() || v.size() > (1 << 16)) {
+  if (!v.IsArray() || v.array.empty() || v.array.size() > (1 << 16)) {
     return ScalingError(StrCat(key, " must be a list of 1 to 65536 numbers"));
   }
-  out->resize(v.size());
-  for (size_t i = 0; i < v.size(); ++i) {
+  out->resize(v.array.size());
+  for (size_t i = 0; i < v.array.size(); ++i) {
     POSENC_RETURN_IF_ERROR(
-        JsonNumber(v[i], StrCat(key, "[", i, "]"), &(*out)[i]));
+        JsonNumber(v.array[i], StrCat(key, "[", i, "]"), &(*out)[i]));
   }
   return Status::Ok();
 }
@@ -91,23 +98,22 @@ Status JsonList(const Json& v, const std::string& key,
 // The inverse of ScalingToJson: an object with a non-default rope_type and
 // known keys only (absent ones keep their defaults).
 Status ScalingFromJson(const std::string& text, RopeScaling* out) {
-  const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
+  Json j;
+  if (!ParseJson(text, &j) || !j.IsObject()) {
     return ScalingError("must be a JSON object");
   }
   RopeScaling s;
-  const auto type = j.find("rope_type");
-  if (type == j.end() || !type->is_string()) {
+  const Json* type = j.Find("rope_type");
+  if (type == nullptr || !type->IsString()) {
     return ScalingError("lacks the string \"rope_type\"");
   }
-  POSENC_RETURN_IF_ERROR(
-      ParseRopeScalingType(type->get<std::string>(), &s.type));
+  POSENC_RETURN_IF_ERROR(ParseRopeScalingType(type->string, &s.type));
   if (s.type == RopeScalingType::kDefault) {
     return ScalingError("must not be 'default' (omit the key instead)");
   }
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const std::string& k = it.key();
-    const Json& v = it.value();
+  for (const JsonMember& m : j.object) {
+    const std::string& k = m.key;
+    const Json& v = m.value;
     Status st = Status::Ok();
     if (k == "rope_type") {
       continue;
@@ -122,8 +128,8 @@ Status ScalingFromJson(const std::string& text, RopeScaling* out) {
     } else if (k == "beta_slow") {
       st = JsonNumber(v, k, &s.beta_slow);
     } else if (k == "truncate") {
-      if (!v.is_boolean()) return ScalingError("truncate must be a boolean");
-      s.truncate = v.get<bool>();
+      if (!v.IsBoolean()) return ScalingError("truncate must be a boolean");
+      s.truncate = v.boolean;
     } else if (k == "mscale") {
       st = JsonNumber(v, k, &s.mscale);
     } else if (k == "mscale_all_dim") {

@@ -7,8 +7,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <set>
+
+#include "model/json.h"
 
 // Floats and the header length are memcpy'd straight between the file and
 // host memory, which is only correct on a little-endian host (x86, ARM, wasm).
@@ -19,8 +20,6 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 namespace posenc {
 namespace {
-
-using Json = nlohmann::json;
 
 constexpr uint64_t kMaxHeaderBytes = 100000000;  // 100 MB, as the reference
 constexpr uint64_t kMaxDim = uint64_t{1} << 31;  // per dimension
@@ -40,24 +39,14 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
 // Containers are named, not dumped (dump recurses: deep nesting would
 // overflow the stack).
 std::string Brief(const Json& j) {
-  if (j.is_structured()) return j.type_name();
-  std::string s = j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (j.IsObject() || j.IsArray()) return j.TypeName();
+  std::string s = DumpJson(j);
   if (s.size() > 64) s = s.substr(0, 61) + "...";
   return s;
 }
 
 // A non-negative JSON integer (not a float such as 2.0) into *v.
-bool GetUnsigned(const Json& j, uint64_t* v) {
-  if (j.is_number_unsigned()) {
-    *v = j.get<uint64_t>();
-    return true;
-  }
-  if (j.is_number_integer() && j.get<int64_t>() >= 0) {  // "-0"
-    *v = static_cast<uint64_t>(j.get<int64_t>());
-    return true;
-  }
-  return false;
-}
+bool GetUnsigned(const Json& j, uint64_t* v) { return j.GetUnsigned(v); }
 
 // One validated header entry: the tensor without data, and where its bytes
 // are in the data buffer.
@@ -72,33 +61,32 @@ struct Entry {
 Status ParseEntry(const std::string& name, const Json& j, uint64_t data_size,
                   Entry* e) {
   const std::string what = StrCat("tensor \"", name, "\"");
-  if (!j.is_object()) {
+  if (!j.IsObject()) {
     return Status::Invalid(
         StrCat(what, ": entry must be an object, got ", Brief(j)));
   }
   for (const char* key : {"dtype", "shape", "data_offsets"}) {
-    if (j.find(key) == j.end()) {
+    if (j.Find(key) == nullptr) {
       return Status::Invalid(StrCat(what, ": entry lacks \"", key, "\""));
     }
   }
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.key() != "dtype" && it.key() != "shape" &&
-        it.key() != "data_offsets") {
-      return Status::Invalid(StrCat(what, ": unexpected key \"", it.key(),
+  for (const JsonMember& m : j.object) {
+    if (m.key != "dtype" && m.key != "shape" && m.key != "data_offsets") {
+      return Status::Invalid(StrCat(what, ": unexpected key \"", m.key,
                                     "\" (allowed: dtype, shape, "
                                     "data_offsets)"));
     }
   }
 
-  const Json& dtype = *j.find("dtype");
-  if (!dtype.is_string() || dtype.get<std::string>() != "F32") {
+  const Json& dtype = *j.Find("dtype");
+  if (!dtype.IsString() || dtype.string != "F32") {
     return Status::Invalid(StrCat(what, ": dtype ", Brief(dtype),
                                   " is not supported, only \"F32\" is"));
   }
 
   // Shape: non-negative integers <= 2^31; the product must not overflow.
-  const Json& shape = *j.find("shape");
-  if (!shape.is_array()) {
+  const Json& shape = *j.Find("shape");
+  if (!shape.IsArray()) {
     return Status::Invalid(
         StrCat(what, ": shape must be an array, got ", Brief(shape)));
   }
@@ -107,12 +95,12 @@ Status ParseEntry(const std::string& name, const Json& j, uint64_t data_size,
   // dimensions and must not overflow for a consumer either.
   uint64_t nonzero_product = 1;
   bool has_zero = false;
-  for (size_t i = 0; i < shape.size(); ++i) {
+  for (size_t i = 0; i < shape.array.size(); ++i) {
     uint64_t d = 0;
-    if (!GetUnsigned(shape[i], &d) || d > kMaxDim) {
+    if (!GetUnsigned(shape.array[i], &d) || d > kMaxDim) {
       return Status::Invalid(StrCat(what, ": shape[", i,
                                     "] must be an integer in [0, 2^31], got ",
-                                    Brief(shape[i])));
+                                    Brief(shape.array[i])));
     }
     e->tensor.shape.push_back(static_cast<int64_t>(d));
     if (d == 0) {
@@ -127,14 +115,14 @@ Status ParseEntry(const std::string& name, const Json& j, uint64_t data_size,
   e->elements = has_zero ? 0 : nonzero_product;
 
   // data_offsets: [begin, end], begin <= end <= data size, 4 bytes/element.
-  const Json& offsets = *j.find("data_offsets");
-  if (!offsets.is_array() || offsets.size() != 2 ||
-      !GetUnsigned(offsets[0], &e->begin) ||
-      !GetUnsigned(offsets[1], &e->end)) {
+  const Json& offsets = *j.Find("data_offsets");
+  const std::vector<Json>& pair = offsets.array;
+  if (!offsets.IsArray() || pair.size() != 2 ||
+      !GetUnsigned(pair[0], &e->begin) || !GetUnsigned(pair[1], &e->end)) {
     return Status::Invalid(StrCat(
         what, ": data_offsets must be [begin, end] non-negative integers, got ",
-        offsets.is_array() && offsets.size() == 2
-            ? StrCat("[", Brief(offsets[0]), ", ", Brief(offsets[1]), "]")
+        offsets.IsArray() && pair.size() == 2
+            ? StrCat("[", Brief(pair[0]), ", ", Brief(pair[1]), "]")
             : Brief(offsets)));
   }
   if (e->begin > e->end) {
@@ -228,20 +216,28 @@ std::string WriteSafetensors(const StFile& file) {
       order.begin(), order.end(),
       [](const StTensor* a, const StTensor* b) { return a->name < b->name; });
 
-  Json header = Json::object();
-  if (!file.metadata.empty()) header[kMetadataKey] = file.metadata;
+  Json header = Json::Object();
+  if (!file.metadata.empty()) {
+    Json metadata = Json::Object();
+    for (const auto& [key, value] : file.metadata) {
+      metadata.Set(key, Json::String(value));
+    }
+    header.Set(kMetadataKey, std::move(metadata));
+  }
   uint64_t offset = 0;
   for (const StTensor* t : order) {
     const uint64_t bytes = uint64_t{t->data.size()} * 4;
-    Json entry = Json::object();
-    entry["dtype"] = "F32";
-    entry["shape"] = t->shape;
-    entry["data_offsets"] = Json::array({offset, offset + bytes});
-    header[t->name] = std::move(entry);
+    Json entry = Json::Object();
+    entry.Set("dtype", Json::String("F32"));
+    std::vector<Json> shape;
+    for (const int64_t d : t->shape) shape.push_back(Json::Signed(d));
+    entry.Set("shape", Json::Array(std::move(shape)));
+    entry.Set("data_offsets", Json::Array({Json::Unsigned(offset),
+                                           Json::Unsigned(offset + bytes)}));
+    header.Set(t->name, std::move(entry));
     offset += bytes;
   }
-  std::string json =
-      header.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string json = DumpJson(header);
   json.resize((json.size() + 7) / 8 * 8, ' ');
 
   std::string out(8, '\0');
@@ -284,10 +280,9 @@ Status ParseSafetensors(const uint8_t* bytes, size_t n, StFile* out) {
   const uint8_t* data = header_begin + header_len;
   const uint64_t data_size = n - 8 - header_len;
 
-  // Two byte checks nlohmann would let through: it skips a leading UTF-8 BOM
-  // and stops at a NUL (C-string end), ignoring what follows. A JSON object
-  // starts with '{' (as the reference requires: no BOM, no leading space),
-  // and a raw NUL is never valid JSON.
+  // Two byte checks with messages of their own (the JSON reader refuses
+  // both too): a JSON object starts with '{' (as the reference requires: no
+  // BOM, no leading space), and a raw NUL is never valid JSON.
   if (header_begin[0] != '{') {
     return Status::Invalid(StrCat("header must start with '{', got byte ",
                                   static_cast<int>(header_begin[0])));
@@ -298,35 +293,20 @@ Status ParseSafetensors(const uint8_t* bytes, size_t n, StFile* out) {
         static_cast<const uint8_t*>(nul) - header_begin, " (not valid JSON)"));
   }
 
-  // JSON, without exceptions. The callback flags a key repeated within one
-  // object (the parser would silently keep the last): keys[d] holds the keys
-  // seen so far in the open object at depth d.
-  std::vector<std::set<std::string>> keys;
+  // A key repeated within one object is refused (a parser would silently
+  // keep one of the values).
+  Json header;
   std::string repeated;
-  const Json::parser_callback_t on_event =
-      [&](int depth, Json::parse_event_t event, Json& parsed) {
-        const size_t d = static_cast<size_t>(depth);
-        if (event == Json::parse_event_t::object_start) {
-          if (keys.size() < d + 2) keys.resize(d + 2);
-          keys[d + 1].clear();
-        } else if (event == Json::parse_event_t::key && d < keys.size() &&
-                   parsed.is_string() &&
-                   !keys[d].insert(parsed.get<std::string>()).second &&
-                   repeated.empty()) {
-          repeated = parsed.get<std::string>();
-        }
-        return true;
-      };
-  const Json header = Json::parse(header_begin, data, on_event,
-                                  /*allow_exceptions=*/false);
-  if (header.is_discarded()) {
+  if (!ParseJson(std::string_view(reinterpret_cast<const char*>(header_begin),
+                                  static_cast<size_t>(header_len)),
+                 &header, &repeated)) {
     return Status::Invalid(
         StrCat("header (", header_len, " bytes) is not valid UTF-8 JSON"));
   }
   if (!repeated.empty()) {
     return Status::Invalid(StrCat("header repeats the key \"", repeated, "\""));
   }
-  if (!header.is_object()) {  // defensive: the '{' check makes this unreachable
+  if (!header.IsObject()) {  // defensive: the '{' check makes this unreachable
     return Status::Invalid(
         StrCat("header must be a JSON object, got ", Brief(header)));
   }
@@ -334,25 +314,26 @@ Status ParseSafetensors(const uint8_t* bytes, size_t n, StFile* out) {
   // Entries; the JSON object iterates in key order, so tensors come sorted.
   StFile file;
   std::vector<Entry> entries;
-  for (auto it = header.begin(); it != header.end(); ++it) {
-    if (it.key() == kMetadataKey) {
-      if (!it->is_object()) {
-        return Status::Invalid(StrCat(
-            "__metadata__ must be an object of strings, got ", Brief(*it)));
+  for (const JsonMember& it : header.object) {
+    if (it.key == kMetadataKey) {
+      if (!it.value.IsObject()) {
+        return Status::Invalid(
+            StrCat("__metadata__ must be an object of strings, got ",
+                   Brief(it.value)));
       }
-      for (auto m = it->begin(); m != it->end(); ++m) {
-        if (!m->is_string()) {
-          return Status::Invalid(StrCat("__metadata__ value of \"", m.key(),
+      for (const JsonMember& m : it.value.object) {
+        if (!m.value.IsString()) {
+          return Status::Invalid(StrCat("__metadata__ value of \"", m.key,
                                         "\" must be a string, got ",
-                                        Brief(*m)));
+                                        Brief(m.value)));
         }
-        file.metadata[m.key()] = m->get<std::string>();
+        file.metadata[m.key] = m.value.string;
       }
       continue;
     }
     entries.emplace_back();
     POSENC_RETURN_IF_ERROR(
-        ParseEntry(it.key(), *it, data_size, &entries.back()));
+        ParseEntry(it.key, it.value, data_size, &entries.back()));
   }
   POSENC_RETURN_IF_ERROR(CheckCoverage(entries, data_size));
 

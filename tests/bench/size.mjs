@@ -10,8 +10,8 @@
 // "index:name"); the names never ship. A function is attributed to the
 // layer of the source file that defines its name: src/ops (encodings,
 // attention, KV cache), src/model (tiny transformer, training, weights),
-// bindings/embind.cc; the rest is nlohmann-json, libc++ and the C++
-// runtime, or libc and the compiler's runtime.
+// bindings/embind.cc; the rest is libc++ and the C++ runtime, or libc and
+// the compiler's runtime.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -126,7 +126,6 @@ const CATEGORIES = [
   'ops: the rest (encodings, attention, KV cache)',
   'model (tiny transformer, training, weights)',
   'bindings (embind.cc and Embind)',
-  'nlohmann-json',
   'libc++ and C++ runtime',
   'libc, malloc, compiler runtime',
 ];
@@ -137,7 +136,6 @@ function decode(symbol) {
 
 /** The category of a function name (demangled, as the symbol map gives it). */
 function categorize(name) {
-  if (name.includes('nlohmann::')) return CATEGORIES[4];
   if (/\bAttendRows</.test(name)) return CATEGORIES[0];
   if (/emscripten::|^_?_embind|^_emval|^__emval|embind/.test(name)) return CATEGORIES[3];
   // The first posenc name in it (also inside a std:: template instance).
@@ -150,8 +148,8 @@ function categorize(name) {
   }
   const anon = /^(?:[\w:<>*& ]+ )?\(anonymous namespace\)::(\w+)/.exec(name);
   if (anon && BINDINGS.has(anon[1])) return CATEGORIES[3];
-  if (/std::|__cxxabiv1|^__cxa|^__cxx|^operator (new|delete)|typeinfo|^__dynamic_cast|^__gxx/.test(name)) return CATEGORIES[5];
-  return CATEGORIES[6];
+  if (/std::|__cxxabiv1|^__cxa|^__cxx|^operator (new|delete)|typeinfo|^__dynamic_cast|^__gxx/.test(name)) return CATEGORIES[4];
+  return CATEGORIES[5];
 }
 
 // ---- The tables.
@@ -177,7 +175,7 @@ for (const fl of flavours) {
     const name = symbols.get(index) ?? `(function ${index})`;
     const c = categorize(name);
     breakdown.get(c)[fl] += size;
-    if (c === CATEGORIES[6] && size > 2000 && fl === 'simd') unknown.push(`${size} ${name.slice(0, 100)}`);
+    if (c === CATEGORIES[5] && size > 2000 && fl === 'simd') unknown.push(`${size} ${name.slice(0, 100)}`);
   }
   const code = secs.find((s) => s.name === 'code');
   const data = secs.find((s) => s.name === 'data');
