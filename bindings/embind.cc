@@ -1,10 +1,14 @@
-// The Embind surface of the wasm module: the only file that includes
-// emscripten headers. It translates flat arguments into core calls and
-// nothing more. Array arguments are byte addresses in wasm memory that the
-// TypeScript loader (bindings/ts/core.ts) allocated and filled; every function
-// returns "" on success or the core's error message, which the loader turns
-// into a RangeError. The core validates everything again, so a call that
-// bypasses the TypeScript checks still cannot read or write out of bounds.
+// The Embind surface of the two wasm modules: the only file that includes
+// emscripten headers. It is compiled twice: POSENC_MODELS_MODULE 0 gives the
+// core module (the encodings, attention and the KV cache), 1 the models
+// module (tiny models, training, tasks) that the package loads the first time
+// a model is used; both have the shared value objects, names and stats. It
+// translates flat arguments into core calls and nothing more. Array arguments
+// are byte addresses in wasm memory that the TypeScript loader
+// (bindings/ts/core.ts) allocated and filled; every function returns "" on
+// success or the core's error message, which the loader turns into a
+// RangeError. The core validates everything again, so a call that bypasses the
+// TypeScript checks still cannot read or write out of bounds.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 #include <malloc.h>
@@ -19,12 +23,18 @@
 #include <utility>
 #include <vector>
 
+#ifndef POSENC_MODELS_MODULE
+#error "build with -DPOSENC_MODELS_MODULE=0 (core) or 1 (models)"
+#endif
+
+#if POSENC_MODELS_MODULE
+#include "model/config.h"
 #include "model/inference.h"
 #include "model/model_io.h"
 #include "model/position_bug.h"
-#include "model/rng.h"
 #include "model/tasks.h"
 #include "model/train.h"
+#endif
 #include "ops/alibi.h"
 #include "ops/attention.h"
 #include "ops/encoding.h"
@@ -180,14 +190,21 @@ struct Codec<OptionalNumber, RopeScaling, double> {
 #define POSENC_DESCRIBE_FIELD(type, member, js_name, codec, ...) \
 #js_name, Codec < codec, Struct, type> ::Js(),
 
-// Every struct declared from a field list: X(struct, its list).
+// Every struct declared from a field list that crosses this module's
+// boundary: X(struct, its list).
+#if POSENC_MODELS_MODULE
+#define POSENC_FIELD_STRUCTS(X)                     \
+  X(RopeScaling, POSENC_ROPE_SCALING_FIELDS)        \
+  X(RopeFrequencyConfig, POSENC_ROPE_CONFIG_FIELDS) \
+  X(ModelConfig, POSENC_MODEL_CONFIG_FIELDS)        \
+  X(TrainRequest, POSENC_TRAIN_REQUEST_FIELDS)
+#else
 #define POSENC_FIELD_STRUCTS(X)                     \
   X(RopeScaling, POSENC_ROPE_SCALING_FIELDS)        \
   X(RopeFrequencyConfig, POSENC_ROPE_CONFIG_FIELDS) \
   X(AttentionRope, POSENC_ATTENTION_ROPE_FIELDS)    \
-  X(AttentionOptions, POSENC_ATTENTION_FIELDS)      \
-  X(ModelConfig, POSENC_MODEL_CONFIG_FIELDS)        \
-  X(TrainRequest, POSENC_TRAIN_REQUEST_FIELDS)
+  X(AttentionOptions, POSENC_ATTENTION_FIELDS)
+#endif
 
 // A table {jsName, jsType, ...} per struct, written out by one loop.
 #define POSENC_DESCRIBE_STRUCT(S, LIST)                                     \
@@ -225,7 +242,22 @@ std::string ContractJs(const std::string& name) {
   }
 
 // Registers the structs declared from field lists as Embind value objects.
-void RegisterFieldLists(){POSENC_FIELD_STRUCTS(POSENC_REGISTER_STRUCT)}
+void RegisterFieldLists() { POSENC_FIELD_STRUCTS(POSENC_REGISTER_STRUCT) }
+
+// Counts the live objects of T that JS holds handles to (constructed or
+// copied, not yet destroyed): memoryStats() reports them, and the soak test
+// checks that no Embind handle leaks.
+template <class T>
+struct LiveCount {
+  static inline int64_t live = 0;
+  LiveCount() { ++live; }
+  LiveCount(const LiveCount&) { ++live; }
+  LiveCount& operator=(const LiveCount&) = default;
+  ~LiveCount() { --live; }
+};
+
+#if !POSENC_MODELS_MODULE
+// ---- Core module: the encodings, attention and the KV cache.
 
 // RequiredScalingFields of a scaling type given by name ("" for an unknown
 // name: the TS layer has checked it).
@@ -450,18 +482,6 @@ std::string AttentionJs(const AttentionOptions& o, uintptr_t q, uintptr_t k,
 
 // The KvCache handle the loader wraps. A bad configuration leaves error()
 // non-empty and every method returning it.
-// Counts the live objects of T that JS holds handles to (constructed or
-// copied, not yet destroyed): memoryStats() reports them, and the soak test
-// checks that no Embind handle leaks.
-template <class T>
-struct LiveCount {
-  static inline int64_t live = 0;
-  LiveCount() { ++live; }
-  LiveCount(const LiveCount&) { ++live; }
-  LiveCount& operator=(const LiveCount&) = default;
-  ~LiveCount() { --live; }
-};
-
 class KvCacheJs {
  public:
   // rope: the cache's rotation (rope.enabled false: none); its positions
@@ -510,7 +530,8 @@ class KvCacheJs {
   std::unique_ptr<KvCache> cache_;
 };
 
-// ---- Tiny models
+#else  // POSENC_MODELS_MODULE
+// ---- Models module: tiny models, training and the tasks.
 
 // Inference options from the loader's scaling (when present) and bug name.
 Status ToInference(uintptr_t scaling_present,
@@ -729,6 +750,8 @@ class TrainerJs {
   std::unique_ptr<Trainer> trainer_;
 };
 
+#endif  // POSENC_MODELS_MODULE
+
 std::string TargetJs() { return DispatchedTargetName(); }
 
 // The n names of an enum, one per line, in enum order.
@@ -744,6 +767,13 @@ std::string NameLines(const char* (*name)(E), int n) {
 // bindings/ts/names.ts must hold the same names in the same order
 // (tests/ts/names.test.ts).
 std::string NamesJs(const std::string& list) {
+  if (list == "encoding") return NameLines(EncodingName, kNumEncodings);
+#if POSENC_MODELS_MODULE
+  if (list == "task") return NameLines(TaskName, kNumTasks);
+  if (list == "positionBug") {
+    return NameLines(PositionBugName, kNumPositionBugs);
+  }
+#else
   if (list == "ropeLayout") return NameLines(RopeLayoutName, kNumRopeLayouts);
   if (list == "ropeScaling") {
     return NameLines(RopeScalingTypeName, kNumRopeScalingTypes);
@@ -754,14 +784,11 @@ std::string NamesJs(const std::string& list) {
   if (list == "alibiVariant") {
     return NameLines(AlibiSlopesName, kNumAlibiSlopes);
   }
-  if (list == "encoding") return NameLines(EncodingName, kNumEncodings);
-  if (list == "task") return NameLines(TaskName, kNumTasks);
-  if (list == "positionBug") {
-    return NameLines(PositionBugName, kNumPositionBugs);
-  }
+#endif
   return "";
 }
 
+#if !POSENC_MODELS_MODULE
 // Benchmark support: ApplyRope on module-owned buffers, `iters` times, so
 // the JS timer measures the kernel and not the copies.
 struct BenchBuffers {
@@ -821,11 +848,21 @@ double BenchPeakJs(double iters) {
 
 // Heap and handle counts for leak checks, as text (so that reading them
 // allocates nothing beforehand): bytes in use by malloc, then the live
-// KvCache, TinyModel and Trainer objects.
+// KvCache objects.
 std::string MemoryStatsJs() {
   const struct mallinfo mi = mallinfo();
-  return StrCat(mi.uordblks, " ", LiveCount<KvCacheJs>::live, " ",
-                LiveCount<TinyModelJs>::live, " ", LiveCount<TrainerJs>::live);
+  return StrCat(mi.uordblks, " ", LiveCount<KvCacheJs>::live);
+}
+
+#else  // POSENC_MODELS_MODULE
+
+// Heap and handle counts for leak checks, as text (so that reading them
+// allocates nothing beforehand): bytes in use by malloc, then the live
+// TinyModel and Trainer objects.
+std::string MemoryStatsJs() {
+  const struct mallinfo mi = mallinfo();
+  return StrCat(mi.uordblks, " ", LiveCount<TinyModelJs>::live, " ",
+                LiveCount<TrainerJs>::live);
 }
 
 // The task's reference levels (GetTaskReference) into out: float64 [9] =
@@ -869,6 +906,8 @@ std::string SampleTaskJs(const std::string& task, double length, double seed,
   return "";
 }
 
+#endif  // POSENC_MODELS_MODULE
+
 }  // namespace
 }  // namespace posenc
 
@@ -876,10 +915,35 @@ EMSCRIPTEN_BINDINGS(posenc) {
   using namespace emscripten;
   posenc::RegisterFieldLists();
   function("contract", &posenc::ContractJs);
-  function("defaultRopeConfig", &posenc::DefaultRopeConfigJs);
-  function("requiredScalingFields", &posenc::RequiredScalingFieldsJs);
+  function("memoryStats", &posenc::MemoryStatsJs);
+  function("target", &posenc::TargetJs);
+  function("names", &posenc::NamesJs);
+#if POSENC_MODELS_MODULE
   function(
       "defaultTrainRequest", +[] { return posenc::TrainRequest(); });
+  class_<posenc::TinyModelJs>("TinyModel")
+      .constructor<uintptr_t, double>()
+      .function("error", &posenc::TinyModelJs::error)
+      .function("config", &posenc::TinyModelJs::config)
+      .function("vocab", &posenc::TinyModelJs::vocab)
+      .function("classes", &posenc::TinyModelJs::classes)
+      .function("forward", &posenc::TinyModelJs::forward)
+      .function("generate", &posenc::TinyModelJs::generate)
+      .function("evaluate", &posenc::TinyModelJs::evaluate)
+      .function("saveSize", &posenc::TinyModelJs::saveSize)
+      .function("saveInto", &posenc::TinyModelJs::saveInto);
+  class_<posenc::TrainerJs>("Trainer")
+      .constructor<const posenc::TrainRequest&>()
+      .constructor<const posenc::TrainRequest&, const posenc::TinyModelJs&,
+                   uintptr_t, const posenc::RopeFrequencyConfig&>()
+      .function("error", &posenc::TrainerJs::error)
+      .function("step", &posenc::TrainerJs::step)
+      .function("model", &posenc::TrainerJs::model);
+  function("sampleTask", &posenc::SampleTaskJs);
+  function("taskReference", &posenc::TaskReferenceJs);
+#else
+  function("defaultRopeConfig", &posenc::DefaultRopeConfigJs);
+  function("requiredScalingFields", &posenc::RequiredScalingFieldsJs);
   function("defaultAttention", &posenc::DefaultAttentionJs);
   function("attention", &posenc::AttentionJs);
   class_<posenc::KvCacheJs>("KvCache")
@@ -902,31 +966,8 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("shawValues", &posenc::ShawValuesJs);
   function("learnedPositions", &posenc::LearnedPositionsJs);
   function("xposScales", &posenc::XposScalesJs);
-  class_<posenc::TinyModelJs>("TinyModel")
-      .constructor<uintptr_t, double>()
-      .function("error", &posenc::TinyModelJs::error)
-      .function("config", &posenc::TinyModelJs::config)
-      .function("vocab", &posenc::TinyModelJs::vocab)
-      .function("classes", &posenc::TinyModelJs::classes)
-      .function("forward", &posenc::TinyModelJs::forward)
-      .function("generate", &posenc::TinyModelJs::generate)
-      .function("evaluate", &posenc::TinyModelJs::evaluate)
-      .function("saveSize", &posenc::TinyModelJs::saveSize)
-      .function("saveInto", &posenc::TinyModelJs::saveInto);
-
-  class_<posenc::TrainerJs>("Trainer")
-      .constructor<const posenc::TrainRequest&>()
-      .constructor<const posenc::TrainRequest&, const posenc::TinyModelJs&,
-                   uintptr_t, const posenc::RopeFrequencyConfig&>()
-      .function("error", &posenc::TrainerJs::error)
-      .function("step", &posenc::TrainerJs::step)
-      .function("model", &posenc::TrainerJs::model);
-  function("sampleTask", &posenc::SampleTaskJs);
-  function("taskReference", &posenc::TaskReferenceJs);
-  function("memoryStats", &posenc::MemoryStatsJs);
-  function("target", &posenc::TargetJs);
-  function("names", &posenc::NamesJs);
   function("benchRope", &posenc::BenchRopeJs);
   function("benchCopy", &posenc::BenchCopyJs);
   function("benchPeak", &posenc::BenchPeakJs);
+#endif
 }

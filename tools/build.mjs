@@ -1,7 +1,8 @@
 // Builds everything `npm test` and the package need, incrementally:
 //   build/native       core + GoogleTest + benchmarks (Highway dynamic dispatch)
-//   build/wasm-simd    posenc-simd.{mjs,wasm} + GoogleTest in wasm (HWY_WASM)
-//   build/wasm-scalar  posenc-scalar.{mjs,wasm} + GoogleTest in wasm (HWY_SCALAR)
+//   build/wasm-simd    posenc-simd.{mjs,wasm} (core), posenc-models-simd.{mjs,wasm}
+//                      + GoogleTest in wasm (HWY_WASM)
+//   build/wasm-scalar  the same, scalar (HWY_SCALAR)
 //   build/asan         core + GoogleTest under ASan + UBSan (clang)
 //   build/fuzz         libFuzzer targets (clang, ASan + UBSan)
 //   dist/              the npm package: tsc output + the two modules
@@ -66,7 +67,9 @@ if (all || want.has('ts')) {
   }
   for (const fl of ['simd', 'scalar']) {
     for (const ext of ['mjs', 'wasm']) {
-      copyFileSync(join(root, `build/wasm-${fl}/posenc-${fl}.${ext}`), join(root, `dist/wasm/posenc-${fl}.${ext}`));
+      for (const name of [`posenc-${fl}`, `posenc-models-${fl}`]) {
+        copyFileSync(join(root, `build/wasm-${fl}/${name}.${ext}`), join(root, `dist/wasm/${name}.${ext}`));
+      }
     }
   }
 }

@@ -5,13 +5,13 @@
  * no view over wasm memory ever escapes to the caller. Also the base class
  * of the objects that own an Embind handle (KvCache, TinyModel).
  */
-import type { RawHandle, RawModule } from './raw.js';
+import type { RawCommon, RawHandle, RawModule } from './raw.js';
 import { checkElements, f32 } from './validate.js';
 
 /** Allocations of one call, freed together. */
 export class Frame {
   private readonly ptrs: number[] = [];
-  constructor(private readonly m: RawModule) {}
+  constructor(private readonly m: RawCommon) {}
 
   alloc(bytes: number): number {
     const p = this.m._malloc(Math.max(bytes, 8));
@@ -49,7 +49,7 @@ export class Frame {
 }
 
 /** The error a failed allocation inside the core becomes (see guardModule). */
-function outOfMemory(m: RawModule): RangeError {
+function outOfMemory(m: RawCommon): RangeError {
   return new RangeError(
     `out of memory: the wasm core could not allocate what this call needs (heap now ${m.HEAPU8.length} bytes, ` +
       'at most 4 GiB); the call was undone and the module is still usable',
@@ -62,7 +62,7 @@ function outOfMemory(m: RawModule): RangeError {
  * point of the raw module, functions and class methods alike, turns it into
  * a RangeError here. (The core throws nothing else.)
  */
-export function guardModule(m: RawModule): void {
+export function guardModule(m: RawCommon): void {
   // WebAssembly.Exception is not in TypeScript's DOM types yet.
   const WasmException = (WebAssembly as unknown as { Exception?: abstract new (...a: never[]) => object }).Exception;
   const isWasmException = (e: unknown): boolean => WasmException !== undefined && e instanceof WasmException;
@@ -100,9 +100,9 @@ export function guardModule(m: RawModule): void {
   }
 }
 
-/** One module's heap, with the helpers every API call uses. */
-export class Heap {
-  constructor(readonly m: RawModule) {}
+/** One module's heap (the core's, or the models module's), with the helpers every API call uses. */
+export class Heap<M extends RawCommon = RawModule> {
+  constructor(readonly m: M) {}
 
   /** Runs fn with a call frame whose allocations are freed afterwards. */
   call<T>(fn: (f: Frame) => T): T {

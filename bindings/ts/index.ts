@@ -1,26 +1,20 @@
 /**
  * posenc: positional encodings for transformers, in WebAssembly.
  * Browser / bundler entry: the .wasm is fetched next to this module (Vite and
- * webpack rewrite the `new URL(..., import.meta.url)` below) unless `wasmUrl`
- * or `wasmBinary` is given. Nothing here imports Node modules.
+ * webpack rewrite the `new URL(..., import.meta.url)` of loader.ts'
+ * defaultUrl) unless `wasmUrl` or `wasmBinary` is given. Nothing here imports Node modules.
  *
  *   import { init } from 'posenc';
  *   const pe = await init();
  *   pe.alibiSlopes(8);
  */
-import { compileBytes, compileWith, initWith } from './loader.js';
+import { compileBytes, compileWith, defaultUrl, initWith } from './loader.js';
 import type { CompileOptions, InitOptions, Posenc } from './types.js';
 
 export type * from './types.js';
 export { simdSupported } from './loader.js';
 export { ALIBI_VARIANTS, ENCODINGS, POSITION_BUGS, ROPE_LAYOUTS, ROPE_SCALINGS, SINUSOIDAL_LAYOUTS, TASKS } from './names.js';
 export { LAYOUT_BY_MODEL_TYPE } from './hf-config.js';
-
-function defaultUrl(simd: boolean): URL {
-  return simd
-    ? new URL('./wasm/posenc-simd.wasm', import.meta.url)
-    : new URL('./wasm/posenc-scalar.wasm', import.meta.url);
-}
 
 /** Fetches and compiles the .wasm, streaming when the server sends application/wasm. */
 async function fetchAndCompile(url: URL): Promise<WebAssembly.Module> {
@@ -45,7 +39,8 @@ export function init(options?: InitOptions): Promise<Posenc> {
 
 /**
  * Fetches and compiles the binary `init()` would use, without instantiating it: pass the module to
- * `init({ module })`, here and in Workers (a WebAssembly.Module can be posted), to fetch and compile once.
+ * `init({ module })`, here and in Workers (a WebAssembly.Module can be posted), to fetch and compile once;
+ * `{ part: 'models' }` does the same for the models module (`init({ models: { module } })`).
  */
 export function compileWasm(options?: CompileOptions): Promise<WebAssembly.Module> {
   return compileWith(options, defaultUrl, fetchAndCompile);

@@ -5,22 +5,31 @@
  * Benchmarks and tests import it by path: dist/internal.js.
  */
 import { ROPE_LAYOUTS } from './names.js';
-import type { RawModule } from './raw.js';
+import type { RawModels, RawModule } from './raw.js';
 import type { Posenc, RopeLayout } from './types.js';
 import { checkElements, int, oneOf } from './validate.js';
 
-const raws = new WeakMap<object, RawModule>();
+const raws = new WeakMap<object, { core: RawModule; models: () => Promise<RawModels> }>();
 
-/** Records the raw module of an API object (core.ts). */
-export function registerRaw(pe: Posenc, m: RawModule): void {
-  raws.set(pe, m);
+/** Records the raw modules of an API object (core.ts): the core, and how to get the models module. */
+export function registerRaw(pe: Posenc, core: RawModule, models: () => Promise<RawModels>): void {
+  raws.set(pe, { core, models });
 }
 
-/** The raw Emscripten module behind `pe`. */
+function rawsOf(pe: Posenc): { core: RawModule; models: () => Promise<RawModels> } {
+  const r = raws.get(pe);
+  if (r === undefined) throw new TypeError('pe must be an initialised Posenc (from init())');
+  return r;
+}
+
+/** The raw core Emscripten module behind `pe`. */
 export function rawModule(pe: Posenc): RawModule {
-  const m = raws.get(pe);
-  if (m === undefined) throw new TypeError('pe must be an initialised Posenc (from init())');
-  return m;
+  return rawsOf(pe).core;
+}
+
+/** The raw models module behind `pe` (loaded if it is not yet). */
+export function rawModels(pe: Posenc): Promise<RawModels> {
+  return rawsOf(pe).models();
 }
 
 /** Benchmark hooks: kernels run on module-owned buffers, so a JS timer measures the kernel and not the copies. */

@@ -1,10 +1,12 @@
 /**
  * Shared loader logic: SIMD detection, binary checks, compilation,
- * instantiation and the warm-up. The browser (index.ts) and Node (node.ts)
- * entries differ only in how they fetch or read and compile the .wasm.
+ * instantiation and the warm-up, for the core module (at init) and the
+ * models module (the first time a model is used). The browser (index.ts) and
+ * Node (node.ts) entries differ only in how they fetch or read and compile
+ * the .wasm.
  */
 import { createPosenc } from './core.js';
-import type { RawModule } from './raw.js';
+import type { RawModels, RawModule } from './raw.js';
 import type { CompileOptions, InitOptions, Posenc } from './types.js';
 
 /** A module with one function `() -> v128` (i32.const 0; i8x16.splat): valid only where SIMD is. */
@@ -26,6 +28,27 @@ export function simdSupported(): boolean {
 
 /** Fetches (browser) or reads (Node) the .wasm at `url` and compiles it. */
 export type CompileUrl = (url: URL) => Promise<WebAssembly.Module>;
+
+/** The two modules: the core (encodings, attention) and the models (tiny models, training). */
+export type Part = 'core' | 'models';
+
+/** Where a part's .wasm of a flavour is by default (a literal `new URL` per file, for bundlers). */
+export type DefaultUrl = (simd: boolean, part: Part) => URL;
+
+/**
+ * Where a part's .wasm of a flavour is by default: next to the package's modules (loader.js sits
+ * beside index.js and node.js). One literal `new URL` per file, so that bundlers copy all four.
+ */
+export function defaultUrl(simd: boolean, part: Part): URL {
+  if (part === 'models') {
+    return simd
+      ? new URL('./wasm/posenc-models-simd.wasm', import.meta.url)
+      : new URL('./wasm/posenc-models-scalar.wasm', import.meta.url);
+  }
+  return simd
+    ? new URL('./wasm/posenc-simd.wasm', import.meta.url)
+    : new URL('./wasm/posenc-scalar.wasm', import.meta.url);
+}
 
 /** Checks the magic word so a mis-served HTML page gives a useful error. */
 export function checkWasmBytes(bytes: Uint8Array, where: string): Uint8Array {
@@ -61,41 +84,80 @@ function flavour(options: InitOptions | undefined): { o: InitOptions; simd: bool
   return { o, simd };
 }
 
-/** Compiles the binary the options name (`wasmBinary`, `wasmUrl` or the default of the flavour). */
-export async function compileWith(options: CompileOptions | undefined, defaultUrl: (simd: boolean) => URL, compileUrl: CompileUrl): Promise<WebAssembly.Module> {
+/** The options of one part's binary: the top-level ones for the core, `models` for the models module. */
+interface BinaryOptions {
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  wasmUrl?: string | URL;
+  module?: WebAssembly.Module;
+}
+
+/** The `part` option of compileWasm(), checked. */
+function partOf(o: CompileOptions): Part {
+  const p: unknown = o.part;
+  if (p === undefined || p === 'core' || p === 'models') return p ?? 'core';
+  throw new TypeError(`part must be 'core' or 'models', got ${JSON.stringify(p) ?? String(p)}`);
+}
+
+/** Compiles the binary the options name (`wasmBinary`, `wasmUrl` or the default of the flavour and part). */
+export async function compileWith(options: CompileOptions | undefined, defaultUrl: DefaultUrl, compileUrl: CompileUrl): Promise<WebAssembly.Module> {
   const { o, simd } = flavour(options);
+  const part = partOf(o);
   // The module will be instantiated through its Emscripten glue: that loads
   // while the binary compiles (import() caches it for init()).
-  loadGlue(simd);
+  loadGlue(simd, part);
+  return compileBinary(o, '', simd, part, defaultUrl, compileUrl);
+}
+
+/** Compiles a part's binary from `o` (`prefix`: how the options are named in errors, 'models.'). */
+function compileBinary(o: BinaryOptions, prefix: string, simd: boolean, part: Part, defaultUrl: DefaultUrl, compileUrl: CompileUrl): Promise<WebAssembly.Module> {
   if (o.wasmBinary !== undefined) {
     const b = o.wasmBinary;
     if (!(b instanceof ArrayBuffer) && !(b instanceof Uint8Array)) {
-      throw new TypeError('wasmBinary must be an ArrayBuffer or a Uint8Array');
+      throw new TypeError(`${prefix}wasmBinary must be an ArrayBuffer or a Uint8Array`);
     }
-    return compileBytes(b instanceof Uint8Array ? b : new Uint8Array(b), 'wasmBinary');
+    return compileBytes(b instanceof Uint8Array ? b : new Uint8Array(b), `${prefix}wasmBinary`);
   }
-  return compileUrl(o.wasmUrl !== undefined ? new URL(String(o.wasmUrl), defaultUrl(simd)) : defaultUrl(simd));
+  const url = defaultUrl(simd, part);
+  return compileUrl(o.wasmUrl !== undefined ? new URL(String(o.wasmUrl), url) : url);
 }
 
 /** The `module` option, checked: a WebAssembly.Module, given without wasmBinary / wasmUrl. */
-function givenModule(o: InitOptions): WebAssembly.Module | undefined {
+function givenModule(o: BinaryOptions, prefix = ''): WebAssembly.Module | undefined {
   const m: unknown = o.module;
   if (m === undefined) return undefined;
   if (!(m instanceof WebAssembly.Module)) {
     const got = m === null ? 'null' : typeof m === 'object' ? `an object (${Object.prototype.toString.call(m)})` : `a ${typeof m}`;
-    throw new TypeError(`module must be a WebAssembly.Module (from compileWasm() or WebAssembly.compile()), got ${got}`);
+    throw new TypeError(`${prefix}module must be a WebAssembly.Module (from compileWasm() or WebAssembly.compile()), got ${got}`);
   }
   if (o.wasmBinary !== undefined || o.wasmUrl !== undefined) {
-    throw new TypeError('pass module or wasmBinary / wasmUrl to init(), not both');
+    throw new TypeError(`pass ${prefix}module or ${prefix}wasmBinary / ${prefix}wasmUrl to init(), not both`);
   }
   return m;
 }
 
-type Glue = typeof import('./wasm/posenc-simd.mjs');
+/** The `models` option of init(), checked (its module, bytes and URL are checked when used). */
+function modelsOptions(o: InitOptions): BinaryOptions {
+  const m: unknown = o.models;
+  if (m === undefined) return {};
+  if (typeof m !== 'object' || m === null) throw new TypeError(`models must be an object, got ${m === null ? 'null' : typeof m}`);
+  givenModule(m as BinaryOptions, 'models.');
+  return m as BinaryOptions;
+}
 
-/** Starts loading the glue of a flavour (an unhandled failure is reported by init's await). */
-function loadGlue(simd: boolean): Promise<Glue> {
-  const glue: Promise<Glue> = simd ? import('./wasm/posenc-simd.mjs') : import('./wasm/posenc-scalar.mjs');
+/** An Emscripten ES module factory (bindings/ts/wasm/*.d.mts). */
+type Glue<M> = { default: (moduleArg: GlueArg) => Promise<M> };
+interface GlueArg {
+  instantiateWasm(imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void): object;
+}
+
+/** Starts loading the glue of a flavour and part (an unhandled failure is reported by the caller's await). */
+function loadGlue(simd: boolean, part: 'core'): Promise<Glue<RawModule>>;
+function loadGlue(simd: boolean, part: Part): Promise<Glue<RawModule | RawModels>>;
+function loadGlue(simd: boolean, part: Part): Promise<Glue<RawModule | RawModels>> {
+  // One literal import per file, so that bundlers see all four.
+  const glue: Promise<Glue<RawModule | RawModels>> = part === 'core'
+    ? simd ? import('./wasm/posenc-simd.mjs') : import('./wasm/posenc-scalar.mjs')
+    : simd ? import('./wasm/posenc-models-simd.mjs') : import('./wasm/posenc-models-scalar.mjs');
   glue.catch(() => undefined);
   return glue;
 }
@@ -105,7 +167,7 @@ function loadGlue(simd: boolean): Promise<Glue> {
  * hook, so the factory neither fetches nor compiles anything; a module that
  * does not link (not a posenc binary) rejects instead of hanging.
  */
-async function instantiate(module: WebAssembly.Module, glue: Promise<Glue>): Promise<RawModule> {
+async function instantiate<M>(module: WebAssembly.Module, glue: Promise<Glue<M>>): Promise<M> {
   const factory = (await glue).default;
   let fail: (e: unknown) => void = () => undefined;
   const failed = new Promise<never>((_, reject) => {
@@ -122,13 +184,20 @@ async function instantiate(module: WebAssembly.Module, glue: Promise<Glue>): Pro
   return Promise.race([ready, failed]);
 }
 
-export async function initWith(options: InitOptions | undefined, defaultUrl: (simd: boolean) => URL, compileUrl: CompileUrl): Promise<Posenc> {
+export async function initWith(options: InitOptions | undefined, defaultUrl: DefaultUrl, compileUrl: CompileUrl): Promise<Posenc> {
   const { o, simd } = flavour(options);
   const given = givenModule(o);
+  const models = modelsOptions(o);
   // The Emscripten glue loads while the binary compiles.
-  const glue = loadGlue(simd);
-  const module = given ?? (await compileWith(o, defaultUrl, compileUrl));
-  const pe = createPosenc(await instantiate(module, glue), simd);
+  const glue = loadGlue(simd, 'core');
+  const module = given ?? (await compileBinary(o, '', simd, 'core', defaultUrl, compileUrl));
+  // The models module: fetched, compiled and instantiated on first use.
+  const loadModels = async (): Promise<RawModels> => {
+    const modelsGlue = loadGlue(simd, 'models') as Promise<Glue<RawModels>>;
+    const compiled = givenModule(models, 'models.') ?? (await compileBinary(models, 'models.', simd, 'models', defaultUrl, compileUrl));
+    return instantiate(compiled, modelsGlue);
+  };
+  const pe = createPosenc(await instantiate(module, glue), simd, loadModels);
   warmUp(pe);
   return pe;
 }

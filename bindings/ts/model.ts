@@ -1,8 +1,10 @@
 /**
- * Tiny models over the Embind `TinyModel` and `Trainer` handles: loading
+ * Tiny models over the Embind `TinyModel` and `Trainer` handles of the
+ * models module, which the first model call instantiates: loading
  * (validated in C++), forward with attention maps, generation through the
- * KV cache (or by full passes), evaluation, saving, and training in chunks that yield to the
- * event loop. Every call copies in and out of wasm memory (heap.ts).
+ * KV cache (or by full passes), evaluation, saving, and training in chunks
+ * that yield to the event loop. Every call copies in and out of the models
+ * module's memory (heap.ts); RoPE options are built with the core's defaults.
  */
 import type {
   ContinueTrainingConfig,
@@ -15,8 +17,6 @@ import type {
   PositionBug,
   Posenc,
   RopeScaling,
-  SampleTaskOptions,
-  TaskName,
   TaskReference,
   TaskSample,
   TinyModel,
@@ -27,7 +27,7 @@ import type {
 } from './types.js';
 import { Owner, type Heap } from './heap.js';
 import { ENCODINGS, POSITION_BUGS as BUGS, TASKS } from './names.js';
-import type { ModelConfigWire, RawTinyModel, RawTrainer, RopeConfigWire, RopeScalingWire, TrainRequestWire } from './raw.js';
+import type { ModelConfigWire, RawModels, RawModule, RawTinyModel, RawTrainer, RopeConfigWire, RopeScalingWire, TrainRequestWire } from './raw.js';
 import { ropeSpec } from './rope.js';
 import { i32, int, number, oneOf, optBool, optInt, requireObject } from './validate.js';
 
@@ -82,8 +82,29 @@ function publicConfig(w: ModelConfigWire): TinyModelConfig {
 
 const lines = (text: string): string[] => (text === '' ? [] : text.slice(0, -1).split('\n'));
 
-/** Model loading, training and the task helpers over one module. */
-export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'continueTraining' | 'sampleTask' | 'taskReference'> {
+type ModelCalls = Pick<Posenc, 'loadModels' | 'loadModel' | 'train' | 'continueTraining' | 'sampleTask' | 'taskReference'>;
+
+/**
+ * Model loading, training and the task helpers: each call first waits for the models module
+ * (`models()` instantiates it once), then runs on its heap.
+ */
+export function modelApi(core: Heap, models: () => Promise<Heap<RawModels>>): ModelCalls {
+  let calls: ReturnType<typeof modelsApi> | undefined;
+  const ready = async (): Promise<ReturnType<typeof modelsApi>> => (calls ??= modelsApi(await models(), core.m));
+  return {
+    loadModels: async () => {
+      await ready();
+    },
+    loadModel: async (bytes) => (await ready()).loadModel(bytes),
+    train: async (config, options) => (await ready()).train(config, options),
+    continueTraining: async (model, config, options) => (await ready()).continueTraining(model, config, options),
+    sampleTask: async (options) => (await ready()).sampleTask(options),
+    taskReference: async (task) => (await ready()).taskReference(task),
+  };
+}
+
+/** The model calls over a loaded models module (`core`: for the RoPE defaults). */
+function modelsApi(heap: Heap<RawModels>, core: RawModule) {
   const { m } = heap;
   const check = (err: string): void => heap.check(err);
 
@@ -115,11 +136,11 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
     #scaling(scaling: unknown): [number, RopeConfigWire] {
       const c = this.config;
       const base = { headDim: c.dModel / c.heads, rotaryDim: c.rotaryDim || undefined, base: c.ropeBase };
-      if (scaling === undefined) return [0, ropeSpec(m, base).spec];
+      if (scaling === undefined) return [0, ropeSpec(core, base).spec];
       if (c.encoding !== 'rope' && c.encoding !== 'xpos') {
         throw new TypeError(`scaling applies to RoPE and xPos models; this model uses '${c.encoding}'`);
       }
-      return [1, ropeSpec(m, { ...base, scaling: scaling as RopeScaling }).spec];
+      return [1, ropeSpec(core, { ...base, scaling: scaling as RopeScaling }).spec];
     }
 
     #tokens(name: string, tokens: unknown): Int32Array {
@@ -234,7 +255,7 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
     }
   }
 
-  function loadModel(bytes: Uint8Array | ArrayBuffer): TinyModel {
+  function loadModel(bytes: unknown): TinyModel {
     let b: Uint8Array;
     // A detached ArrayBuffer has byteLength 0 (the Uint8Array constructor would throw on it).
     if (bytes instanceof ArrayBuffer) b = bytes.byteLength === 0 ? new Uint8Array(0) : new Uint8Array(bytes);
@@ -336,12 +357,12 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
     }
     const base = { headDim: mc.dModel / mc.heads, rotaryDim: mc.rotaryDim || undefined, base: mc.ropeBase };
     const has = c.scaling === undefined ? 0 : 1;
-    const { spec: scaling } = ropeSpec(m, has ? { ...base, scaling: c.scaling } : base);
+    const { spec: scaling } = ropeSpec(core, has ? { ...base, scaling: c.scaling } : base);
     const t = new m.Trainer(spec, h, has, scaling);
     return run(t, steps, o);
   }
 
-  function taskReference(task: TaskName): TaskReference {
+  function taskReference(task: unknown): TaskReference {
     const name = oneOf('task', task, TASKS);
     return heap.call((f) => {
       const out = f.alloc(9 * 8);
@@ -361,7 +382,7 @@ export function modelApi(heap: Heap): Pick<Posenc, 'loadModel' | 'train' | 'cont
     });
   }
 
-  function sampleTask(options: SampleTaskOptions): TaskSample {
+  function sampleTask(options: unknown): TaskSample {
     const o = requireObject('options', options);
     const task = oneOf('task', o.task, TASKS);
     const length = int('length', o.length, 1, 1 << 20);

@@ -4,17 +4,13 @@
  */
 import { readFile } from 'node:fs/promises';
 
-import { compileBytes, compileWith, initWith } from './loader.js';
+import { compileBytes, compileWith, defaultUrl, initWith } from './loader.js';
 import type { CompileOptions, InitOptions, Posenc } from './types.js';
 
 export type * from './types.js';
 export { simdSupported } from './loader.js';
 export { ALIBI_VARIANTS, ENCODINGS, POSITION_BUGS, ROPE_LAYOUTS, ROPE_SCALINGS, SINUSOIDAL_LAYOUTS, TASKS } from './names.js';
 export { LAYOUT_BY_MODEL_TYPE } from './hf-config.js';
-
-function defaultUrl(simd: boolean): URL {
-  return new URL(simd ? './wasm/posenc-simd.wasm' : './wasm/posenc-scalar.wasm', import.meta.url);
-}
 
 async function readWasm(url: URL): Promise<Uint8Array> {
   if (url.protocol === 'file:') {
@@ -40,7 +36,8 @@ export function init(options?: InitOptions): Promise<Posenc> {
 
 /**
  * Reads and compiles the binary `init()` would use, without instantiating it: pass the module to
- * `init({ module })`, here and in worker threads (a WebAssembly.Module can be posted), to compile once.
+ * `init({ module })`, here and in worker threads (a WebAssembly.Module can be posted), to compile once;
+ * `{ part: 'models' }` does the same for the models module (`init({ models: { module } })`).
  */
 export function compileWasm(options?: CompileOptions): Promise<WebAssembly.Module> {
   return compileWith(options, defaultUrl, readAndCompile);

@@ -1,7 +1,7 @@
 /**
- * The raw interface of the Emscripten module (bindings/embind.cc): the
- * functions, handle classes and value objects exactly as Embind exposes
- * them. Array arguments are byte addresses in wasm memory; every function
+ * The raw interfaces of the two Emscripten modules (bindings/embind.cc,
+ * compiled once for the core and once for the models): the functions,
+ * handle classes and value objects exactly as Embind exposes them. Array arguments are byte addresses in wasm memory; every function
  * returns '' or the core's error message. Only heap.ts and the modules it
  * serves (rope.ts, attention.ts, encodings.ts, model.ts) use it.
  */
@@ -117,14 +117,38 @@ export interface RawTrainerClass {
   new (spec: TrainRequestWire, init: RawTinyModel, hasScaling: number, scaling: RopeConfigWire): RawTrainer;
 }
 
-/** What the Emscripten module exposes. */
-export interface RawModule {
+/** What both modules expose: their heap, the allocator and the shared queries. */
+export interface RawCommon {
   HEAPU8: Uint8Array;
   HEAP32: Int32Array;
   HEAPF32: Float32Array;
   HEAPF64: Float64Array;
   _malloc(bytes: number): number;
   _free(ptr: number): void;
+  target(): string;
+  /**
+   * The fields of a struct crossing this module's boundary: 'jsName jsType' lines ('' for an unknown
+   * struct); jsType is 'number', 'int32', 'int64', 'boolean', 'string' or 'number[]'.
+   */
+  contract(struct: string): string;
+  /** One of the name tables of the C++ enums this module parses, one name per line ('' for another list). */
+  names(list: string): string;
+  /** Bytes in use by malloc, then the live handles of each class (KvCache; or TinyModel, Trainer), space-separated. */
+  memoryStats(): string;
+}
+
+/** What the models module (posenc-models-*) exposes: tiny models, training, the tasks. */
+export interface RawModels extends RawCommon {
+  TinyModel: new (bytes: number, n: number) => RawTinyModel;
+  Trainer: RawTrainerClass;
+  sampleTask(task: string, length: number, seed: number, cap: number, tokens: number, targets: number, count: number): string;
+  taskReference(task: string, out: number): string;
+  /** A training request with every field at its C++ default. */
+  defaultTrainRequest(): TrainRequestWire;
+}
+
+/** What the core module (posenc-*) exposes: the encodings, attention and the KV cache. */
+export interface RawModule extends RawCommon {
   ropeFrequencies(spec: RopeConfigWire, seqLen: number, outFreq: number, outFactor: number): string;
   ropeApply(
     spec: RopeConfigWire, layout: number, x: number, xLen: number, out: number, heads: number, seqLen: number,
@@ -144,28 +168,13 @@ export interface RawModule {
   xposScales(positions: number, T: number, rotaryDim: number, scaleBase: number, center: number, key: boolean, out: number): string;
   attention(options: AttentionWire, q: number, k: number, v: number, out: number): string;
   KvCache: new (kvHeads: number, headDim: number, rope: AttentionRopeWire, consistent: boolean) => RawKvCache;
-  TinyModel: new (bytes: number, n: number) => RawTinyModel;
-  Trainer: RawTrainerClass;
-  sampleTask(task: string, length: number, seed: number, cap: number, tokens: number, targets: number, count: number): string;
-  taskReference(task: string, out: number): string;
-  target(): string;
-  /**
-   * The fields of a struct crossing the boundary: 'jsName jsType' lines ('' for an unknown struct);
-   * jsType is 'number', 'int32', 'int64', 'boolean', 'string' or 'number[]'.
-   */
-  contract(struct: string): string;
   /** The scaling fields (JS names, space-separated) a scaling type needs from the caller. */
   requiredScalingFields(type: string): string;
-  /** A training request with every field at its C++ default. */
-  defaultTrainRequest(): TrainRequestWire;
   /** A RoPE configuration with every field at its C++ default. */
   defaultRopeConfig(): RopeConfigWire;
   /** Attention options with every field at its C++ default. */
   defaultAttention(): AttentionWire;
-  /** One of the name tables of the C++ enums, one name per line ('' for an unknown list). */
-  names(list: string): string;
   benchRope(H: number, T: number, d: number, layout: number, iters: number): void;
   benchCopy(iters: number): void;
   benchPeak(iters: number): number;
-  memoryStats(): string;
 }

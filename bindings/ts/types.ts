@@ -468,10 +468,12 @@ export interface KvCache {
 
 /** What `memoryStats()` reports. */
 export interface MemoryStats {
-  /** Size of the wasm memory (it only grows). */
+  /** Size of the wasm memories, core and (once loaded) models module together (they only grow). */
   heapBytes: number;
-  /** Bytes currently allocated by the core (malloc), outside this call. */
+  /** Bytes currently allocated (malloc) in both modules, outside this call. */
   inUseBytes: number;
+  /** Whether the models module has been loaded (by a model call or `loadModels()`). */
+  modelsLoaded: boolean;
   /** Live objects holding wasm memory: call `delete()` on each when done. */
   kvCaches: number;
   models: number;
@@ -495,10 +497,19 @@ export interface InitOptions {
    * a module compiled from the scalar binary. Not together with `wasmBinary` / `wasmUrl`.
    */
   module?: WebAssembly.Module;
+  /**
+   * The models module (loaded the first time a model is used), given the same ways: its bytes, where to
+   * fetch it from (default: next to the package's module), or compiled (from
+   * `compileWasm({ part: 'models' })`, of the same flavour).
+   */
+  models?: { wasmBinary?: ArrayBuffer | Uint8Array; wasmUrl?: string | URL; module?: WebAssembly.Module };
 }
 
-/** What `compileWasm()` accepts: the binary to compile, as for `init()`. */
-export type CompileOptions = Pick<InitOptions, 'simd' | 'wasmBinary' | 'wasmUrl'>;
+/**
+ * What `compileWasm()` accepts: the binary to compile, as for `init()`; `part: 'models'` compiles the
+ * models module (pass the result as `init({ models: { module } })`).
+ */
+export type CompileOptions = Pick<InitOptions, 'simd' | 'wasmBinary' | 'wasmUrl'> & { part?: 'core' | 'models' };
 
 /** An initialised module. Every method validates its arguments and throws `TypeError`/`RangeError` naming the parameter. */
 // ---- Tiny models
@@ -881,10 +892,16 @@ export interface Posenc {
   attention(options: AttentionOptions): AttentionResult;
   /** A KV cache for incremental decoding. */
   readonly KvCache: new (options: KvCacheOptions) => KvCache;
-  /** Loads a tiny model from safetensors bytes (validated: a bad file throws a RangeError naming the problem). */
-  loadModel(bytes: Uint8Array | ArrayBuffer): TinyModel;
+  /**
+   * Fetches and instantiates the models module (tiny models, training, the tasks: a second .wasm with
+   * the same SIMD / scalar choice) if it is not loaded yet. The model calls below do it on first use;
+   * call this to start the download early. Rejects with the loading error (a later call tries again).
+   */
+  loadModels(): Promise<void>;
+  /** Loads a tiny model from safetensors bytes (validated: a bad file rejects with a RangeError naming the problem). */
+  loadModel(bytes: Uint8Array | ArrayBuffer): Promise<TinyModel>;
   /** One seeded example of a task's data (what `train` and `evaluate` use). */
-  sampleTask(options: SampleTaskOptions): TaskSample;
+  sampleTask(options: SampleTaskOptions): Promise<TaskSample>;
   /** Trains a tiny model; yields to the event loop every `chunk` steps (run it in a Worker). */
   train(config: TrainConfig, options?: TrainOptions): Promise<TinyModel>;
   /**
@@ -895,5 +912,5 @@ export interface Posenc {
    */
   continueTraining(model: TinyModel, config: ContinueTrainingConfig, options?: TrainOptions): Promise<TinyModel>;
   /** The task's reference loss and accuracy levels (chance, best possible, ...). */
-  taskReference(task: TaskName): TaskReference;
+  taskReference(task: TaskName): Promise<TaskReference>;
 }

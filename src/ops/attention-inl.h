@@ -501,6 +501,14 @@ HWY_NOINLINE void AttendRows(const HeadContext& c, const float* q, size_t i0,
   }
 }
 
+// POSENC_ATTENTION_HEAD_DIM_TILES 0 builds only the runtime-head-dim tiles
+// (AttendTile<0>): the wasm models module's copy of the ops leaves out the
+// 64 and 128 ones (the shipped tiny models' heads are 8 and 16 wide; a model
+// trained with heads of 64 or 128 runs the runtime-dim tiles there).
+#ifndef POSENC_ATTENTION_HEAD_DIM_TILES
+#define POSENC_ATTENTION_HEAD_DIM_TILES 1
+#endif
+
 // AttendRows for the R (1..kRows) rows of a tile, called through a table of
 // function pointers on purpose: each AttendRows instance has one call site,
 // and Binaryen (the optimiser behind emcc) inlines every single-caller
@@ -604,6 +612,7 @@ HWY_NOINLINE void AttentionKernelImpl(const AttentionOptions& o, const float* q,
         }
         const float* qt = qh + i0 * D;
         switch (D) {  // head dims 64 and 128 get compile-time tiles
+#if POSENC_ATTENTION_HEAD_DIM_TILES
           case 64:
             AttendTile<64>(R, c, qt, i0, S.data(), acc.data(), mass.data(),
                            out);
@@ -612,6 +621,7 @@ HWY_NOINLINE void AttentionKernelImpl(const AttentionOptions& o, const float* q,
             AttendTile<128>(R, c, qt, i0, S.data(), acc.data(), mass.data(),
                             out);
             break;
+#endif
           default:
             AttendTile<0>(R, c, qt, i0, S.data(), acc.data(), mass.data(), out);
         }

@@ -14,40 +14,19 @@
 // measured in the same run, alternating A B A B.
 // A second table measures the first load (see measureLoad):
 //   npm run bench:page -- --load-only           only the load table
-import { existsSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { chromium } from 'playwright-core';
 
-import { capture, emEnv, root, run } from '../../tools/common.mjs';
+import { root } from '../../tools/common.mjs';
 import { serve } from '../../tools/serve.mjs';
-import { rewriteReadme } from './common.mjs';
+import { buildBaseline, rewriteReadme } from './common.mjs';
 
 const REPS = 25;
 const argv = process.argv.slice(2);
 const baselineRef = argv.includes('--baseline') ? argv[argv.indexOf('--baseline') + 1] : undefined;
 
-// Builds the page of commit `ref` (its wasm module and its site) in a git
-// worktree under build/baseline/, once per commit; returns the site folder.
-function buildBaseline(ref) {
-  const sha = capture('git', ['rev-parse', '--short', `${ref}^{commit}`], { cwd: root }).trim();
-  const dir = join(root, 'build/baseline', sha);
-  if (!existsSync(join(dir, 'dist/site/index.html'))) {
-    if (!existsSync(dir)) run('git', ['worktree', 'add', '--detach', dir, sha], { cwd: root });
-    if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
-    for (const [fl, simd] of [['simd', 'ON'], ['scalar', 'OFF']]) {
-      const b = join(dir, `build/wasm-${fl}`);
-      if (!existsSync(join(b, 'build.ninja'))) {
-        run('emcmake', ['cmake', '-S', dir, '-B', b, '-G', 'Ninja', `-DPOSENC_SIMD=${simd}`, '-DCMAKE_BUILD_TYPE=Release'], { env: emEnv });
-      }
-      run('ninja', ['-C', b, 'posenc_module'], { env: emEnv });
-    }
-    run(process.execPath, [join(dir, 'tools/build.mjs'), 'ts', 'site'], { cwd: dir });
-  }
-  return { sha, site: join(dir, 'dist/site') };
-}
-
-const baseline = baselineRef ? buildBaseline(baselineRef) : undefined;
+const baseline = baselineRef ? (({ sha, dir }) => ({ sha, site: join(dir, 'dist/site') }))(buildBaseline(baselineRef, { site: true })) : undefined;
 // POSENC_SITE_DIR: measure another build of the page (default: dist/site).
 const current = process.env.POSENC_SITE_DIR ?? join(root, 'dist/site');
 const servers = [];

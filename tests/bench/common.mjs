@@ -1,12 +1,12 @@
 // Shared by the benchmark scripts: timing, the peers' set-up (onnxruntime-web
 // and tfjs-backend-wasm on one thread, offline from node_modules) and the
 // README table rewrite.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
-import { root } from '../../tools/common.mjs';
+import { capture, emEnv, root, run } from '../../tools/common.mjs';
 
 /**
  * Seconds per call of `fn` (sync or async): `warmup` calls first (so V8 tiers
@@ -58,4 +58,30 @@ export function rewriteReadme(name, text) {
   if (a < 0 || b < 0) throw new Error(`README.md has no ${name} markers`);
   writeFileSync(path, `${readme.slice(0, a + begin.length)}\n${text}\n${readme.slice(b)}`);
   console.log('README.md updated');
+}
+
+/**
+ * Builds the package of commit `ref` (its wasm modules, its dist/ and, with
+ * `site`, its page) in a git worktree under build/baseline/, once per
+ * commit, for benchmarks that compare against it in the same run. Returns
+ * { sha, dir }.
+ */
+export function buildBaseline(ref, { site = false } = {}) {
+  const sha = capture('git', ['rev-parse', '--short', `${ref}^{commit}`], { cwd: root }).trim();
+  const dir = join(root, 'build/baseline', sha);
+  if (!existsSync(join(dir, site ? 'dist/site/index.html' : 'dist/node.js'))) {
+    if (!existsSync(dir)) run('git', ['worktree', 'add', '--detach', dir, sha], { cwd: root });
+    if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+    for (const [fl, simd] of [['simd', 'ON'], ['scalar', 'OFF']]) {
+      const b = join(dir, `build/wasm-${fl}`);
+      if (!existsSync(join(b, 'build.ninja'))) {
+        run('emcmake', ['cmake', '-S', dir, '-B', b, '-G', 'Ninja', `-DPOSENC_SIMD=${simd}`, '-DCMAKE_BUILD_TYPE=Release'], { env: emEnv });
+      }
+      // Builds before the split into core and models module have only posenc_module.
+      const split = readFileSync(join(dir, 'CMakeLists.txt'), 'utf8').includes('posenc_models_module');
+      run('ninja', ['-C', b, 'posenc_module', ...(split ? ['posenc_models_module'] : [])], { env: emEnv });
+    }
+    run(process.execPath, [join(dir, 'tools/build.mjs'), 'ts', ...(site ? ['site'] : [])], { cwd: dir });
+  }
+  return { sha, dir };
 }

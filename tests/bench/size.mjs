@@ -2,7 +2,8 @@
 //   npm run size             prints the tables
 //   npm run size -- --readme also rewrites the README's size table
 // For each flavour (as built in build/wasm-<flavour>, which tools/build.mjs
-// copies to dist/wasm): the .wasm and its Emscripten loader (.mjs), raw and
+// copies to dist/wasm) and each of its two modules (the core, and the models
+// module loaded on first use): the .wasm and its Emscripten loader (.mjs), raw and
 // gzipped (zlib level 9, what a static server's gzip gives within a few
 // bytes), then the code section split by what each function belongs to.
 // Function names come from the symbol map the link writes beside the module
@@ -155,57 +156,68 @@ function categorize(name) {
 // ---- The tables.
 
 const flavours = ['simd', 'scalar'];
+const FLAVOUR = { simd: 'SIMD', scalar: 'scalar' };
+// The two modules of a flavour: the core every app loads, the models module loaded on first use.
+const PARTS = [['core', (fl) => `posenc-${fl}`], ['models', (fl) => `posenc-models-${fl}`]];
 const rows = [];
 const breakdown = new Map(CATEGORIES.map((c) => [c, {}]));
 const other = {};
 const unknown = [];
 for (const fl of flavours) {
-  // The modules as built (tools/build.mjs copies them to dist/wasm unchanged), beside their symbol maps.
-  const wasm = readFileSync(join(root, `build/wasm-${fl}/posenc-${fl}.wasm`));
-  const loader = readFileSync(join(root, `build/wasm-${fl}/posenc-${fl}.mjs`));
-  rows.push({ fl, wasm: wasm.length, wasmGz: gz(wasm), loader: loader.length, loaderGz: gz(loader) });
-  const symbols = new Map(readFileSync(join(root, `build/wasm-${fl}/posenc-${fl}.mjs.symbols`), 'utf8')
-    .split('\n').filter(Boolean).map((l) => {
-      const i = l.indexOf(':');
-      return [Number(l.slice(0, i)), decode(l.slice(i + 1))];
-    }));
-  const { secs, sizes } = bodySizes(wasm);
-  for (const c of CATEGORIES) breakdown.get(c)[fl] = 0;
-  for (const [index, size] of sizes) {
-    const name = symbols.get(index) ?? `(function ${index})`;
-    const c = categorize(name);
-    breakdown.get(c)[fl] += size;
-    if (c === CATEGORIES[5] && size > 2000 && fl === 'simd') unknown.push(`${size} ${name.slice(0, 100)}`);
+  for (const [part, name] of PARTS) {
+    const key = `${part}-${fl}`;
+    // The modules as built (tools/build.mjs copies them to dist/wasm unchanged), beside their symbol maps.
+    const base = join(root, `build/wasm-${fl}/${name(fl)}`);
+    const wasm = readFileSync(`${base}.wasm`);
+    const loader = readFileSync(`${base}.mjs`);
+    rows.push({ fl, part, key, wasm: wasm.length, wasmGz: gz(wasm), loader: loader.length, loaderGz: gz(loader) });
+    const symbols = new Map(readFileSync(`${base}.mjs.symbols`, 'utf8')
+      .split('\n').filter(Boolean).map((l) => {
+        const i = l.indexOf(':');
+        return [Number(l.slice(0, i)), decode(l.slice(i + 1))];
+      }));
+    const { secs, sizes } = bodySizes(wasm);
+    for (const c of CATEGORIES) breakdown.get(c)[key] = 0;
+    for (const [index, size] of sizes) {
+      const fn = symbols.get(index) ?? `(function ${index})`;
+      const c = categorize(fn);
+      breakdown.get(c)[key] += size;
+      if (c === CATEGORIES[5] && size > 2000 && fl === 'simd') unknown.push(`${size} ${part} ${fn.slice(0, 100)}`);
+    }
+    const code = secs.find((s) => s.name === 'code');
+    const data = secs.find((s) => s.name === 'data');
+    other[key] = {
+      code: code.end - code.start,
+      data: data ? data.end - data.start : 0,
+      rest: wasm.length - (code.end - code.start) - (data ? data.end - data.start : 0),
+    };
   }
-  const code = secs.find((s) => s.name === 'code');
-  const data = secs.find((s) => s.name === 'data');
-  other[fl] = {
-    code: code.end - code.start,
-    data: data ? data.end - data.start : 0,
-    rest: wasm.length - (code.end - code.start) - (data ? data.end - data.start : 0),
-  };
 }
 
 const lines = [];
-lines.push('| flavour | .wasm | .wasm gzipped | loader .mjs | loader gzipped | together gzipped |');
-lines.push('|---|---:|---:|---:|---:|---:|');
-for (const r of rows) {
-  lines.push(`| ${r.fl === 'simd' ? 'SIMD' : 'scalar'} | ${kb(r.wasm)} | ${kb(r.wasmGz)} | ${kb(r.loader)} | ${kb(r.loaderGz)} | **${kb(r.wasmGz + r.loaderGz)}** |`);
+lines.push('| flavour | module | .wasm | .wasm gzipped | loader .mjs | loader gzipped | module + loader gzipped |');
+lines.push('|---|---|---:|---:|---:|---:|---:|');
+for (const fl of flavours) {
+  const mine = rows.filter((r) => r.fl === fl);
+  for (const r of mine) {
+    lines.push(`| ${FLAVOUR[fl]} | ${r.part} | ${kb(r.wasm)} | ${kb(r.wasmGz)} | ${kb(r.loader)} | ${kb(r.loaderGz)} | **${kb(r.wasmGz + r.loaderGz)}** |`);
+  }
+  const sum = (f) => mine.reduce((a, r) => a + f(r), 0);
+  lines.push(`| ${FLAVOUR[fl]} | both | ${kb(sum((r) => r.wasm))} | ${kb(sum((r) => r.wasmGz))} | ${kb(sum((r) => r.loader))} | ${kb(sum((r) => r.loaderGz))} | ${kb(sum((r) => r.wasmGz + r.loaderGz))} |`);
 }
 lines.push('');
-lines.push('| where the .wasm bytes go (uncompressed) | SIMD | share | scalar | share |');
-lines.push('|---|---:|---:|---:|---:|');
-const share = (n, fl) => `${((100 * n) / rows.find((r) => r.fl === fl).wasm).toFixed(0)}%`;
+const keys = flavours.flatMap((fl) => PARTS.map(([part]) => `${part}-${fl}`));
+lines.push(`| where the .wasm bytes go (uncompressed) | ${keys.map((k) => `${FLAVOUR[k.split('-')[1]]} ${k.split('-')[0]}`).join(' | ')} |`);
+lines.push(`|---|${keys.map(() => '---:').join('|')}|`);
 for (const c of CATEGORIES) {
-  const b = breakdown.get(c);
-  lines.push(`| ${c} | ${kb(b.simd)} | ${share(b.simd, 'simd')} | ${kb(b.scalar)} | ${share(b.scalar, 'scalar')} |`);
+  lines.push(`| ${c} | ${keys.map((k) => kb(breakdown.get(c)[k])).join(' | ')} |`);
 }
-lines.push(`| data section (strings, tables) | ${kb(other.simd.data)} | ${share(other.simd.data, 'simd')} | ${kb(other.scalar.data)} | ${share(other.scalar.data, 'scalar')} |`);
-lines.push(`| other sections (types, imports, exports, tables, code headers) | ${kb(other.simd.rest + other.simd.code - sumCode('simd'))} | | ${kb(other.scalar.rest + other.scalar.code - sumCode('scalar'))} | |`);
+lines.push(`| data section (strings, tables) | ${keys.map((k) => kb(other[k].data)).join(' | ')} |`);
+lines.push(`| other sections (types, imports, exports, tables, code headers) | ${keys.map((k) => kb(other[k].rest + other[k].code - sumCode(k))).join(' | ')} |`);
 
-function sumCode(fl) {
+function sumCode(key) {
   let s = 0;
-  for (const c of CATEGORIES) s += breakdown.get(c)[fl];
+  for (const c of CATEGORIES) s += breakdown.get(c)[key];
   return s;
 }
 

@@ -60,8 +60,9 @@ TEST(JsonParseTest, ReadsEveryValueType) {
 }
 
 TEST(JsonParseTest, ReadsNestedContainersWithWhitespace) {
-  Json j = MustParse(" \t\r\n{ \"a\" : [ 1 , true , null , { \"b\" : \"c\" } ] ,"
-                     "\n\"d\" : { } } \n");
+  Json j = MustParse(
+      " \t\r\n{ \"a\" : [ 1 , true , null , { \"b\" : \"c\" } ] ,"
+      "\n\"d\" : { } } \n");
   ASSERT_TRUE(j.IsObject());
   ASSERT_EQ(j.object.size(), 2u);
   const Json* a = j.Find("a");
@@ -114,10 +115,18 @@ TEST(JsonParseTest, KeepsIntegersExactAndOtherNumbersAsDoubles) {
 }
 
 TEST(JsonParseTest, ReadsFractionsAndExponentsAsDoubles) {
-  const struct { const char* text; double value; } cases[] = {
-      {"1.5", 1.5},     {"1e3", 1000.0},   {"2.0", 2.0},
-      {"1E-2", 0.01},   {"-0.25", -0.25},  {"1e+2", 100.0},
-      {"0.1", 0.1},     {"5e-324", 5e-324},
+  const struct {
+    const char* text;
+    double value;
+  } cases[] = {
+      {"1.5", 1.5},
+      {"1e3", 1000.0},
+      {"2.0", 2.0},
+      {"1E-2", 0.01},
+      {"-0.25", -0.25},
+      {"1e+2", 100.0},
+      {"0.1", 0.1},
+      {"5e-324", 5e-324},
       {"1.7976931348623157e308", 1.7976931348623157e308},
   };
   for (const auto& c : cases) {
@@ -138,34 +147,62 @@ TEST(JsonParseTest, AcceptsDepthLimitAndRefusesOneMore) {
 
 TEST(JsonParseTest, RefusesBadSyntax) {
   const char* bad[] = {
-      "",        "   ",         "{} x",   "1 2",        "{\"a\":",
-      "[1",      "\"abc",       "tru",    "True",       "nul",
-      "01",      "-01",         "1.",     ".5",         "+1",
-      "1e",      "1e+",         "-",      "NaN",        "Infinity",
-      "-Infinity", "'a'",       "{'a':1}", "[1,]",      "{\"a\":1,}",
-      "[,]",     "{\"a\" 1}",   "{a:1}",  "{\"a\":1 \"b\":2}", "[1 2]",
-      "\f1",     "\v1",         "1e400",  "-1e400",     "]",
+      "",
+      "   ",
+      "{} x",
+      "1 2",
+      "{\"a\":",
+      "[1",
+      "\"abc",
+      "tru",
+      "True",
+      "nul",
+      "01",
+      "-01",
+      "1.",
+      ".5",
+      "+1",
+      "1e",
+      "1e+",
+      "-",
+      "NaN",
+      "Infinity",
+      "-Infinity",
+      "'a'",
+      "{'a':1}",
+      "[1,]",
+      "{\"a\":1,}",
+      "[,]",
+      "{\"a\" 1}",
+      "{a:1}",
+      "{\"a\":1 \"b\":2}",
+      "[1 2]",
+      "\f1",
+      "\v1",
+      "1e400",
+      "-1e400",
+      "]",
   };
   for (const char* text : bad) EXPECT_FALSE(Parses(text)) << "text: " << text;
 }
 
 TEST(JsonParseTest, RefusesBadStrings) {
   const std::string bad[] = {
-      "\"a\x01z\"",            // unescaped control character
-      "\"a\nz\"",              // raw newline
-      R"("\x")",               // invalid escape
-      R"("\u12")",             // short \u escape
-      R"("\ud800")",           // lone high surrogate
-      R"("\ud800\u0041")",     // high surrogate not followed by a low one
-      R"("\udc00")",           // lone low surrogate
-      "\"\xff\"",              // never valid in UTF-8
-      "\"\xC0\x80\"",          // overlong NUL
-      "\"\xE0\x80\xAF\"",      // overlong '/'
-      "\"\xED\xA0\x80\"",      // encoded surrogate U+D800
-      "\"\xE2\x82\"",          // truncated sequence
-      "\"\xF4\x90\x80\x80\"",  // U+110000
-      "\"\x80\"",              // lone continuation byte
-      "\xEF\xBB\xBF{}",        // byte order mark
+      "\"a\x01z\"",                // unescaped control character
+      "\"a\nz\"",                  // raw newline
+      R"("\x")",                   // invalid escape
+      R"("\u12")",                 // short \u escape
+      R"("\ud800")",               // lone high surrogate
+      R"("\ud800\u0041")",         // high surrogate not followed by a low one
+      R"("\udc00")",               // lone low surrogate
+      "\"\xff\"",                  // never valid in UTF-8
+      "\"\xC0\x80\"",              // overlong NUL
+      "\"\xE0\x80\xAF\"",          // overlong '/'
+      "\"\xED\xA0\x80\"",          // encoded surrogate U+D800
+      "\"\xE2\x82\"",              // truncated sequence
+      "\"\xF4\x90\x80\x80\"",      // U+110000
+      "\"\x80\"",                  // lone continuation byte
+      "\xEF\xBB\xBF{}",            // byte order mark
       std::string("\"a\0b\"", 5),  // NUL inside a string
       std::string("[1]\0", 4),     // NUL after the value
       std::string("[1,\0 2]", 7),  // NUL between tokens
@@ -188,8 +225,8 @@ TEST(JsonRepeatedKeyTest, KeepsLastValueAndReportsKey) {
 TEST(JsonRepeatedKeyTest, ReportsKeyInNestedObject) {
   Json j;
   std::string repeated;
-  ASSERT_TRUE(ParseJson(R"({"x":[{"b":true,"b":false}],"y":0})", &j,
-                        &repeated));
+  ASSERT_TRUE(
+      ParseJson(R"({"x":[{"b":true,"b":false}],"y":0})", &j, &repeated));
   EXPECT_EQ(repeated, "b");
   EXPECT_FALSE(j.Find("x")->array[0].Find("b")->boolean);
 }
@@ -215,7 +252,8 @@ TEST(JsonRepeatedKeyTest, ClearsReportWhenKeysAreUnique) {
 }
 
 TEST(JsonObjectTest, SortsMembersBytewise) {
-  Json j = MustParse("{\"b\":1,\"\xC3\xA9\":2,\"a\":3,\"B\":4,\"aa\":5,\"\":6}");
+  Json j =
+      MustParse("{\"b\":1,\"\xC3\xA9\":2,\"a\":3,\"B\":4,\"aa\":5,\"\":6}");
   const char* order[] = {"", "B", "a", "aa", "b", "\xC3\xA9"};
   ASSERT_EQ(j.object.size(), 6u);
   for (size_t i = 0; i < 6; ++i) EXPECT_EQ(j.object[i].key, order[i]) << i;
@@ -322,13 +360,22 @@ TEST(JsonDumpTest, WritesIntegersExactly) {
 }
 
 TEST(JsonDumpTest, WritesShortestDoubles) {
-  const struct { double value; const char* text; } cases[] = {
-      {2.0, "2.0"},         {8.5, "8.5"},
-      {0.1, "0.1"},         {1e-05, "1e-05"},
-      {1e+20, "1e+20"},     {1e15, "1e+15"},
-      {1e16, "1e+16"},      {0.0001, "0.0001"},
-      {-1.25, "-1.25"},     {1.0 / 3, "0.3333333333333333"},
-      {0.0, "0.0"},         {0.1 + 0.2, "0.30000000000000004"},
+  const struct {
+    double value;
+    const char* text;
+  } cases[] = {
+      {2.0, "2.0"},
+      {8.5, "8.5"},
+      {0.1, "0.1"},
+      {1e-05, "1e-05"},
+      {1e+20, "1e+20"},
+      {1e15, "1e+15"},
+      {1e16, "1e+16"},
+      {0.0001, "0.0001"},
+      {-1.25, "-1.25"},
+      {1.0 / 3, "0.3333333333333333"},
+      {0.0, "0.0"},
+      {0.1 + 0.2, "0.30000000000000004"},
       {1.5e15, "1.5e+15"},
       {9007199254740992.0, "9.007199254740992e+15"},
       {1e14, "100000000000000.0"},
@@ -355,7 +402,10 @@ TEST(JsonDumpTest, EscapesStrings) {
   EXPECT_EQ(DumpJson(Json::String("\x7f")), "\"\x7f\"");
   EXPECT_EQ(DumpJson(Json::String("\xC3\xA9\xF0\x9F\x98\x80")),
             "\"\xC3\xA9\xF0\x9F\x98\x80\"");
-  EXPECT_EQ(DumpJson(Json::String("a\xff" "b")), "\"a\xEF\xBF\xBD" "b\"");
+  EXPECT_EQ(DumpJson(Json::String("a\xff"
+                                  "b")),
+            "\"a\xEF\xBF\xBD"
+            "b\"");
   Json keyed = Json::Object();
   keyed.Set("k\n", Json());
   EXPECT_EQ(DumpJson(keyed), R"({"k\n":null})");
@@ -368,14 +418,21 @@ TEST(JsonDumpTest, WritesContainersBeyondDepthLimitAsNull) {
                          std::string(kMaxJsonDepth, ']');
   EXPECT_EQ(DumpJson(deep), expected);
   Json at_limit = std::move(deep.array[0]);
-  EXPECT_EQ(DumpJson(at_limit), std::string(kMaxJsonDepth, '[') +
-                                    std::string(kMaxJsonDepth, ']'));
+  EXPECT_EQ(DumpJson(at_limit),
+            std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']'));
 }
 
 TEST(JsonRoundTripTest, DoublesReadBackExactly) {
-  const double values[] = {5e-324,  1.7976931348623157e308, 0.1 + 0.2,
-                           123456789012345680.0, 2.0, -0.5, 1e-7, 1e22,
-                           2.2250738585072014e-308, 9007199254740993.0};
+  const double values[] = {5e-324,
+                           1.7976931348623157e308,
+                           0.1 + 0.2,
+                           123456789012345680.0,
+                           2.0,
+                           -0.5,
+                           1e-7,
+                           1e22,
+                           2.2250738585072014e-308,
+                           9007199254740993.0};
   for (double d : values) {
     std::string text = DumpJson(Json::Double(d));
     Json back;

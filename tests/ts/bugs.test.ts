@@ -33,7 +33,7 @@ for (const [flavour, ready] of flavours) {
   describe(`bug zoo (${flavour})`, () => {
     it('evaluate: the RoPE bugs raise the loss of language-rope at its training length', async () => {
       const pe = await ready;
-      using m = pe.loadModel(shipped('language-rope'));
+      using m = await pe.loadModel(shipped('language-rope'));
       const plain = loss(m);
       assert.equal(loss(m, 'none'), plain);
       for (const bug of [
@@ -43,7 +43,7 @@ for (const [flavour, ready] of flavours) {
         const l = loss(m, bug);
         assert.ok(l > plain + 0.1, `${bug}: ${l} vs ${plain}`);
       }
-      using partial = pe.loadModel(shipped('language-rope-partial'));
+      using partial = await pe.loadModel(shipped('language-rope-partial'));
       assert.equal(partial.config.rotaryDim, 8);
       assert.ok(loss(partial, 'partial-rotary-freq-over-head-dim') > loss(partial) + 0.1);
     });
@@ -51,7 +51,7 @@ for (const [flavour, ready] of flavours) {
     it('forward: left padding in positions is invisible to RoPE, not to sinusoidal', async () => {
       const pe = await ready;
       for (const [name, visible] of [['language-rope', false], ['language-sinusoidal', true]] as const) {
-        using m = pe.loadModel(shipped(name));
+        using m = await pe.loadModel(shipped(name));
         const tokens = m.tokenize('w1 w5 w9 w2 w7 w3 w8 w4 w6 w1 w2 w3');
         const plain = m.forward(tokens).logits;
         const d = maxDiff(m.forward(tokens, { bug: 'left-padding-in-positions' }).logits, plain);
@@ -62,7 +62,7 @@ for (const [flavour, ready] of flavours) {
 
     it('forward: yarn-magnitude-twice changes the logits of a yarn run, and needs yarn', async () => {
       const pe = await ready;
-      using m = pe.loadModel(shipped('language-rope'));
+      using m = await pe.loadModel(shipped('language-rope'));
       const tokens = m.tokenize('w1 w5 w9 w2 w7 w3 w8 w4 w6 w1 w2 w3');
       const scaling = { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 64 } as const;
       const once = m.forward(tokens, { scaling }).logits;
@@ -75,7 +75,7 @@ for (const [flavour, ready] of flavours) {
 
     it('evaluate: a short cos/sin cache changes nothing before position 32 and hurts after it', async () => {
       const pe = await ready;
-      using m = pe.loadModel(shipped('language-rope'));
+      using m = await pe.loadModel(shipped('language-rope'));
       const opts = { lengths: [64], examples: 8, seed: 3 };
       const plain = m.evaluate(opts)[0]!.positionLoss;
       const bug = m.evaluate({ ...opts, bug: 'short-cos-sin-cache' })[0]!.positionLoss;
@@ -96,7 +96,7 @@ for (const [flavour, ready] of flavours) {
 
     it('forward: wrong-scaling is linear x4 and refuses a second scaling', async () => {
       const pe = await ready;
-      using m = pe.loadModel(shipped('language-rope'));
+      using m = await pe.loadModel(shipped('language-rope'));
       const tokens = m.tokenize('w1 w5 w9 w2 w7 w3 w8 w4 w6 w1 w2 w3');
       const bug = m.forward(tokens, { bug: 'wrong-scaling' }).logits;
       assert.ok(maxDiff(bug, m.forward(tokens, { scaling: { type: 'linear', factor: 4 } }).logits) < 1e-6);
@@ -109,7 +109,7 @@ for (const [flavour, ready] of flavours) {
 
     it('generate: cache false runs full passes and picks the tokens the cache does', async () => {
       const pe = await ready;
-      using m = pe.loadModel(shipped('language-rope'));
+      using m = await pe.loadModel(shipped('language-rope'));
       const prompt = m.tokenize('w3 w7 w1 w4 w9 w2');
       const cached = m.generate(prompt, { maxNewTokens: 24 });
       assert.deepEqual(m.generate(prompt, { maxNewTokens: 24, cache: true }), cached);
@@ -128,7 +128,7 @@ for (const [flavour, ready] of flavours) {
 
     it('generate: restarting positions in the cache changes the text; none is the default', async () => {
       const pe = await ready;
-      using m = pe.loadModel(shipped('language-rope'));
+      using m = await pe.loadModel(shipped('language-rope'));
       const prompt = m.tokenize('w3 w7 w1 w4 w9 w2');
       const plain = m.generate(prompt, { maxNewTokens: 24 });
       assert.deepEqual(m.generate(prompt, { maxNewTokens: 24, bug: 'none' }), plain);
@@ -139,7 +139,7 @@ for (const [flavour, ready] of flavours) {
 
     it('bad bug values throw, naming bug and the options', async () => {
       const pe = await ready;
-      using m = pe.loadModel(shipped('language-rope'));
+      using m = await pe.loadModel(shipped('language-rope'));
       const tokens = m.tokenize('w1 w2');
       const list = POSITION_BUGS.map((b) => `'${b}'`).join(', ');
       assert.throws(() => m.forward(tokens, { bug: 'rotate-k' as PositionBug }), {
@@ -154,7 +154,7 @@ for (const [flavour, ready] of flavours) {
         name: 'TypeError',
         message: /^bug must be one of 'none', .*, got null$/,
       });
-      using alibi = pe.loadModel(shipped('language-alibi'));
+      using alibi = await pe.loadModel(shipped('language-alibi'));
       assert.throws(() => alibi.forward(tokens, { bug: 'rotate-v' }), {
         name: 'RangeError',
         message: "bug 'rotate-v' needs a RoPE or xPos model, this model uses alibi",

@@ -41,9 +41,9 @@ for (const [flavour, ready] of flavours) {
   describe(`continued training (${flavour})`, () => {
     it('0 steps: the model with its scaling stored, applied by forward, generate and evaluate, kept by save()', async () => {
       const pe = await ready;
-      using m = pe.loadModel(shipped('language-rope'));
+      using m = await pe.loadModel(shipped('language-rope'));
       assert.equal(m.config.ropeScaling, undefined);
-      const tokens = pe.sampleTask({ task: 'language', length: 128, seed: 4 }).tokens;
+      const tokens = (await pe.sampleTask({ task: 'language', length: 128, seed: 4 })).tokens;
       for (const s of [linear2, yarn2]) {
         using c = await pe.continueTraining(m, { steps: 0, seqLen: 128, scaling: s });
         assert.equal(c.config.trainLen, 128);
@@ -58,7 +58,7 @@ for (const [flavour, ready] of flavours) {
         assert.deepEqual(c.generate(prompt, { maxNewTokens: 12 }), m.generate(prompt, { maxNewTokens: 12, scaling: s }));
         assert.equal(rangeLoss(c, 0, 128), rangeLoss(m, 0, 128, s));
         // Saved and loaded: the same config and logits.
-        using back = pe.loadModel(c.save());
+        using back = await pe.loadModel(c.save());
         assert.deepEqual(back.config, c.config);
         assert.deepEqual(back.forward(tokens).logits, c.forward(tokens).logits);
       }
@@ -69,7 +69,7 @@ for (const [flavour, ready] of flavours) {
 
     it('a few steps at 128 with linear x2 lower the loss at positions 64-127', async () => {
       const pe = await ready;
-      using m = pe.loadModel(shipped('language-rope'));
+      using m = await pe.loadModel(shipped('language-rope'));
       const before = rangeLoss(m, 64, 128, linear2);
       const t0 = performance.now();
       const losses: number[] = [];
@@ -89,7 +89,7 @@ for (const [flavour, ready] of flavours) {
 
     it('reports progress, can be cancelled, and leaves the input model unchanged', async () => {
       const pe = await ready;
-      using m = pe.loadModel(shipped('language-rope'));
+      using m = await pe.loadModel(shipped('language-rope'));
       const bytes = m.save();
       const seen: Array<[number, number, number]> = [];
       const ctl = new AbortController();

@@ -17,16 +17,17 @@ import type * as Internal from '../../bindings/ts/internal.js';
 import { flavours } from './flavours.js';
 
 const root = join(fileURLToPath(import.meta.url), '../../../../..');
-const { rawModule } = (await import(pathToFileURL(join(root, 'dist/internal.js')).href)) as typeof Internal;
+const { rawModels, rawModule } = (await import(pathToFileURL(join(root, 'dist/internal.js')).href)) as typeof Internal;
 
 /** The C++ struct each TS mirror type stands for. */
-const MIRRORS: Array<[cpp: string, tsType: string]> = [
-  ['RopeScaling', 'RopeScalingWire'],
-  ['RopeFrequencyConfig', 'RopeConfigWire'],
-  ['AttentionRope', 'AttentionRopeWire'],
-  ['AttentionOptions', 'AttentionWire'],
-  ['ModelConfig', 'ModelConfigWire'],
-  ['TrainRequest', 'TrainRequestWire'],
+/** The C++ struct, its TS mirror, and the modules it crosses into (the RoPE configuration crosses into both). */
+const MIRRORS: Array<[cpp: string, tsType: string, modules: ReadonlyArray<'core' | 'models'>]> = [
+  ['RopeScaling', 'RopeScalingWire', ['core', 'models']],
+  ['RopeFrequencyConfig', 'RopeConfigWire', ['core', 'models']],
+  ['AttentionRope', 'AttentionRopeWire', ['core']],
+  ['AttentionOptions', 'AttentionWire', ['core']],
+  ['ModelConfig', 'ModelConfigWire', ['models']],
+  ['TrainRequest', 'TrainRequestWire', ['models']],
 ];
 
 /** The JS type of a property as the contract names it. */
@@ -61,7 +62,7 @@ function tsFields(name: string): Map<string, string> {
 }
 
 /** name -> JS type of every field of the C++ struct `name`, from the module's contract() (integers are numbers in TS). */
-function cppFields(m: ReturnType<typeof Internal.rawModule>, name: string): Map<string, string> {
+function cppFields(m: { contract(name: string): string }, name: string): Map<string, string> {
   const text = m.contract(name);
   const jsType = (t: string): string => (t === 'int32' || t === 'int64' || t === 'optional-number' ? 'number' : t);
   return new Map(text === '' ? [] : text.slice(0, -1).split('\n').map((l) => {
@@ -74,14 +75,23 @@ const sorted = (m: Map<string, string>): Array<[string, string]> => [...m].sort(
 
 for (const [flavour, ready] of flavours) {
   describe(`binding contract (${flavour})`, () => {
-    for (const [cpp, mirror] of MIRRORS) {
-      it(`${mirror} (raw.ts) has exactly the fields of the C++ ${cpp}, with their JS types`, async () => {
-        const m = rawModule(await ready);
-        const want = cppFields(m, cpp);
-        assert.ok(want.size > 0, `the module describes ${cpp}`);
-        assert.deepEqual(sorted(tsFields(mirror)), sorted(want));
-      });
+    for (const [cpp, mirror, modules] of MIRRORS) {
+      for (const part of modules) {
+        it(`${mirror} (raw.ts) has exactly the fields of the C++ ${cpp}, with their JS types (${part} module)`, async () => {
+          const pe = await ready;
+          const m = part === 'core' ? rawModule(pe) : await rawModels(pe);
+          const want = cppFields(m, cpp);
+          assert.ok(want.size > 0, `the ${part} module describes ${cpp}`);
+          assert.deepEqual(sorted(tsFields(mirror)), sorted(want));
+        });
+      }
     }
+
+    it('each module describes only the structs that cross into it', async () => {
+      const pe = await ready;
+      assert.equal(rawModule(pe).contract('TrainRequest'), '', 'the core has no training request');
+      assert.equal((await rawModels(pe)).contract('AttentionOptions'), '', 'the models module has no attention options');
+    });
 
     it('the defaults the module hands out carry every field of the contract', async () => {
       const m = rawModule(await ready);
@@ -114,6 +124,7 @@ for (const [flavour, ready] of flavours) {
 
     it('an unknown struct name gives an empty contract (the comparison above cannot pass vacuously)', async () => {
       assert.equal(rawModule(await ready).contract('Nothing'), '');
+      assert.equal((await rawModels(await ready)).contract('Nothing'), '');
     });
   });
 }

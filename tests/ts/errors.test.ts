@@ -1,6 +1,7 @@
 /**
  * Bad input: each call throws the documented TypeError/RangeError naming the
- * parameter and values, and the module keeps working afterwards.
+ * parameter and values (the async calls, model and training, reject with it),
+ * and the module keeps working afterwards.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -41,10 +42,17 @@ function withCache(pe: Posenc, fn: (c: KvCache) => void): void {
   }
 }
 
-function withModel(pe: Posenc, name: string, fn: (m: TinyModel) => unknown): unknown {
-  const m = pe.loadModel(shipped(name));
+/**
+ * Runs fn on a shipped model (loaded, then freed). Loading is async; the
+ * model's own methods are not: fn's error is thrown synchronously (and so
+ * rejects the returned promise), a promise from fn is a test failure.
+ */
+async function withModel(pe: Posenc, name: string, fn: (m: TinyModel) => unknown): Promise<unknown> {
+  const m = await pe.loadModel(shipped(name));
   try {
-    return fn(m);
+    const r = fn(m);
+    assert.ok(!(r instanceof Promise), 'TinyModel methods are synchronous');
+    return r;
   } finally {
     m.delete();
   }
@@ -186,8 +194,6 @@ const cases: Case[] = [
   ['xposScales odd rotaryDim', (pe) => pe.xposScales({ positions: Int32Array.of(0), rotaryDim: 3 }), 'RangeError', /rotaryDim must be even and >= 2, got 3/],
   ['t5 maxDistance', (pe) => pe.t5Buckets({ queryLength: 2, keyLength: 2, numBuckets: 32, maxDistance: 8 }),
     'RangeError', /maxDistance must be an integer in \[9, 1073741824\], got 8/],
-  ['generate temperature 200', (pe) => withModel(pe, 'language-rope', (m) => m.generate(Int32Array.of(0), { maxNewTokens: 3, temperature: 200 })),
-    'RangeError', /temperature must be in \[0, 100\], got 200/],
 
   ['ropeFromConfig unknown scaling key', (pe) => pe.ropeFromConfig({ model_type: 'llama', head_dim: 64, rope_scaling: { type: 'linear', factor: 2, scale: 3 } }),
     'RangeError', /config.rope_scaling.scale is not a key posenc understands for rope type 'linear'/],
@@ -214,15 +220,6 @@ const cases: Case[] = [
   ['alibiSlopes heads null', (pe) => pe.alibiSlopes(null as unknown as number), 'TypeError', /heads must be a number, got null/],
   ['cache append Array', (pe) => withCache(pe, (c) => c.append([1] as unknown as Float32Array, new Float32Array(8))),
     'TypeError', /k must be a Float32Array, got an Array of length 1/],
-  ['loadModel string', (pe) => pe.loadModel('abc' as unknown as Uint8Array), 'TypeError', /bytes must be a Uint8Array or an ArrayBuffer/],
-  ['model tokens Array', (pe) => withModel(pe, 'language-rope', (m) => m.forward([0, 1] as unknown as Int32Array)),
-    'TypeError', /tokens must be an Int32Array, got an Array of length 2/],
-  ['generate maxNewTokens string', (pe) => withModel(pe, 'language-rope', (m) => m.generate(Int32Array.of(0), { maxNewTokens: '3' as unknown as number })),
-    'TypeError', /maxNewTokens must be a number, got '3'/],
-  ['generate cache string', (pe) => withModel(pe, 'language-rope', (m) => m.generate(Int32Array.of(0), { maxNewTokens: 3, cache: 'no' as unknown as boolean })),
-    'TypeError', /cache must be a boolean, got 'no'/],
-  ['sampleTask task number', (pe) => pe.sampleTask({ task: 3 as never, length: 8 }),
-    'TypeError', /task must be one of 'word-order', 'language', 'retrieval', got 3/],
 
   // Wrong lengths.
   ['attention k length', (pe) => attn(pe, { k: new Float32Array(7) }),
@@ -246,15 +243,11 @@ const cases: Case[] = [
   ['attention scale NaN', (pe) => attn(pe, { scale: NaN }), 'RangeError', /scale must be a finite number, got NaN/],
   ['attention rope base NaN', (pe) => attn(pe, { rope: { layout: 'half', base: NaN } }), 'RangeError', /base must be a finite number, got NaN/],
   ['sinusoidal dim NaN', (pe) => pe.sinusoidal({ length: 4, dim: NaN }), 'RangeError', /dim must be an integer in \[2, 2147483647\], got NaN/],
-  ['generate temperature NaN', (pe) => withModel(pe, 'language-rope', (m) => m.generate(Int32Array.of(0), { maxNewTokens: 3, temperature: NaN })),
-    'RangeError', /temperature must be a finite number, got NaN/],
 
   // Negative and fractional sizes.
   ['attention headDim negative', (pe) => attn(pe, { headDim: -8 }), 'RangeError', /headDim must be an integer in \[1, 65536\], got -8/],
   ['attention keyLength fractional', (pe) => attn(pe, { keyLength: 1.5 }), 'RangeError', /keyLength must be an integer in \[0, 16777216\], got 1.5/],
   ['attention window negative', (pe) => attn(pe, { window: -1 }), 'RangeError', /window must be an integer in \[1, 16777216\], got -1/],
-  ['generate maxNewTokens negative', (pe) => withModel(pe, 'language-rope', (m) => m.generate(Int32Array.of(0), { maxNewTokens: -1 })),
-    'RangeError', /maxNewTokens must be an integer in \[0, 1048576\], got -1/],
   ['cache kvHeads 0', (pe) => new pe.KvCache({ kvHeads: 0, headDim: 8 }), 'RangeError', /kvHeads must be an integer in \[1, 65536\], got 0/],
 
   // Sizes whose products overflow 32-bit wasm memory.
@@ -274,11 +267,6 @@ const cases: Case[] = [
     'RangeError', /q must have heads \* queryLength \* headDim = 1 \* 1 \* 8 = 8 elements, got 0 \(is its buffer detached\?\)/],
   ['cache append k detached', (pe) => withCache(pe, (c) => c.append(detached(8), new Float32Array(8))),
     'RangeError', /k has 0 elements and v does not \(is the buffer of k detached\?\)/],
-  ['loadModel detached', (pe) => {
-    const b = new ArrayBuffer(16);
-    structuredClone(b, { transfer: [b] });
-    return pe.loadModel(b);
-  }, 'RangeError', /bytes is empty \(or its ArrayBuffer was detached\)/],
 
   // Lifetime: use after delete(), double delete().
   ['cache use after delete', (pe) => {
@@ -291,13 +279,52 @@ const cases: Case[] = [
     c.delete();
     c.delete();
   }, 'TypeError', /KvCache.delete\(\): this cache has been deleted/],
-  ['model use after delete', (pe) => {
-    const m = pe.loadModel(shipped('language-rope'));
+];
+
+type AsyncCase = [string, (pe: Posenc) => Promise<unknown>, 'TypeError' | 'RangeError', RegExp];
+
+// Model calls reject: loadModel, sampleTask and taskReference are async (the models module is loaded on
+// first use), and so is withModel, which loads the model its (synchronous) method call needs.
+const modelCases: AsyncCase[] = [
+  // Checked once, in C++ (the TS layer checks only types, integers and sentinels): the messages use the JS
+  // names and write numbers as JS does.
+  ['generate temperature 200', (pe) => withModel(pe, 'language-rope', (m) => m.generate(Int32Array.of(0), { maxNewTokens: 3, temperature: 200 })),
+    'RangeError', /temperature must be in \[0, 100\], got 200/],
+
+  // Wrong types.
+  ['loadModel string', (pe) => pe.loadModel('abc' as unknown as Uint8Array), 'TypeError', /bytes must be a Uint8Array or an ArrayBuffer/],
+  ['model tokens Array', (pe) => withModel(pe, 'language-rope', (m) => m.forward([0, 1] as unknown as Int32Array)),
+    'TypeError', /tokens must be an Int32Array, got an Array of length 2/],
+  ['generate maxNewTokens string', (pe) => withModel(pe, 'language-rope', (m) => m.generate(Int32Array.of(0), { maxNewTokens: '3' as unknown as number })),
+    'TypeError', /maxNewTokens must be a number, got '3'/],
+  ['generate cache string', (pe) => withModel(pe, 'language-rope', (m) => m.generate(Int32Array.of(0), { maxNewTokens: 3, cache: 'no' as unknown as boolean })),
+    'TypeError', /cache must be a boolean, got 'no'/],
+  ['sampleTask task number', (pe) => pe.sampleTask({ task: 3 as never, length: 8 }),
+    'TypeError', /task must be one of 'word-order', 'language', 'retrieval', got 3/],
+
+  // NaN and Infinity in sizes and parameters.
+  ['generate temperature NaN', (pe) => withModel(pe, 'language-rope', (m) => m.generate(Int32Array.of(0), { maxNewTokens: 3, temperature: NaN })),
+    'RangeError', /temperature must be a finite number, got NaN/],
+
+  // Negative and fractional sizes.
+  ['generate maxNewTokens negative', (pe) => withModel(pe, 'language-rope', (m) => m.generate(Int32Array.of(0), { maxNewTokens: -1 })),
+    'RangeError', /maxNewTokens must be an integer in \[0, 1048576\], got -1/],
+
+  // Detached buffers.
+  ['loadModel detached', (pe) => {
+    const b = new ArrayBuffer(16);
+    structuredClone(b, { transfer: [b] });
+    return pe.loadModel(b);
+  }, 'RangeError', /bytes is empty \(or its ArrayBuffer was detached\)/],
+
+  // Lifetime: use after delete(), double delete().
+  ['model use after delete', async (pe) => {
+    const m = await pe.loadModel(shipped('language-rope'));
     m.delete();
     m.forward(Int32Array.of(0));
   }, 'TypeError', /TinyModel.forward\(\): this model has been deleted/],
-  ['model double delete', (pe) => {
-    const m = pe.loadModel(shipped('language-rope'));
+  ['model double delete', async (pe) => {
+    const m = await pe.loadModel(shipped('language-rope'));
     m.delete();
     m.delete();
   }, 'TypeError', /TinyModel.delete\(\): this model has been deleted/],
@@ -330,11 +357,9 @@ const cases: Case[] = [
     'RangeError', /task must be one of 'word-order', 'language', 'retrieval', got 'poetry'/],
 ];
 
-type AsyncCase = [string, (pe: Posenc) => Promise<unknown>, 'TypeError' | 'RangeError', RegExp];
-
 /** continueTraining on a shipped model (freed afterwards). */
 async function continued(pe: Posenc, name: string, config: ContinueTrainingConfig, options?: TrainOptions): Promise<unknown> {
-  const m = pe.loadModel(shipped(name));
+  const m = await pe.loadModel(shipped(name));
   try {
     (await pe.continueTraining(m, config, options)).delete();
     return undefined;
@@ -347,14 +372,14 @@ async function continued(pe: Posenc, name: string, config: ContinueTrainingConfi
 const asyncCases: AsyncCase[] = [
   ['continueTraining without a model', (pe) => pe.continueTraining({} as TinyModel, { steps: 1 }),
     'TypeError', /model must be a TinyModel of this module \(from loadModel, train or continueTraining\)/],
-  ['continueTraining a deleted model', (pe) => {
-    const m = pe.loadModel(shipped('language-rope'));
+  ['continueTraining a deleted model', async (pe) => {
+    const m = await pe.loadModel(shipped('language-rope'));
     m.delete();
     return pe.continueTraining(m, { steps: 1 });
   }, 'TypeError', /model: this model has been deleted/],
   ['continueTraining a model of the other flavour', async (pe) => {
     const other = await flavours[pe.simd ? 1 : 0]![1];
-    const m = other.loadModel(shipped('language-rope'));
+    const m = await other.loadModel(shipped('language-rope'));
     try {
       return await pe.continueTraining(m, { steps: 1 });
     } finally {
@@ -387,7 +412,7 @@ const asyncCases: AsyncCase[] = [
 ];
 
 
-console.log(`RELIABILITY badInputs=${cases.length}`);
+console.log(`RELIABILITY badInputs=${cases.length + modelCases.length}`);
 
 for (const [name, loading] of flavours) {
   describe(`bad input (${name})`, () => {
@@ -403,7 +428,7 @@ for (const [name, loading] of flavours) {
       });
     }
 
-    for (const [what, fn, type, msg] of asyncCases) {
+    for (const [what, fn, type, msg] of [...modelCases, ...asyncCases]) {
       it(what, async () => {
         const pe = await loading;
         const before = pe.memoryStats();
@@ -423,10 +448,18 @@ for (const [name, loading] of flavours) {
       const good = () => pe.applyRope(Float32Array.from({ length: 16 }, (_, i) => i), { heads: 1, seqLen: 2, headDim: 8, layout: 'half', offset: 3 });
       const before = good();
       pe.sinusoidal({ length: 64, dim: 64 });
+      // heapBytes() counts the models module once it is loaded: load it before measuring.
+      await pe.loadModels();
       const heap = pe.heapBytes();
       for (let i = 0; i < 1000; i++) {
-        const [, fn] = cases[i % cases.length]!;
-        assert.throws(() => fn(pe));
+        const j = i % (cases.length + modelCases.length);
+        if (j < cases.length) {
+          const [, fn] = cases[j]!;
+          assert.throws(() => fn(pe));
+        } else {
+          const [, fn] = modelCases[j - cases.length]!;
+          await assert.rejects(fn(pe));
+        }
       }
       assert.deepEqual(good(), before);
       assert.equal(pe.heapBytes(), heap, 'failing calls must not grow the heap');

@@ -95,6 +95,49 @@ describe('init({ module })', () => {
     await assert.rejects(init({ module: empty }), /could not instantiate the module given to init\(\) \(is it a posenc binary\?\)/);
   });
 
+  it('the models module: compiled once (part: models), given as models.module, loaded on first use', async () => {
+    for (const simd of [true, false]) {
+      const module = await compileWasm({ simd });
+      const models = await compileWasm({ simd, part: 'models' });
+      assert.ok(models instanceof WebAssembly.Module);
+      // A models URL that does not exist: never used, since the compiled module is given.
+      const pe = await init({ module, simd, models: { module: models } });
+      assert.equal(pe.memoryStats().modelsLoaded, false, 'nothing loaded before a model call');
+      const before = pe.heapBytes();
+      const ref = await pe.taskReference('word-order');
+      assert.equal(ref.chanceAccuracy, 1 / 12);
+      assert.equal(pe.memoryStats().modelsLoaded, true);
+      assert.ok(pe.heapBytes() > before, 'heapBytes counts the models module too');
+      checkAttention(pe);
+    }
+  });
+
+  it('a models module that cannot be loaded rejects the model call; the core keeps working and the next call tries again', async () => {
+    const pe = await init({ models: { wasmUrl: './no-such-models.wasm' } });
+    await assert.rejects(pe.loadModels(), /could not read .*no-such-models\.wasm/);
+    await assert.rejects(pe.sampleTask({ task: 'language', length: 8 }), /no-such-models\.wasm/);
+    assert.equal(pe.memoryStats().modelsLoaded, false);
+    checkAttention(pe);
+    // A core module given as the models module does not link: a clear error, not a hang.
+    const core = await compileWasm();
+    const wrong = await init({ models: { module: core } });
+    await assert.rejects(wrong.loadModels(), /could not instantiate|not a posenc models module/);
+  });
+
+  it('checks the models option and compileWasm part', async () => {
+    await assert.rejects(init({ models: 5 as never }), { name: 'TypeError', message: 'models must be an object, got number' });
+    await assert.rejects(init({ models: { module: {} as WebAssembly.Module } }), {
+      name: 'TypeError', message: /^models\.module must be a WebAssembly\.Module/,
+    });
+    const models = await compileWasm({ part: 'models' });
+    await assert.rejects(init({ models: { module: models, wasmUrl: 'x.wasm' } }), {
+      name: 'TypeError', message: 'pass models.module or models.wasmBinary / models.wasmUrl to init(), not both',
+    });
+    await assert.rejects(compileWasm({ part: 'all' as never }), { name: 'TypeError', message: `part must be 'core' or 'models', got "all"` });
+    const pe = await init({ models: { wasmBinary: new TextEncoder().encode('<html>') } });
+    await assert.rejects(pe.loadModels(), /models\.wasmBinary is not a WebAssembly binary/);
+  });
+
   it('compileWasm() checks its options as init() does', async () => {
     await assert.rejects(compileWasm({ simd: 1 as unknown as boolean }), { name: 'TypeError', message: /simd must be a boolean/ });
     await assert.rejects(compileWasm({ wasmBinary: new TextEncoder().encode('<html>') }), /wasmBinary is not a WebAssembly binary/);

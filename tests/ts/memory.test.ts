@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import type { MemoryStats, Posenc } from 'posenc';
+import { init, type MemoryStats, type Posenc, type TinyModel } from 'posenc';
 
 import { flavours } from './flavours.js';
 
@@ -31,8 +31,8 @@ function lcg(seed: number): () => number {
   };
 }
 
-/** One of the mixed calls; `i % 10 === 9` calls fail on purpose. */
-function mixedCall(pe: Posenc, i: number, rnd: () => number, model: ReturnType<Posenc['loadModel']>): void {
+/** One of the mixed calls; `i % 10 === 9` calls fail on purpose (throwing, or rejecting for the async loadModel). */
+async function mixedCall(pe: Posenc, i: number, rnd: () => number, model: TinyModel): Promise<void> {
   const x = Float32Array.from({ length: 2 * 8 * 16 }, () => rnd() - 0.5);
   switch (i % 10) {
     case 0:
@@ -72,7 +72,7 @@ function mixedCall(pe: Posenc, i: number, rnd: () => number, model: ReturnType<P
       break;
     case 8:
       if (i % 5000 === 8) {
-        const m = pe.loadModel(shipped('word-order-rope'));
+        const m = await pe.loadModel(shipped('word-order-rope'));
         m.delete();
       } else {
         pe.xposScales({ positions: Int32Array.of(0, 1, 2), rotaryDim: 16 });
@@ -80,18 +80,20 @@ function mixedCall(pe: Posenc, i: number, rnd: () => number, model: ReturnType<P
       break;
     default: {
       // Failing calls: validation in TypeScript, validation in C++, lifetime.
-      const kinds = [
+      const kinds: Array<() => unknown> = [
         () => pe.attention({ q: x, k: x, v: x, heads: 3, queryLength: 8, keyLength: 8, headDim: 16 }),
         () => pe.applyRope(x, { heads: 2, seqLen: 8, headDim: 16, layout: 'half', scaling: { type: 'linear', factor: -1 } }),
         () => model.forward(Int32Array.of(0, 999)),
-        () => pe.loadModel(new Uint8Array(64)),
+        () => pe.loadModel(new Uint8Array(64)), // async: rejects
         () => {
           const c = new pe.KvCache({ kvHeads: 1, headDim: 16 });
           c.delete();
           c.delete();
         },
       ];
-      assert.throws(kinds[Math.floor(i / 10) % kinds.length]!);
+      const k = Math.floor(i / 10) % kinds.length;
+      if (k === 3) await assert.rejects(kinds[k]!() as Promise<unknown>);
+      else assert.throws(kinds[k]!);
     }
   }
 }
@@ -102,23 +104,28 @@ async function rawModule(simd: boolean): Promise<{ pe: Posenc; heapF32: () => Fl
   const factory = (await import(pathToFileURL(join(root, `dist/wasm/posenc-${flavour}.mjs`)).href)) as {
     default: (o: { wasmBinary: Uint8Array }) => Promise<{ HEAPF32: Float32Array; _malloc: (n: number) => number; _free: (p: number) => void }>;
   };
-  const core = (await import(pathToFileURL(join(root, 'dist/core.js')).href)) as { createPosenc: (m: unknown, simd: boolean) => Posenc };
+  const core = (await import(pathToFileURL(join(root, 'dist/core.js')).href)) as {
+    createPosenc: (m: unknown, simd: boolean, instantiateModels: () => Promise<never>) => Posenc;
+  };
   const m = await factory.default({ wasmBinary: readFileSync(join(root, `dist/wasm/posenc-${flavour}.wasm`)) });
-  return { pe: core.createPosenc(m, simd), heapF32: () => m.HEAPF32, malloc: (n) => m._malloc(n), free: (p) => m._free(p) };
+  // Core calls only: no models module.
+  const noModels = (): Promise<never> => Promise.reject(new Error('no models module in this test'));
+  return { pe: core.createPosenc(m, simd, noModels), heapF32: () => m.HEAPF32, malloc: (n) => m._malloc(n), free: (p) => m._free(p) };
 }
 
 for (const [flavour, ready] of flavours) {
   describe(`memory (${flavour})`, () => {
     it(`${SOAK_CALLS} mixed calls, a tenth failing, leak neither heap nor handles`, async () => {
       const pe = await ready;
-      const model = pe.loadModel(shipped('language-rope'));
+      const model = await pe.loadModel(shipped('language-rope'));
       try {
         const rnd = lcg(11);
-        for (let i = 0; i < 1000; i++) mixedCall(pe, i, rnd, model); // warm-up: the allocator's pools
+        for (let i = 0; i < 1000; i++) await mixedCall(pe, i, rnd, model); // warm-up: the allocator's pools
         const before: MemoryStats = pe.memoryStats();
+        assert.equal(before.modelsLoaded, true, 'both heaps are counted over the soak');
         let failed = 0;
         for (let i = 0; i < SOAK_CALLS; i++) {
-          mixedCall(pe, i, rnd, model);
+          await mixedCall(pe, i, rnd, model);
           if (i % 10 === 9) failed++;
         }
         const after = pe.memoryStats();
@@ -135,9 +142,10 @@ for (const [flavour, ready] of flavours) {
 
     it('counts live handles: create, delete, and a dropped train() leave nothing', async () => {
       const pe = await ready;
+      await pe.loadModels(); // so that s0 counts the models module's heap too
       const s0 = pe.memoryStats();
       const c = new pe.KvCache({ kvHeads: 1, headDim: 8 });
-      const m = pe.loadModel(shipped('word-order-nope'));
+      const m = await pe.loadModel(shipped('word-order-nope'));
       assert.deepEqual([pe.memoryStats().kvCaches, pe.memoryStats().models], [s0.kvCaches + 1, s0.models + 1]);
       c.delete();
       m.delete();
@@ -151,6 +159,7 @@ for (const [flavour, ready] of flavours) {
 
     it('a request too big for wasm memory is a clear RangeError, and the module keeps working', async () => {
       const pe = await ready;
+      await pe.loadModels(); // so that s0 counts the models module's heap too
       const s0 = pe.memoryStats();
       // About 2.7e9 parameters: 10.7 GB of float32, more than the 4 GiB a wasm32 memory can hold.
       await assert.rejects(
@@ -162,6 +171,21 @@ for (const [flavour, ready] of flavours) {
       assert.ok(Math.abs(s1.inUseBytes - s0.inUseBytes) <= SOAK_BOUND, `the failed call freed what it held: ${s1.inUseBytes - s0.inUseBytes}`);
       assert.deepEqual(Array.from(pe.alibiSlopes(2, { variant: 'simple' })), [1, 0.5]);
       console.log(`RELIABILITY oom.${flavour}=RangeError`);
+    });
+
+    it('the models module is loaded on first use (or by loadModels), and counted from then on', async () => {
+      const pe = await init({ simd: flavour === 'simd' }); // fresh: the shared instance may have loaded it already
+      const s0 = pe.memoryStats();
+      assert.equal(s0.modelsLoaded, false, 'no model call yet');
+      assert.deepEqual(Object.keys(s0).sort(), ['heapBytes', 'inUseBytes', 'kvCaches', 'models', 'modelsLoaded', 'trainers']);
+      await pe.loadModels();
+      const s1 = pe.memoryStats();
+      assert.equal(s1.modelsLoaded, true);
+      assert.deepEqual([s1.models, s1.trainers], [0, 0]);
+      assert.ok(s1.heapBytes > s0.heapBytes, `heapBytes counts the models module's memory too (${s0.heapBytes} -> ${s1.heapBytes})`);
+      assert.equal(pe.heapBytes(), s1.heapBytes);
+      await pe.loadModels(); // loaded once: a second call changes nothing
+      assert.equal(pe.heapBytes(), s1.heapBytes);
     });
 
     it('typed arrays viewing the module\'s own memory are copied before the call can grow it', async () => {

@@ -65,7 +65,7 @@ for (const [flavour, ready] of flavours) {
       for (const f of files) {
         const bytes = readFileSync(join(modelDir, f));
         total += bytes.length;
-        using m = pe.loadModel(bytes);
+        using m = await pe.loadModel(bytes);
         // <task>-<encoding>, or language-rope-partial (RoPE on half of each head).
         const parts = /^(word-order|language|retrieval)-([a-z0-9]+)(-partial)?\.safetensors$/.exec(f);
         assert.ok(parts, `model file name ${f}`);
@@ -80,7 +80,7 @@ for (const [flavour, ready] of flavours) {
     it('shipped word-order encoders: NoPE at chance, every encoding right, in both languages', async () => {
       const pe = await ready;
       for (const enc of ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw']) {
-        using m = pe.loadModel(shipped(`word-order-${enc}`));
+        using m = await pe.loadModel(shipped(`word-order-${enc}`));
         const [r] = m.evaluate({ lengths: [1], examples: 500, seed: 99 });
         if (enc === 'nope') {
           assert.ok(r!.accuracy > 0.4 && r!.accuracy < 0.6, `nope ${r!.accuracy}`);
@@ -102,18 +102,18 @@ for (const [flavour, ready] of flavours) {
       // About 4000 scored tokens per length.
       const at = (m: TinyModel, L: number) => m.evaluate({ lengths: [L], examples: Math.max(8, 4096 / L), seed: 5 })[0]!.loss;
       {
-        using m = pe.loadModel(shipped('language-alibi'));
+        using m = await pe.loadModel(shipped('language-alibi'));
         const l64 = at(m, 64);
         assert.ok(at(m, 256) < l64 + 0.1, 'alibi flat');
         assert.ok(l64 < 2.0, `alibi learned the task: ${l64}`);
       }
       for (const enc of ['sinusoidal', 'rope']) {
-        using m = pe.loadModel(shipped(`language-${enc}`));
+        using m = await pe.loadModel(shipped(`language-${enc}`));
         const l64 = at(m, 64);
         assert.ok(l64 < 2.0, `${enc} learned the task: ${l64}`);
         assert.ok(at(m, 256) > l64 + 0.5, `${enc} degrades`);
       }
-      using learned = pe.loadModel(shipped('language-learned'));
+      using learned = await pe.loadModel(shipped('language-learned'));
       assert.throws(() => learned.evaluate({ lengths: [65] }), {
         name: 'RangeError',
         message: /exceeds the learned position table \(64 rows\)/,
@@ -124,12 +124,12 @@ for (const [flavour, ready] of flavours) {
       const pe = await ready;
       for (const enc of ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'xpos']) {
         {
-          using m = pe.loadModel(shipped(`language-${enc}`));
+          using m = await pe.loadModel(shipped(`language-${enc}`));
           const [r] = m.evaluate({ lengths: [64], examples: 16, seed: 8 });
           // Unigram entropy 3.46, best possible 1.37 nats.
           assert.ok(r!.loss < 2.0, `language-${enc}: ${r!.loss}`);
         }
-        using m = pe.loadModel(shipped(`retrieval-${enc}`));
+        using m = await pe.loadModel(shipped(`retrieval-${enc}`));
         const [r] = m.evaluate({ lengths: [64], examples: 64, seed: 8 });
         // Chance 1/16; answering by elimination 13%. NoPE and T5 did not
         // learn to retrieve in 6000 steps (README); the others did.
@@ -142,18 +142,18 @@ for (const [flavour, ready] of flavours) {
       const pe = await ready;
       const acc = (m: TinyModel, L: number) => m.evaluate({ lengths: [L], examples: 12, seed: 6 })[0]!.accuracy;
       {
-        using rope = pe.loadModel(shipped('retrieval-rope'));
+        using rope = await pe.loadModel(shipped('retrieval-rope'));
         assert.ok(acc(rope, 64) > 0.95, 'rope at 64');
         assert.ok(acc(rope, 1024) < 0.5, 'rope at 1024');
       }
-      using alibi = pe.loadModel(shipped('retrieval-alibi'));
+      using alibi = await pe.loadModel(shipped('retrieval-alibi'));
       assert.ok(acc(alibi, 512) > 0.9, 'alibi at 512');
     });
 
     it('generate (KV cache) equals greedy decoding by full forwards', async () => {
       const pe = await ready;
       for (const enc of ['rope', 'alibi', 't5', 'learned']) {
-        using m = pe.loadModel(shipped(`language-${enc}`));
+        using m = await pe.loadModel(shipped(`language-${enc}`));
         const prompt = m.tokenize('w3 w7 w1 w4');
         const gen = m.generate(prompt, { maxNewTokens: 12 });
         const seq = Array.from(prompt);
@@ -169,7 +169,7 @@ for (const [flavour, ready] of flavours) {
     it('evaluate with a sliding window: a window of the whole length and the positions before W are unchanged, a window of 1 loses the context', async () => {
       const pe = await ready;
       for (const enc of ['rope', 'alibi', 'learned']) {
-        using m = pe.loadModel(shipped(`language-${enc}`));
+        using m = await pe.loadModel(shipped(`language-${enc}`));
         const run = (window?: number) => m.evaluate({ lengths: [64], examples: 8, seed: 4, ...(window ? { window } : {}) })[0]!;
         const full = run(), all = run(64), short = run(4), self = run(1);
         assert.ok(Math.abs(all.loss - full.loss) < 1e-9, `${enc}: window 64 = none (${all.loss} vs ${full.loss})`);
@@ -187,7 +187,7 @@ for (const [flavour, ready] of flavours) {
 
     it('attention maps are probability rows with the causal zeros', async () => {
       const pe = await ready;
-      using m = pe.loadModel(shipped('language-rope'));
+      using m = await pe.loadModel(shipped('language-rope'));
       const T = 9;
       const { attentionMaps } = m.forward(m.tokenize('w1 w2 w3 w4 w5 w6 w7 w8'), { attentionMaps: true });
       assert.equal(attentionMaps!.length, m.config.layers * m.config.heads * T * T);
@@ -214,8 +214,8 @@ for (const [flavour, ready] of flavours) {
 
     it('sampleTask draws the task data: seeded, next-token targets, in the vocabulary', async () => {
       const pe: Posenc = await ready;
-      using lm = pe.loadModel(shipped('language-rope'));
-      const a = pe.sampleTask({ task: 'language', length: 100, seed: 5 });
+      using lm = await pe.loadModel(shipped('language-rope'));
+      const a = await pe.sampleTask({ task: 'language', length: 100, seed: 5 });
       assert.equal(a.tokens.length, 100);
       assert.ok(a.tokens.every((t) => t >= 0 && t < lm.config.vocab));
       let scored = 0;
@@ -226,29 +226,29 @@ for (const [flavour, ready] of flavours) {
         }
       }
       assert.ok(scored > 90, `scored ${scored}`);
-      assert.deepEqual(pe.sampleTask({ task: 'language', length: 100, seed: 5 }), a);
-      assert.notDeepEqual(pe.sampleTask({ task: 'language', length: 100, seed: 6 }).tokens, a.tokens);
-      using rm = pe.loadModel(shipped('retrieval-alibi'));
-      const r = pe.sampleTask({ task: 'retrieval', length: 64 });
+      assert.deepEqual(await pe.sampleTask({ task: 'language', length: 100, seed: 5 }), a);
+      assert.notDeepEqual((await pe.sampleTask({ task: 'language', length: 100, seed: 6 })).tokens, a.tokens);
+      using rm = await pe.loadModel(shipped('retrieval-alibi'));
+      const r = await pe.sampleTask({ task: 'retrieval', length: 64 });
       assert.ok(Array.from(r.tokens).includes(rm.vocab.indexOf('?')), 'a retrieval sequence asks with ?');
-      const w = pe.sampleTask({ task: 'word-order', length: 1, seed: 2 });
+      const w = await pe.sampleTask({ task: 'word-order', length: 1, seed: 2 });
       assert.ok(w.tokens.length >= 4 && w.tokens.length <= 5, `word-order sentence of ${w.tokens.length} tokens`);
-      assert.throws(() => pe.sampleTask({ task: 'poetry' as 'language', length: 64 }), (e: Error) => e instanceof RangeError && /task/.test(e.message));
-      assert.throws(() => pe.sampleTask({ task: 'language', length: 4 }), (e: Error) => e instanceof RangeError && /length >= 8, got 4/.test(e.message));
-      assert.throws(() => pe.sampleTask({ task: 'language', length: 1.5 }), (e: Error) => e instanceof RangeError && /length/.test(e.message));
-      assert.equal(pe.sampleTask({ task: 'language', length: 8 }).tokens.length, 8, 'the module still works');
+      await assert.rejects(pe.sampleTask({ task: 'poetry' as 'language', length: 64 }), (e: Error) => e instanceof RangeError && /task/.test(e.message));
+      await assert.rejects(pe.sampleTask({ task: 'language', length: 4 }), (e: Error) => e instanceof RangeError && /length >= 8, got 4/.test(e.message));
+      await assert.rejects(pe.sampleTask({ task: 'language', length: 1.5 }), (e: Error) => e instanceof RangeError && /length/.test(e.message));
+      assert.equal((await pe.sampleTask({ task: 'language', length: 8 })).tokens.length, 8, 'the module still works');
     });
 
     it('bad input and lifetime errors', async () => {
       const pe = await ready;
-      assert.throws(() => pe.loadModel(new Uint8Array(100)), { name: 'RangeError', message: /header length is 0/ });
-      assert.throws(() => pe.loadModel('model' as unknown as Uint8Array), { name: 'TypeError', message: /Uint8Array or an ArrayBuffer/ });
-      assert.throws(() => pe.loadModel(new Uint8Array(0)), { name: 'RangeError', message: /empty/ });
+      await assert.rejects(pe.loadModel(new Uint8Array(100)), { name: 'RangeError', message: /header length is 0/ });
+      await assert.rejects(pe.loadModel('model' as unknown as Uint8Array), { name: 'TypeError', message: /Uint8Array or an ArrayBuffer/ });
+      await assert.rejects(pe.loadModel(new Uint8Array(0)), { name: 'RangeError', message: /empty/ });
       const bytes = shipped('language-alibi');
       const bad = new Uint8Array(bytes); // a copy (Buffer#slice would be a view)
       bad[8] = 0x20; // the JSON header's opening brace
-      assert.throws(() => pe.loadModel(bad), RangeError);
-      const m = pe.loadModel(bytes);
+      await assert.rejects(pe.loadModel(bad), RangeError);
+      const m = await pe.loadModel(bytes);
       assert.throws(() => m.forward(Int32Array.from([1, 99])), { name: 'RangeError', message: 'tokens[1] must be a token id in [0, 35), got 99' });
       assert.throws(() => m.forward(new Int32Array(0)), { name: 'RangeError', message: /at least 1 token/ });
       assert.throws(() => m.forward([1, 2] as unknown as Int32Array), TypeError);
@@ -261,13 +261,13 @@ for (const [flavour, ready] of flavours) {
       assert.throws(() => m.forward(Int32Array.from([1])), { name: 'TypeError', message: /deleted/ });
       assert.throws(() => m.delete(), TypeError);
       m[Symbol.dispose]();
-      using enc = pe.loadModel(shipped('word-order-rope'));
+      using enc = await pe.loadModel(shipped('word-order-rope'));
       assert.throws(() => enc.generate(enc.tokenize('我'), { maxNewTokens: 1 }), { name: 'RangeError', message: /causal language model/ });
       await assert.rejects(pe.train({ task: 'poetry', encoding: 'rope', steps: 1 } as never), { name: 'RangeError', message: "task must be one of 'word-order', 'language', 'retrieval', got 'poetry'" });
       await assert.rejects(pe.train({ task: 'language', encoding: 'rope', steps: 0 }), RangeError);
       await assert.rejects(pe.train({ task: 'language', encoding: 'rope', steps: 1, heads: 3 }), { name: 'RangeError', message: 'dModel must be a multiple of heads, got 64 and 3' });
       // Still usable.
-      using again = pe.loadModel(bytes);
+      using again = await pe.loadModel(bytes);
       assert.equal(again.config.encoding, 'alibi');
     });
   });

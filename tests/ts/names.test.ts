@@ -18,7 +18,7 @@ import { flavours } from './flavours.js';
 
 const root = join(fileURLToPath(import.meta.url), '../../../../..');
 // dist/internal.js: the raw module behind a Posenc (not in the package's exports).
-const { rawModule } = (await import(pathToFileURL(join(root, 'dist/internal.js')).href)) as typeof Internal;
+const { rawModels, rawModule } = (await import(pathToFileURL(join(root, 'dist/internal.js')).href)) as typeof Internal;
 
 const LISTS: Record<string, readonly string[]> = {
   ropeLayout: ROPE_LAYOUTS,
@@ -30,9 +30,13 @@ const LISTS: Record<string, readonly string[]> = {
   positionBug: POSITION_BUGS,
 };
 
-/** The C++ table of `list`, one name per line. */
-function cppNames(pe: Posenc, list: string): string[] {
-  const text = rawModule(pe).names(list);
+/** The lists the models module parses (the encodings: both modules). */
+const MODELS_LISTS = new Set(['encoding', 'task', 'positionBug']);
+const CORE_LISTS = new Set(['ropeLayout', 'ropeScaling', 'sinusoidalLayout', 'alibiVariant', 'encoding']);
+
+/** The C++ table of `list` in one module, one name per line. */
+async function cppNames(pe: Posenc, list: string, part: 'core' | 'models'): Promise<string[]> {
+  const text = (part === 'core' ? rawModule(pe) : await rawModels(pe)).names(list);
   return text === '' ? [] : text.slice(0, -1).split('\n');
 }
 
@@ -41,13 +45,17 @@ for (const [flavour, ready] of flavours) {
     for (const [list, names] of Object.entries(LISTS)) {
       it(`${list}: the exported list is the C++ table, in enum order`, async () => {
         const pe = await ready;
-        assert.deepEqual([...names], cppNames(pe, list));
+        for (const part of ['core', 'models'] as const) {
+          const has = (part === 'core' ? CORE_LISTS : MODELS_LISTS).has(list);
+          assert.deepEqual(await cppNames(pe, list, part), has ? [...names] : [], `${part} module`);
+        }
         assert.equal(new Set(names).size, names.length, 'no duplicates');
       });
     }
 
     it('an unknown list name gives an empty table (the test above cannot pass vacuously)', async () => {
-      assert.deepEqual(cppNames(await ready, 'colours'), []);
+      assert.deepEqual(await cppNames(await ready, 'colours', 'core'), []);
+      assert.deepEqual(await cppNames(await ready, 'colours', 'models'), []);
     });
 
     it('the C++ parsers list the same names in their errors', async () => {
@@ -67,7 +75,7 @@ for (const [flavour, ready] of flavours) {
       for (const layout of ROPE_LAYOUTS) pe.applyRope(new Float32Array(4), { heads: 1, seqLen: 1, headDim: 4, layout });
       for (const layout of SINUSOIDAL_LAYOUTS) pe.sinusoidal({ length: 2, dim: 4, layout });
       for (const variant of ALIBI_VARIANTS) pe.alibiSlopes(4, { variant });
-      for (const task of TASKS) assert.equal(pe.taskReference(task).task, task);
+      for (const task of TASKS) assert.equal((await pe.taskReference(task)).task, task);
     });
   });
 }

@@ -26,7 +26,7 @@ describe('npm pack', () => {
     const out = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8' });
     const info = JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = info[0]!.files.map((f) => f.path).sort();
-    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/node.js', 'dist/wasm/posenc-simd.wasm', 'dist/wasm/posenc-scalar.wasm', 'package.json']) {
+    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/node.js', 'dist/wasm/posenc-simd.wasm', 'dist/wasm/posenc-scalar.wasm', 'dist/wasm/posenc-models-simd.wasm', 'dist/wasm/posenc-models-scalar.wasm', 'package.json']) {
       assert.ok(files.includes(f), `tarball contains ${f}`);
     }
     assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('tests/') || f.startsWith('build/')), files.join(','));
@@ -40,14 +40,17 @@ describe('npm pack', () => {
       for (const simd of [true, false]) {
         const pe = await init({ simd });
         const b = pe.alibiBias({ heads: 4, queryLength: 5, keyLength: 5, variant: 'simple' });
-        res.push({ simd: pe.simd, target: pe.target, row: Array.from(b.subarray(20, 25)) });
+        const before = pe.memoryStats().modelsLoaded;
+        // The models module, loaded from the installed package on first use.
+        const chance = (await pe.taskReference('retrieval')).chanceAccuracy;
+        res.push({ simd: pe.simd, target: pe.target, row: Array.from(b.subarray(20, 25)), before, after: pe.memoryStats().modelsLoaded, chance });
       }
       console.log(JSON.stringify(res));
     `);
     const res = JSON.parse(execFileSync(process.execPath, ['main.mjs'], { cwd: app, encoding: 'utf8' }));
     assert.deepEqual(res, [
-      { simd: true, target: 'WASM', row: [-4, -3, -2, -1, 0] },
-      { simd: false, target: 'SCALAR', row: [-4, -3, -2, -1, 0] },
+      { simd: true, target: 'WASM', row: [-4, -3, -2, -1, 0], before: false, after: true, chance: 1 / 16 },
+      { simd: false, target: 'SCALAR', row: [-4, -3, -2, -1, 0], before: false, after: true, chance: 1 / 16 },
     ]);
 
     // Browser path: the default entry and everything it imports.
@@ -73,14 +76,19 @@ describe('npm pack', () => {
       const pe = await init();
       const x = Float32Array.from({ length: 2 * 4 * 8 }, (_, i) => Math.sin(i));
       const r = pe.attention({ q: x, k: x, v: x, heads: 2, queryLength: 4, keyLength: 4, headDim: 8, causal: true });
-      window.__app = { simd: pe.simd, first: Array.from(r.out.subarray(0, 8)), x: Array.from(x.subarray(0, 8)) };
+      const wasmFetched = () => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.endsWith('.wasm')).map((n) => n.split('/').pop());
+      const coreOnly = wasmFetched();
+      // The models module: fetched by the bundle the first time a model call needs it.
+      const sample = await pe.sampleTask({ task: 'retrieval', length: 32, seed: 3 });
+      window.__app = { simd: pe.simd, first: Array.from(r.out.subarray(0, 8)), x: Array.from(x.subarray(0, 8)), coreOnly, all: wasmFetched(), tokens: sample.tokens.length };
     `);
     // The repository's Vite, run on the app: it resolves 'posenc' from the app's node_modules.
     execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', site, '--base', './', '--logLevel', 'warn'], {
       cwd: app, stdio: 'pipe',
     });
     const built = readdirSync(join(site, 'dist/assets'));
-    assert.ok(built.some((f) => f.endsWith('.wasm')), `the bundle carries the .wasm: ${built.join(',')}`);
+    assert.ok(built.some((f) => /^posenc-simd.*\.wasm$/.test(f)), `the bundle carries the core .wasm: ${built.join(',')}`);
+    assert.ok(built.some((f) => /^posenc-models-simd.*\.wasm$/.test(f)), `the bundle carries the models .wasm: ${built.join(',')}`);
     const { serve } = (await import(pathToFileURL(join(root, 'tools/serve.mjs')).href)) as {
       serve: (dir: string, port: number) => Promise<{ server: Server; url: string }>;
     };
@@ -93,9 +101,17 @@ describe('npm pack', () => {
       page.on('pageerror', (e) => problems.push(String(e)));
       await page.goto(url);
       await page.waitForFunction(() => (window as unknown as { __app?: unknown }).__app !== undefined, null, { timeout: 30000 });
-      const res = (await page.evaluate(() => (window as unknown as { __app: unknown }).__app)) as { simd: boolean; first: number[]; x: number[] };
+      const res = (await page.evaluate(() => (window as unknown as { __app: unknown }).__app)) as {
+        simd: boolean; first: number[]; x: number[]; coreOnly: string[]; all: string[]; tokens: number;
+      };
       assert.deepEqual(problems, []);
       assert.equal(res.simd, true);
+      // Attention needs only the core; the first model call fetches the models module, once.
+      assert.equal(res.coreOnly.length, 1, res.coreOnly.join(','));
+      assert.match(res.coreOnly[0]!, /^posenc-simd/);
+      assert.equal(res.all.length, 2, res.all.join(','));
+      assert.match(res.all[1]!, /^posenc-models-simd/);
+      assert.equal(res.tokens, 32);
       // The first causal row attends only to itself: out[0] = v[0].
       for (let e = 0; e < 8; e++) assert.ok(Math.abs(res.first[e]! - res.x[e]!) < 1e-6, `out[0][${e}]`);
     } finally {

@@ -99,7 +99,7 @@ describe('taxonomy section', () => {
       ['language-shaw', 256, 8, 'tax-loss-shaw-256', 'loss'], ['retrieval-alibi', 512, 32, 'tax-acc-alibi-512', 'accuracy'],
       ['retrieval-rope', 512, 32, 'tax-acc-rope-512', 'accuracy'],
     ] as const) {
-      using m = pe.loadModel(modelBytes(name));
+      using m = await pe.loadModel(modelBytes(name));
       const [r] = m.evaluate({ lengths: [L], examples });
       const want = metric === 'loss' ? r!.loss : r!.accuracy;
       assert.ok(Math.abs(byId.get(id)! - want) <= 1e-4 * Math.max(1, want), `${id}: page ${byId.get(id)}, node ${want}`);

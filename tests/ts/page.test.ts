@@ -184,11 +184,11 @@ describe('the page (Chromium, strict CSP)', () => {
     }
     y.forEach((v, e) => assert.ok(Math.abs(v - want[e]!) < 1e-5, `silent dim ${e}: ${v} vs ${want[e]}`));
     // The entropy rate drawn in section 10 is the language task's own (the package in Node, from dist/).
-    const ref = (await init({ simd: true })).taskReference('language');
+    const ref = await (await init({ simd: true })).taskReference('language');
     assert.equal(Number(await page.$eval('#ext-entropy', (e) => (e as HTMLElement).dataset.value)), ref.entropyRate);
     assert.equal(await page.textContent('#ext-entropy'), ref.entropyRate!.toFixed(3));
     assert.equal(Number(await page.$eval('#ext-chance', (e) => (e as HTMLElement).dataset.value)),
-      (await init({ simd: true })).taskReference('retrieval').chanceAccuracy);
+      (await (await init({ simd: true })).taskReference('retrieval')).chanceAccuracy);
     assert.deepEqual(problems, []);
     await page.close();
   });

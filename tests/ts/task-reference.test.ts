@@ -56,14 +56,14 @@ const maxShare = (counts: ArrayLike<number>): number => {
   return max / n;
 };
 
-function languageChecks(pe: Posenc): void {
-  const r = pe.taskReference('language');
+async function languageChecks(pe: Posenc): Promise<void> {
+  const r = await pe.taskReference('language');
   assert.equal(r.task, 'language');
   assert.equal(r.orderFreeAccuracy, undefined);
-  using lm = pe.loadModel(shipped('language-rope'));
+  using lm = await pe.loadModel(shipped('language-rope'));
   const V = lm.config.vocab;
   // One long sequence of a stationary chain: 2^20 tokens.
-  const { tokens, targets } = pe.sampleTask({ task: 'language', length: 1 << 20, seed: 3 });
+  const { tokens, targets } = await pe.sampleTask({ task: 'language', length: 1 << 20, seed: 3 });
   const tri = new Float64Array(V * V * V);
   const bi = new Float64Array(V * V);
   const uni = new Float64Array(V);
@@ -98,10 +98,10 @@ function languageChecks(pe: Posenc): void {
   assert.ok(r.entropyRate! < r.bigramEntropy! && r.bigramEntropy! < r.unigramEntropy! && r.unigramEntropy! < Math.log(32));
 }
 
-function wordOrderChecks(pe: Posenc): void {
-  const r = pe.taskReference('word-order');
+async function wordOrderChecks(pe: Posenc): Promise<void> {
+  const r = await pe.taskReference('word-order');
   assert.equal(r.entropyRate, undefined);
-  using enc = pe.loadModel(shipped('word-order-rope'));
+  using enc = await pe.loadModel(shipped('word-order-rope'));
   const K = enc.classes.length;
   assert.equal(r.chanceAccuracy, 1 / K);
   assert.ok(Math.abs(r.chanceLoss - Math.log(K)) < 1e-12);
@@ -114,7 +114,7 @@ function wordOrderChecks(pe: Posenc): void {
   const heldOut: Array<[string, number]> = [];
   const n = 20000;
   for (let i = 0; i < n; i++) {
-    const { tokens } = pe.sampleTask({ task: 'word-order', length: 1, seed: 1000 + i });
+    const { tokens } = await pe.sampleTask({ task: 'word-order', length: 1, seed: 1000 + i });
     const word = enc.vocab[tokens[1]!]!;
     assert.ok(enc.classes.includes(word), word);
     subjects.set(word, (subjects.get(word) ?? 0) + 1);
@@ -138,11 +138,11 @@ function wordOrderChecks(pe: Posenc): void {
   assert.ok(Math.abs(r.orderFreeLoss! - Math.log(2)) < 1e-12);
 }
 
-function retrievalChecks(pe: Posenc): void {
-  const r = pe.taskReference('retrieval');
+async function retrievalChecks(pe: Posenc): Promise<void> {
+  const r = await pe.taskReference('retrieval');
   assert.equal(r.entropyRate, undefined);
   assert.equal(r.orderFreeLoss, undefined);
-  using rm = pe.loadModel(shipped('retrieval-rope'));
+  using rm = await pe.loadModel(shipped('retrieval-rope'));
   const values = rm.vocab.filter((w) => /^v\d+$/.test(w)).length;
   assert.equal(values, 16);
   assert.equal(r.chanceAccuracy, 1 / values);
@@ -153,7 +153,7 @@ function retrievalChecks(pe: Posenc): void {
   const counts = new Map<number, number>();
   const query = rm.vocab.indexOf('?');
   for (let i = 0; i < 1000; i++) {
-    const { tokens, targets } = pe.sampleTask({ task: 'retrieval', length: 64, seed: i });
+    const { tokens, targets } = await pe.sampleTask({ task: 'retrieval', length: 64, seed: i });
     const q = tokens.indexOf(query);
     for (let t = 0; t < tokens.length; t++) {
       const target = targets[t]!;
@@ -178,8 +178,8 @@ for (const [flavour, ready] of flavours) {
       const pe = await ready;
       const other = await flavours[0]![1];
       for (const task of ['word-order', 'language', 'retrieval'] as const) {
-        const a = pe.taskReference(task);
-        const b = other.taskReference(task);
+        const a = await pe.taskReference(task);
+        const b = await other.taskReference(task);
         for (const k of Object.keys(b) as Array<keyof typeof b>) {
           if (typeof b[k] === 'number') assert.ok(Math.abs((a[k] as number) - (b[k] as number)) < 1e-12, `${task} ${k}`);
         }

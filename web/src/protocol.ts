@@ -1,7 +1,7 @@
 // Messages between the page and its module Worker (worker.ts), which owns
 // the tiny models and does everything heavy: evaluation, generation,
 // training. Typed end to end: `Api[M]` gives a method's arguments and result.
-import { ENCODINGS, type EncodingName, type PositionBug, type RopeScaling, type TaskName, type TinyModelConfig } from 'posenc';
+import { ENCODINGS, type EncodingName, type PositionBug, type RopeScaling, type TaskName, type TaskReference, type TinyModelConfig } from 'posenc';
 
 /** Encodings of the shipped models per task (web/public/models/<task>-<encoding>.safetensors). */
 export const SHIPPED: Record<TaskName, readonly EncodingName[]> = {
@@ -42,6 +42,10 @@ export interface Api {
    * `pos.weight` (the file is fetched once, for the model and its tensors).
    */
   tensor: { args: { model: string; name: string }; result: { shape: number[]; data: Float32Array } };
+  /** The reference levels of tasks (from the generators: chance, best possible, entropy rate). */
+  references: { args: { tasks: TaskName[] }; result: TaskReference[] };
+  /** The tokens of one seeded example of a task. */
+  sample: { args: { task: TaskName; length: number; seed: number }; result: Int32Array };
   /** Word-order answers for each sentence. */
   answer: { args: { model: string; sentences: string[] }; result: Answer[] };
   /** Loss and per-position loss at each length. */

@@ -42,7 +42,7 @@ function model(name: string): Promise<TinyModel> {
     if (name === CUSTOM) return Promise.reject(new Error('no model trained yet'));
     m = (async () => {
       const [pe, bytes] = await Promise.all([ready, file(name)]);
-      return pe.loadModel(bytes);
+      return await pe.loadModel(bytes);
     })();
     models.set(name, m);
     m.catch(() => models.delete(name));
@@ -72,6 +72,13 @@ const handlers: Handlers = {
     if (name === CUSTOM) throw new Error('tensor: only shipped models');
     return readTensor(await file(name), tensor);
   },
+  async references({ tasks }) {
+    const pe = await ready;
+    return Promise.all(tasks.map((task) => pe.taskReference(task)));
+  },
+  async sample({ task, length, seed }) {
+    return (await (await ready).sampleTask({ task, length, seed })).tokens;
+  },
   async answer({ model: name, sentences }) {
     const m = await model(name);
     return sentences.map((s) => {
@@ -96,7 +103,7 @@ const handlers: Handlers = {
     const sc = scaling ? { scaling } : {};
     const [clean] = m.evaluate({ lengths: [length], examples, ...sc });
     const [buggy] = m.evaluate({ lengths: [length], examples, ...sc, bug });
-    const prompt = (await ready).sampleTask({ task: 'language', length: 24, seed: 3 }).tokens;
+    const prompt = (await (await ready).sampleTask({ task: 'language', length: 24, seed: 3 })).tokens;
     const gen = (b: typeof bug, cache = true): string[] =>
       m.detokenize(m.generate(prompt, { maxNewTokens: 40, ...sc, bug: b, cache })).split(' ');
     const strip = (r: typeof clean): LossCurve => ({ length: r!.length, loss: r!.loss, accuracy: r!.accuracy, positionLoss: r!.positionLoss });

@@ -356,7 +356,7 @@ try {
   console.log(\`\${e.name}: \${e.message}\`);
 }
 // ${c('examples.learned.c.model')}
-const model = pe.loadModel(bytes);          // language-learned.safetensors
+const model = await pe.loadModel(bytes);    // language-learned.safetensors
 model.evaluate({ lengths: [2 * model.config.maxLen] });  // RangeError`,
     () => `import torch
 from torch import nn

@@ -83,9 +83,9 @@ export function bin(v: Float64Array, w: number): { x: number[]; y: Array<number 
 
 export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
   // The references come from the task generators in the core, not from measurement.
-  const language = ctx.pe.taskReference('language');
-  const retrieval = ctx.pe.taskReference('retrieval');
-  const ENTROPY = language.entropyRate!;
+  // The references come from the task generators (in the Worker, which has the models module).
+  let ENTROPY = NaN;
+  const retrieval = { chanceAccuracy: NaN };
   let length = getNumber('e.len', 512, 64, 1024);
   let scaling = getChoice<ExtScaling>('e.scaling', 'yarn', EXT_SCALINGS);
   let factor = getNumber('e.factor', 4, 1, 32);
@@ -96,14 +96,14 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
   const lossPlot = new LinePlot({
     xLabel: () => t('ext.x.position'), yLabel: () => t('plot.loss'), series: [], height: 320, logX: true,
     xTicks: () => powersOfTwo(1, length), xRange: () => [1, length],
-    markers: () => [TRAIN], hMarkers: () => [ENTROPY],
+    markers: () => [TRAIN], hMarkers: () => (Number.isFinite(ENTROPY) ? [ENTROPY] : []),
     markerText: () => [t('ext.marker.train')], hMarkerText: () => [t('ext.marker.entropy')],
     endLabels: true, highlight: true,
   });
   lossPlot.el.id = 'ext-loss';
   const retrievalPlot = new LinePlot({
     xLabel: () => t('ext.x.length'), yLabel: () => t('plot.accuracy'), series: [], height: 280, logX: true, points: true,
-    markers: () => [TRAIN], hMarkers: () => [retrieval.chanceAccuracy], markerText: () => [t('ext.marker.train')], hMarkerText: () => [t('ext.marker.chance')],
+    markers: () => [TRAIN], hMarkers: () => (Number.isFinite(retrieval.chanceAccuracy) ? [retrieval.chanceAccuracy] : []), markerText: () => [t('ext.marker.train')], hMarkerText: () => [t('ext.marker.chance')],
     xRange: [56, 1200], xTicks: [...LENGTHS], yRange: [0, 1.02], endLabels: true, highlight: true, legendRows: 2,
   });
   retrievalPlot.el.id = 'ext-retrieval';
@@ -130,8 +130,10 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
     stops.dataset.value = JSON.stringify(Object.fromEntries(stopInfo));
   };
   onLangChange(showStops);
-  const chanceText = el('p', { class: 'note', id: 'ext-chance', 'data-value': String(retrieval.chanceAccuracy) });
+  const chanceText = el('p', { class: 'note', id: 'ext-chance' });
   const showChance = (): void => {
+    if (!Number.isFinite(retrieval.chanceAccuracy)) return;
+    chanceText.dataset.value = String(retrieval.chanceAccuracy);
     const v = Math.round(1 / retrieval.chanceAccuracy);
     chanceText.textContent = t('ext.chance.explain').replaceAll('{v}', String(v)).replace('{p}', `${(100 * retrieval.chanceAccuracy).toFixed(1)}%`);
   };
@@ -220,7 +222,7 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
   };
   const loadMaps = coalesce(() => {
     void (async () => {
-      const tokens = ctx.pe.sampleTask({ task: 'language', length: mapLen, seed: 7 }).tokens;
+      const tokens = await ctx.worker.call('sample', { task: 'language', length: mapLen, seed: 7 });
       const r = await ctx.worker.call('maps', { model: mapModel, tokens });
       maps = { ...r, T: mapLen };
       drawMap();
@@ -231,6 +233,17 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
   extScaling.input.id = 'ext-scaling';
   // First why RoPE breaks (each pair's wavelength against the training
   // length), then what the models measure.
+  const entropyOut = el('output', { id: 'ext-entropy' }, '…');
+  // Asked once the section comes near (the Worker starts then, not at page load).
+  const loadReferences = (): Promise<void> => ctx.worker.call('references', { tasks: ['language', 'retrieval'] }).then(([language, ret]) => {
+    ENTROPY = language!.entropyRate!;
+    retrieval.chanceAccuracy = ret!.chanceAccuracy;
+    entropyOut.dataset.value = String(ENTROPY);
+    entropyOut.textContent = ENTROPY.toFixed(3);
+    showChance();
+    // The plots drawn before the references came get their reference lines.
+    for (const p of [lossPlot, retrievalPlot]) if (p.el.dataset.points !== undefined) p.rebuild();
+  }, (e: unknown) => { entropyOut.textContent = errorText(e); });
   const why = el('div', { id: 'wavelengths' });
   mountWavelengths(ctx, why);
   root.append(
@@ -244,7 +257,7 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
     figure('ext.loss',
       text('ext.loss.key', 'p', 'chart-key'),
       el('p', { class: 'chart-key' }, text('ext.trainLen'), text('colon'), trainOut, ' · ', text('ext.entropy'), text('colon'),
-        el('output', { id: 'ext-entropy', 'data-value': String(ENTROPY) }, ENTROPY.toFixed(3)), ' nats'),
+        entropyOut, ' nats'),
       lossPlot.el, stops, text('ext.loss.look', 'p', 'note look')),
     el('div', { class: 'figs' },
       figure('ext.retrieval',
@@ -268,6 +281,7 @@ export function mountExtrapolation(ctx: Ctx, root: HTMLElement): void {
   });
   // Models load when the reader gets near.
   whenNear(root, () => {
+    void loadReferences();
     runLoss();
     loadMaps();
     void runRetrieval().catch((e: unknown) => { retrievalPlot.el.textContent = errorText(e); });
