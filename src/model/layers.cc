@@ -3,6 +3,8 @@
 #include <cmath>
 #include <vector>
 
+#include "model/matmul.h"
+
 namespace posenc {
 
 void LinearForward(const float* x, size_t T, size_t In, size_t Out,
@@ -10,94 +12,31 @@ void LinearForward(const float* x, size_t T, size_t In, size_t Out,
   for (size_t t = 0; t < T; ++t) {
     float* yr = y + t * Out;
     for (size_t o = 0; o < Out; ++o) yr[o] = b ? b[o] : 0.0f;
-    const float* xr = x + t * In;
-    // Rows of w stream (i-k-j order), four at a time so y is loaded and
-    // stored once per four multiply-adds.
-    size_t i = 0;
-    for (; i + 4 <= In; i += 4) {
-      const float x0 = xr[i], x1 = xr[i + 1], x2 = xr[i + 2], x3 = xr[i + 3];
-      const float* w0 = w + i * Out;
-      const float* w1 = w0 + Out;
-      const float* w2 = w1 + Out;
-      const float* w3 = w2 + Out;
-      for (size_t o = 0; o < Out; ++o) {
-        yr[o] += x0 * w0[o] + x1 * w1[o] + x2 * w2[o] + x3 * w3[o];
-      }
-    }
-    for (; i < In; ++i) {
-      const float xi = xr[i];
-      const float* wr = w + i * Out;
-      for (size_t o = 0; o < Out; ++o) yr[o] += xi * wr[o];
-    }
   }
+  MatMulAcc(x, In, 1, T, In, w, Out, y);
 }
 
 void LinearBackward(const float* x, const float* dy, size_t T, size_t In,
                     size_t Out, const float* w, float* dx, float* dw,
                     float* db) {
-  // dx = dy w^T through w^T [Out, In], so every inner loop is an
-  // unit-stride a * x + y the compiler vectorises (a dot product would be a
-  // float reduction it may not reorder).
-  std::vector<float> wt;
+  if (db) {
+    for (size_t t = 0; t < T; ++t) {
+      const float* dyr = dy + t * Out;
+      for (size_t o = 0; o < Out; ++o) db[o] += dyr[o];
+    }
+  }
   if (dx) {
-    wt.resize(In * Out);
+    // dx += dy w^T, through w^T [Out, In] so that the kernel streams rows.
+    // The buffer is kept between calls: no allocation once it has grown.
+    thread_local std::vector<float> wt;
+    if (wt.size() < In * Out) wt.resize(In * Out);
     for (size_t i = 0; i < In; ++i) {
       for (size_t o = 0; o < Out; ++o) wt[o * In + i] = w[i * Out + o];
     }
+    MatMulAcc(dy, Out, 1, T, Out, wt.data(), In, dx);
   }
-  for (size_t t = 0; t < T; ++t) {
-    const float* dyr = dy + t * Out;
-    if (db) {
-      for (size_t o = 0; o < Out; ++o) db[o] += dyr[o];
-    }
-    if (dx) {
-      float* dxr = dx + t * In;
-      size_t o = 0;
-      for (; o + 4 <= Out; o += 4) {
-        const float g0 = dyr[o], g1 = dyr[o + 1], g2 = dyr[o + 2],
-                    g3 = dyr[o + 3];
-        const float* w0 = wt.data() + o * In;
-        const float* w1 = w0 + In;
-        const float* w2 = w1 + In;
-        const float* w3 = w2 + In;
-        for (size_t i = 0; i < In; ++i) {
-          dxr[i] += g0 * w0[i] + g1 * w1[i] + g2 * w2[i] + g3 * w3[i];
-        }
-      }
-      for (; o < Out; ++o) {
-        const float g = dyr[o];
-        const float* wr = wt.data() + o * In;
-        for (size_t i = 0; i < In; ++i) dxr[i] += g * wr[i];
-      }
-    }
-  }
-  // dw += x^T dy, four tokens at a time: each row of dw is loaded and stored
-  // once per four tokens instead of once per token.
-  if (dw) {
-    size_t t = 0;
-    for (; t + 4 <= T; t += 4) {
-      const float* d0 = dy + t * Out;
-      const float* d1 = d0 + Out;
-      const float* d2 = d1 + Out;
-      const float* d3 = d2 + Out;
-      for (size_t i = 0; i < In; ++i) {
-        const float x0 = x[t * In + i], x1 = x[(t + 1) * In + i],
-                    x2 = x[(t + 2) * In + i], x3 = x[(t + 3) * In + i];
-        float* dwr = dw + i * Out;
-        for (size_t o = 0; o < Out; ++o) {
-          dwr[o] += x0 * d0[o] + x1 * d1[o] + x2 * d2[o] + x3 * d3[o];
-        }
-      }
-    }
-    for (; t < T; ++t) {
-      const float* dyr = dy + t * Out;
-      for (size_t i = 0; i < In; ++i) {
-        const float xi = x[t * In + i];
-        float* dwr = dw + i * Out;
-        for (size_t o = 0; o < Out; ++o) dwr[o] += xi * dyr[o];
-      }
-    }
-  }
+  // dw += x^T dy: A = x^T is x read with swapped strides.
+  if (dw) MatMulAcc(x, 1, In, In, T, dy, Out, dw);
 }
 
 void LayerNormForward(const float* x, size_t T, size_t C, const float* g,

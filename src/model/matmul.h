@@ -1,0 +1,34 @@
+// The matrix product of the tiny transformer's dense layers, forward and
+// both backward products (layers.h), as one accumulating kernel:
+//
+//   C[R, N] += A[R, K] B[K, N]
+//
+// A is read through strides, so one kernel also serves x^T dy (the weight
+// gradient) without a transpose. B and C are row-major with N columns.
+//
+// Summation order (the same on every target and in the scalar reference,
+// so training gives the same bits with AVX2, AVX-512, SSE4, wasm SIMD or
+// scalar code): for each output element, the products over k are taken in
+// groups of four, c += ((a0 b0 + a1 b1) + a2 b2) + a3 b3, then the k left
+// over one at a time, c += a b; every product is rounded before it is added
+// (no fused multiply-add; matmul.cc is compiled with -ffp-contract=off).
+// The SIMD kernel vectorises over n and blocks rows, which changes nothing
+// in that order.
+#ifndef POSENC_MODEL_MATMUL_H_
+#define POSENC_MODEL_MATMUL_H_
+
+#include <cstddef>
+
+namespace posenc {
+
+// A element (r, k) at a[r * a_row + k * a_col]. b: [K, N]; c: [R, N].
+void MatMulAcc(const float* a, size_t a_row, size_t a_col, size_t R, size_t K,
+               const float* b, size_t N, float* c);
+// The scalar reference: the same sums in the same order, one element at a
+// time.
+void MatMulAccScalar(const float* a, size_t a_row, size_t a_col, size_t R,
+                     size_t K, const float* b, size_t N, float* c);
+
+}  // namespace posenc
+
+#endif  // POSENC_MODEL_MATMUL_H_
