@@ -1,9 +1,13 @@
 // Trains one tiny model and prints its progress and evaluation (for
 // experiments; the shipped suite is train_models).
-//   posenc_train_one <task> <encoding> <steps> [seq_len] [eval lengths...]
+//   posenc_train_one [--lr=X] [--warmup=N] [--batch=N] [--seed=N]
+//                    [--eval-every=N]
+//                    <task> <encoding> <steps> [seq_len] [eval lengths...]
+// (default warmup: a tenth of the steps).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -11,13 +15,35 @@
 
 int main(int argc, char** argv) {
   using namespace posenc;
+  TrainConfig tc;
+  int warmup = -1;
+  int eval_every = 0;  // > 0: accuracy at seq_len every this many steps
+  // Options first; the positional arguments follow.
+  while (argc > 1 && std::strncmp(argv[1], "--", 2) == 0) {
+    const char* a = argv[1];
+    if (std::strncmp(a, "--lr=", 5) == 0) {
+      tc.opt.lr = static_cast<float>(std::atof(a + 5));
+    } else if (std::strncmp(a, "--warmup=", 9) == 0) {
+      warmup = std::atoi(a + 9);
+    } else if (std::strncmp(a, "--batch=", 8) == 0) {
+      tc.batch = std::atoi(a + 8);
+    } else if (std::strncmp(a, "--eval-every=", 13) == 0) {
+      eval_every = std::atoi(a + 13);
+    } else if (std::strncmp(a, "--seed=", 7) == 0) {
+      tc.seed = std::strtoull(a + 7, nullptr, 10);
+    } else {
+      std::fprintf(stderr, "unknown option %s\n", a);
+      return 2;
+    }
+    ++argv;
+    --argc;
+  }
   if (argc < 4) {
     std::fprintf(stderr,
                  "usage: %s <task> <encoding> <steps> [seq_len] [lengths...]\n",
                  argv[0]);
     return 2;
   }
-  TrainConfig tc;
   Status st = ParseTask(argv[1], &tc.task);
   if (st.ok()) st = ParseEncoding(argv[2], &tc.model.encoding);
   if (!st.ok()) {
@@ -28,7 +54,7 @@ int main(int argc, char** argv) {
   tc.seq_len = argc > 4 ? std::atoi(argv[4]) : 64;
   tc.model.max_len = tc.seq_len;
   tc.model.d_ff = 128;
-  tc.opt.warmup_steps = tc.steps / 10;
+  tc.opt.warmup_steps = warmup >= 0 ? warmup : tc.steps / 10;
   std::unique_ptr<Trainer> tr;
   st = Trainer::Create(tc, &tr);
   if (!st.ok()) {
@@ -46,6 +72,18 @@ int main(int argc, char** argv) {
     if (p.step % (tc.steps / 10 > 0 ? tc.steps / 10 : 1) == 0) {
       std::printf("step %d loss %.4f grad %.3f lr %.5f\n", p.step, p.loss,
                   p.grad_norm, p.lr);
+    }
+    if (eval_every > 0 && p.step % eval_every == 0) {
+      EvalResult r;
+      st = Evaluate(tr->model(), tc.task, tc.seq_len, 32, 12345,
+                    InferenceOptions(), &r);
+      const double at =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+              .count();
+      if (st.ok()) {
+        std::printf("step %d acc %.4f at %.1f s\n", p.step, r.accuracy, at);
+      }
+      std::fflush(stdout);
     }
   }
   const double secs =

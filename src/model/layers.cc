@@ -13,7 +13,7 @@ void LinearForward(const float* x, size_t T, size_t In, size_t Out,
     float* yr = y + t * Out;
     for (size_t o = 0; o < Out; ++o) yr[o] = b ? b[o] : 0.0f;
   }
-  MatMulAcc(x, In, 1, T, In, w, Out, y);
+  MatMulAcc(x, In, 1, T, In, w, Out, Out, y, Out);
 }
 
 void LinearBackward(const float* x, const float* dy, size_t T, size_t In,
@@ -33,10 +33,10 @@ void LinearBackward(const float* x, const float* dy, size_t T, size_t In,
     for (size_t i = 0; i < In; ++i) {
       for (size_t o = 0; o < Out; ++o) wt[o * In + i] = w[i * Out + o];
     }
-    MatMulAcc(dy, Out, 1, T, Out, wt.data(), In, dx);
+    MatMulAcc(dy, Out, 1, T, Out, wt.data(), In, In, dx, In);
   }
   // dw += x^T dy: A = x^T is x read with swapped strides.
-  if (dw) MatMulAcc(x, 1, In, In, T, dy, Out, dw);
+  if (dw) MatMulAcc(x, 1, In, In, T, dy, Out, Out, dw, Out);
 }
 
 void LayerNormForward(const float* x, size_t T, size_t C, const float* g,

@@ -4,7 +4,8 @@
 //   C[R, N] += A[R, K] B[K, N]
 //
 // A is read through strides, so one kernel also serves x^T dy (the weight
-// gradient) without a transpose. B and C are row-major with N columns.
+// gradient) without a transpose. B and C are row-major with row strides ldb
+// and ldc (>= N), so they can be column slices (one head of [T, C]).
 //
 // Summation order (the same on every target and in the scalar reference,
 // so training gives the same bits with AVX2, AVX-512, SSE4, wasm SIMD or
@@ -21,13 +22,15 @@
 
 namespace posenc {
 
-// A element (r, k) at a[r * a_row + k * a_col]. b: [K, N]; c: [R, N].
+// A element (r, k) at a[r * a_row + k * a_col]; B (k, n) at b[k * ldb + n];
+// C (r, n) at c[r * ldc + n].
 void MatMulAcc(const float* a, size_t a_row, size_t a_col, size_t R, size_t K,
-               const float* b, size_t N, float* c);
+               const float* b, size_t ldb, size_t N, float* c, size_t ldc);
 // The scalar reference: the same sums in the same order, one element at a
 // time.
 void MatMulAccScalar(const float* a, size_t a_row, size_t a_col, size_t R,
-                     size_t K, const float* b, size_t N, float* c);
+                     size_t K, const float* b, size_t ldb, size_t N, float* c,
+                     size_t ldc);
 
 }  // namespace posenc
 

@@ -3,10 +3,13 @@
 #include <cmath>
 #include <limits>
 
+#include "model/attention_layer.h"
 #include "model/layers.h"
 #include "model/rng.h"
 #include "ops/alibi.h"
+#include "ops/rope.h"
 #include "ops/rope_apply.h"
+#include "ops/shaw.h"
 #include "ops/sinusoidal.h"
 #include "ops/t5.h"
 
@@ -30,31 +33,49 @@ bool UsesRope(const ModelConfig& c) {
   return c.encoding == Encoding::kRope || c.encoding == Encoding::kXpos;
 }
 
-// Half-layout rotation of the first r dims of a head row: pairs (i, i + r/2)
-// by the table row (cos, sin: [r/2], attention factor / xPos folded in).
-void Rotate(const float* x, const float* cs, const float* sn, size_t half,
-            size_t D, float* y) {
-  for (size_t i = 0; i < half; ++i) {
-    const float a = x[i], b = x[i + half];
-    y[i] = a * cs[i] - b * sn[i];
-    y[i + half] = a * sn[i] + b * cs[i];
+// The rotation of every head of every token: x, y: [T, H * Dh] (row t is
+// H heads of Dh), by the table rows cos, sin: [T, half]. The ops' scalar
+// kernel, one token (H heads, one position) at a time: it rounds each product
+// and sum on its own (no fused multiply-add), so the bits do not depend on
+// the CPU target. y may equal x.
+void RotateHeads(const float* x, size_t T, size_t H, size_t Dh, size_t half,
+                 const float* cos, const float* sin, float* y) {
+  const size_t C = H * Dh;
+  for (size_t t = 0; t < T; ++t) {
+    ApplyRopeScalar(RopeLayout::kHalf, x + t * C, H, 1, Dh, 2 * half,
+                    cos + t * half, sin + t * half, y + t * C);
   }
-  for (size_t i = 2 * half; i < D; ++i) y[i] = x[i];
 }
 
-// dx += R^T dy (the transpose of Rotate).
-void RotateBackward(const float* dy, const float* cs, const float* sn,
-                    size_t half, size_t D, float* dx) {
-  for (size_t i = 0; i < half; ++i) {
-    const float da = dy[i], db = dy[i + half];
-    dx[i] += da * cs[i] + db * sn[i];
-    dx[i + half] += -da * sn[i] + db * cs[i];
-  }
-  for (size_t i = 2 * half; i < D; ++i) dx[i] += dy[i];
+AttentionLayerShape Shape(const Model& m, size_t T) {
+  AttentionLayerShape s;
+  s.T = T;
+  s.H = static_cast<size_t>(m.config.heads);
+  s.Dh = static_cast<size_t>(m.config.head_dim());
+  s.causal = m.config.causal;
+  s.scale = 1.0f / std::sqrt(static_cast<float>(s.Dh));
+  return s;
 }
 
-int64_t ShawIndex(int64_t rel, int64_t clip) {
-  return (rel < -clip ? -clip : (rel > clip ? clip : rel)) + clip;
+// The positional terms of layer lp for the forward pass cached in fc.
+AttentionTerms Terms(const Model& m, const LayerParams& lp,
+                     const ForwardCache& fc) {
+  AttentionTerms e;
+  const float* w = m.w.data();
+  if (m.config.encoding == Encoding::kAlibi) {
+    e.alibi_slopes = m.alibi_slopes.data();
+  }
+  if (m.has_t5) {
+    e.t5_table = w + m.t5;
+    e.t5_bucket = fc.t5_bucket.data();
+  }
+  if (lp.shaw_k) {
+    e.shaw_k = w + lp.shaw_k;
+    e.shaw_v = w + lp.shaw_v;
+    e.shaw_idx = fc.shaw_idx.data();
+    e.shaw_rows = static_cast<size_t>(2 * m.config.shaw_clip + 1);
+  }
+  return e;
 }
 
 }  // namespace
@@ -237,9 +258,11 @@ Status Forward(const Model& m, const int32_t* tokens, size_t T,
       }
     }
   }
-  const float scale = 1.0f / std::sqrt(static_cast<float>(Dh));
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  const int64_t clip = c.shaw_clip;
+  if (c.encoding == Encoding::kShaw) {
+    fc.shaw_idx.resize(T * T);
+    ShawIndices(T, T, c.shaw_clip, fc.shaw_idx.data());
+  }
+  const AttentionLayerShape shape = Shape(m, T);
   fc.layers.resize(m.layer.size());
   std::vector<float> stream = fc.x0;  // the residual stream [T, C]
   for (size_t l = 0; l < m.layer.size(); ++l) {
@@ -259,72 +282,24 @@ Status Forward(const Model& m, const int32_t* tokens, size_t T,
     LinearForward(L.a.data(), T, C, C, w + lp.wq, w + lp.bq, L.q.data());
     LinearForward(L.a.data(), T, C, C, w + lp.wk, w + lp.bk, L.k.data());
     LinearForward(L.a.data(), T, C, C, w + lp.wv, w + lp.bv, L.v.data());
-    L.qr = L.q;
-    L.kr = L.k;
+    // Rotated copies only where there is a rotation (else qr = q, kr = k).
     if (half) {
-      for (size_t t = 0; t < T; ++t) {
-        for (size_t h = 0; h < H; ++h) {
-          const size_t o = t * C + h * Dh;
-          Rotate(L.q.data() + o, &fc.cos_q[t * half], &fc.sin_q[t * half], half,
-                 Dh, L.qr.data() + o);
-          Rotate(L.k.data() + o, &fc.cos_k[t * half], &fc.sin_k[t * half], half,
-                 Dh, L.kr.data() + o);
-        }
-      }
+      L.qr.resize(T * C);
+      L.kr.resize(T * C);
+      RotateHeads(L.q.data(), T, H, Dh, half, fc.cos_q.data(), fc.sin_q.data(),
+                  L.qr.data());
+      RotateHeads(L.k.data(), T, H, Dh, half, fc.cos_k.data(), fc.sin_k.data(),
+                  L.kr.data());
+    } else {
+      L.qr.clear();
+      L.kr.clear();
     }
     // Materialised attention per head.
-    L.p.assign(H * T * T, 0.0f);
-    L.att.assign(T * C, 0.0f);
-    const float* shaw_k = lp.shaw_k ? w + lp.shaw_k : nullptr;
-    const float* shaw_v = lp.shaw_v ? w + lp.shaw_v : nullptr;
-    for (size_t h = 0; h < H; ++h) {
-      const float slope = m.alibi_slopes[h];
-      for (size_t i = 0; i < T; ++i) {
-        float* p = L.p.data() + (h * T + i) * T;
-        const float* qi = L.qr.data() + i * C + h * Dh;
-        const float* qraw = L.q.data() + i * C + h * Dh;
-        float mx = neg_inf;
-        for (size_t j = 0; j < T; ++j) {
-          const int64_t rel = static_cast<int64_t>(j) - static_cast<int64_t>(i);
-          if (c.causal && rel > 0) {
-            p[j] = neg_inf;
-            continue;
-          }
-          const float* kj = L.kr.data() + j * C + h * Dh;
-          float s = Dot(qi, kj, Dh) * scale;
-          if (shaw_k) {
-            const float* ak = shaw_k + ShawIndex(rel, clip) * Dh;
-            s += scale * Dot(qraw, ak, Dh);
-          }
-          if (slope != 0.0f) {
-            s += slope *
-                 static_cast<float>(c.causal ? rel : (rel < 0 ? rel : -rel));
-          }
-          if (m.has_t5) s += w[m.t5 + fc.t5_bucket[i * T + j] * H + h];
-          p[j] = s;
-          mx = s > mx ? s : mx;
-        }
-        double sum = 0.0;
-        for (size_t j = 0; j < T; ++j) {
-          p[j] = p[j] == neg_inf ? 0.0f : std::exp(p[j] - mx);
-          sum += p[j];
-        }
-        const float inv = static_cast<float>(1.0 / sum);
-        float* oi = L.att.data() + i * C + h * Dh;
-        for (size_t j = 0; j < T; ++j) {
-          p[j] *= inv;
-          if (p[j] == 0.0f) continue;
-          const float* vj = L.v.data() + j * C + h * Dh;
-          for (size_t e = 0; e < Dh; ++e) oi[e] += p[j] * vj[e];
-          if (shaw_v) {
-            const int64_t rel =
-                static_cast<int64_t>(j) - static_cast<int64_t>(i);
-            const float* av = shaw_v + ShawIndex(rel, clip) * Dh;
-            for (size_t e = 0; e < Dh; ++e) oi[e] += p[j] * av[e];
-          }
-        }
-      }
-    }
+    L.p.resize(H * T * T);
+    L.att.resize(T * C);
+    AttentionForward(shape, Terms(m, lp, fc), half ? L.qr.data() : L.q.data(),
+                     half ? L.kr.data() : L.k.data(), L.q.data(), L.v.data(),
+                     L.p.data(), L.att.data());
     L.x_mid.resize(T * C);
     LinearForward(L.att.data(), T, C, C, w + lp.wo, w + lp.bo, L.x_mid.data());
     for (size_t e = 0; e < T * C; ++e) L.x_mid[e] += x[e];
@@ -376,9 +351,10 @@ void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
                F = static_cast<size_t>(c.d_ff),
                V = static_cast<size_t>(c.vocab);
   const float* w = m.w.data();
-  const float scale = 1.0f / std::sqrt(static_cast<float>(Dh));
-  const int64_t clip = c.shaw_clip;
   const size_t half = fc.cos_q.empty() ? 0 : fc.cos_q.size() / T;
+  std::vector<float> nsin_q(fc.sin_q.size()), nsin_k(fc.sin_k.size());
+  for (size_t i = 0; i < nsin_q.size(); ++i) nsin_q[i] = -fc.sin_q[i];
+  for (size_t i = 0; i < nsin_k.size(); ++i) nsin_k[i] = -fc.sin_k[i];
   // Head.
   std::vector<float> dy(T * C, 0.0f);
   if (c.causal) {
@@ -418,78 +394,30 @@ void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
     LinearBackward(L.att.data(), dx.data(), T, C, C, w + lp.wo, datt.data(),
                    grad + lp.wo, grad + lp.bo);
     std::vector<float> dqr(T * C, 0.0f), dkr(T * C, 0.0f), dq(T * C, 0.0f),
-        dk(T * C, 0.0f), dv(T * C, 0.0f), dp(T);
-    const float* shaw_k = lp.shaw_k ? w + lp.shaw_k : nullptr;
-    const float* shaw_v = lp.shaw_v ? w + lp.shaw_v : nullptr;
-    for (size_t h = 0; h < H; ++h) {
-      for (size_t i = 0; i < T; ++i) {
-        const float* p = L.p.data() + (h * T + i) * T;
-        const float* doi = datt.data() + i * C + h * Dh;
-        // dP_ij = dO_i . (v_j + aV[rel]); dv_j += p_ij dO_i.
-        double dot = 0.0;
-        for (size_t j = 0; j < T; ++j) {
-          dp[j] = 0.0f;
-          if (p[j] == 0.0f) continue;
-          const int64_t rel = static_cast<int64_t>(j) - static_cast<int64_t>(i);
-          const float* vj = L.v.data() + j * C + h * Dh;
-          float* dvj = dv.data() + j * C + h * Dh;
-          float s = Dot(doi, vj, Dh);
-          for (size_t e = 0; e < Dh; ++e) dvj[e] += p[j] * doi[e];
-          if (shaw_v) {
-            const size_t b = static_cast<size_t>(ShawIndex(rel, clip));
-            const float* av = shaw_v + b * Dh;
-            float* dav = grad + lp.shaw_v + b * Dh;
-            s += Dot(doi, av, Dh);
-            for (size_t e = 0; e < Dh; ++e) dav[e] += p[j] * doi[e];
-          }
-          dp[j] = s;
-          dot += static_cast<double>(p[j]) * s;
-        }
-        // dS_ij = p_ij (dP_ij - sum_j p dP).
-        const float* qi = L.qr.data() + i * C + h * Dh;
-        const float* qraw = L.q.data() + i * C + h * Dh;
-        float* dqi = dqr.data() + i * C + h * Dh;
-        float* dqraw = dq.data() + i * C + h * Dh;
-        for (size_t j = 0; j < T; ++j) {
-          if (p[j] == 0.0f) continue;
-          const float ds = p[j] * (dp[j] - static_cast<float>(dot));
-          const int64_t rel = static_cast<int64_t>(j) - static_cast<int64_t>(i);
-          const float* kj = L.kr.data() + j * C + h * Dh;
-          float* dkj = dkr.data() + j * C + h * Dh;
-          const float g = ds * scale;
-          for (size_t e = 0; e < Dh; ++e) {
-            dqi[e] += g * kj[e];
-            dkj[e] += g * qi[e];
-          }
-          if (shaw_k) {
-            const size_t b = static_cast<size_t>(ShawIndex(rel, clip));
-            const float* ak = shaw_k + b * Dh;
-            float* dak = grad + lp.shaw_k + b * Dh;
-            for (size_t e = 0; e < Dh; ++e) {
-              dqraw[e] += g * ak[e];
-              dak[e] += g * qraw[e];
-            }
-          }
-          if (m.has_t5) grad[m.t5 + fc.t5_bucket[i * T + j] * H + h] += ds;
-        }
-      }
+        dk(T * C, 0.0f), dv(T * C, 0.0f);
+    AttentionGrads ag;
+    ag.dqr = dqr.data();
+    ag.dkr = dkr.data();
+    ag.dq = dq.data();
+    ag.dv = dv.data();
+    if (m.has_t5) ag.d_t5 = grad + m.t5;
+    if (lp.shaw_k) ag.d_shaw_k = grad + lp.shaw_k;
+    if (lp.shaw_v) ag.d_shaw_v = grad + lp.shaw_v;
+    AttentionBackward(Shape(m, T), Terms(m, lp, fc),
+                      half ? L.qr.data() : L.q.data(),
+                      half ? L.kr.data() : L.k.data(), L.q.data(), L.v.data(),
+                      L.p.data(), datt.data(), ag);
+    // Undo the rotation: dq += R^T dqr, R^T being the rotation by -theta
+    // (the same cos, the sin negated).
+    if (half) {
+      RotateHeads(dqr.data(), T, H, Dh, half, fc.cos_q.data(), nsin_q.data(),
+                  dqr.data());
+      RotateHeads(dkr.data(), T, H, Dh, half, fc.cos_k.data(), nsin_k.data(),
+                  dkr.data());
     }
-    // Undo the rotation: dq += R^T dqr.
-    for (size_t t = 0; t < T; ++t) {
-      for (size_t h = 0; h < H; ++h) {
-        const size_t o = t * C + h * Dh;
-        if (half) {
-          RotateBackward(dqr.data() + o, &fc.cos_q[t * half],
-                         &fc.sin_q[t * half], half, Dh, dq.data() + o);
-          RotateBackward(dkr.data() + o, &fc.cos_k[t * half],
-                         &fc.sin_k[t * half], half, Dh, dk.data() + o);
-        } else {
-          for (size_t e = 0; e < Dh; ++e) {
-            dq[o + e] += dqr[o + e];
-            dk[o + e] += dkr[o + e];
-          }
-        }
-      }
+    for (size_t e = 0; e < T * C; ++e) {
+      dq[e] += dqr[e];
+      dk[e] += dkr[e];
     }
     std::vector<float> da(T * C, 0.0f);
     LinearBackward(L.a.data(), dq.data(), T, C, C, w + lp.wq, da.data(),

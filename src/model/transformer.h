@@ -83,6 +83,7 @@ struct ForwardCache {
   std::vector<float> x_out, y, meanf, rstdf, pooled;
   std::vector<float> cos_q, sin_q, cos_k, sin_k;  // RoPE/xPos tables [T, r/2]
   std::vector<int32_t> t5_bucket;                 // [T, T]
+  std::vector<int32_t> shaw_idx;                  // [T, T] Shaw table rows
 };
 
 // tokens: [T] ids in [0, vocab). logits: [T, V] (causal) or [K] (encoder).

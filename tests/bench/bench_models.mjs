@@ -69,7 +69,7 @@ const text = [
   '|---|---:|---:|---:|',
   ...rows,
   '',
-  `Measured by \`npm run bench:models\` on ${cpus()[0].model.replace(/\s+/g, ' ').trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Training is the plain C++ of \`src/model\` (no Highway in the dense layers); generation runs the attention kernel.`,
+  `Measured by \`npm run bench:models\` on ${cpus()[0].model.replace(/\s+/g, ' ').trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Training runs the model layer's products through \`MatMulAcc\` (Highway); generation runs the attention kernel.`,
 ].join('\n');
 console.log(text);
 if (process.argv.includes('--readme')) rewriteReadme('bench:models', text);

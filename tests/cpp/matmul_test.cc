@@ -84,9 +84,10 @@ TEST(MatMulTest, EveryTargetGivesTheScalarReferenceBits) {
         const std::vector<float> b = Random(s.K * s.N, 2 + s.N);
         const std::vector<float> c0 = Random(s.R * s.N, 3 + s.K);
         std::vector<float> simd = c0, scalar = c0;
-        MatMulAcc(a.data(), a_row, a_col, s.R, s.K, b.data(), s.N, simd.data());
-        MatMulAccScalar(a.data(), a_row, a_col, s.R, s.K, b.data(), s.N,
-                        scalar.data());
+        MatMulAcc(a.data(), a_row, a_col, s.R, s.K, b.data(), s.N, s.N,
+                  simd.data(), s.N);
+        MatMulAccScalar(a.data(), a_row, a_col, s.R, s.K, b.data(), s.N, s.N,
+                        scalar.data(), s.N);
         ASSERT_EQ(0, std::memcmp(simd.data(), scalar.data(),
                                  simd.size() * sizeof(float)));
         const std::vector<double> ref = Reference(a, a_row, a_col, s, b, c0);
@@ -97,6 +98,36 @@ TEST(MatMulTest, EveryTargetGivesTheScalarReferenceBits) {
     }
   }
   UseTarget(0);
+}
+
+// Column slices: B and C rows longer than N (one head of a [T, C] matrix).
+TEST(MatMulTest, StridedSlicesGiveTheScalarReferenceBits) {
+  for (const Shape& s : kShapes) {
+    SCOPED_TRACE(::testing::Message()
+                 << "R=" << s.R << " K=" << s.K << " N=" << s.N);
+    const size_t ldb = s.N + 3, ldc = s.N + 5;
+    const std::vector<float> a = Random(s.R * s.K, 4 + s.R);
+    const std::vector<float> b = Random(s.K * ldb, 5 + s.N);
+    const std::vector<float> c0 = Random(s.R * ldc, 6 + s.K);
+    std::vector<float> simd = c0, scalar = c0;
+    MatMulAcc(a.data(), s.K, 1, s.R, s.K, b.data(), ldb, s.N, simd.data(), ldc);
+    MatMulAccScalar(a.data(), s.K, 1, s.R, s.K, b.data(), ldb, s.N,
+                    scalar.data(), ldc);
+    ASSERT_EQ(0, std::memcmp(simd.data(), scalar.data(),
+                             simd.size() * sizeof(float)));
+    for (size_t r = 0; r < s.R; ++r) {
+      for (size_t n = 0; n < ldc; ++n) {
+        double want = c0[r * ldc + n];
+        if (n < s.N) {
+          for (size_t k = 0; k < s.K; ++k) {
+            want += static_cast<double>(a[r * s.K + k]) * b[k * ldb + n];
+          }
+        }
+        // Columns past N are untouched.
+        ASSERT_NEAR(simd[r * ldc + n], want, 1e-6 * (s.K + 1) * 4);
+      }
+    }
+  }
 }
 
 // The dense layer's three products against float64 sums.

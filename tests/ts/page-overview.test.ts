@@ -146,10 +146,21 @@ describe('taxonomy section', () => {
       await page.$eval('#tax-shaw-map', (e) => e.scrollIntoView({ block: 'center', behavior: 'instant' }));
       await page.waitForTimeout(300);
       await page.$eval('#tax-shaw-map', (e) => e.scrollIntoView({ block: 'center', behavior: 'instant' }));
-      const box = (await page.locator('#tax-shaw-map').boundingBox())!;
       for (const [i, j] of [[0, L - 1], [L - 1, 0], [Math.floor(L / 2), Math.floor(L / 3)]] as const) {
-        await page.mouse.move(box.x + ((j + 0.5) / L) * box.width, box.y + ((i + 0.5) / L) * box.height);
-        const readout = await page.textContent('#tax-shaw .readout') ?? '';
+        // The read-out follows the pointer on the next frame: move, then wait for it (a few
+        // tries, re-measuring the map in case a late scroll moved it).
+        let readout = '';
+        for (let attempt = 0; attempt < 5 && !readout.includes(`m ${i}, n ${j}:`); attempt++) {
+          const box = (await page.locator('#tax-shaw-map').boundingBox())!;
+          await page.mouse.move(box.x + ((j + 0.5) / L) * box.width, box.y + ((i + 0.5) / L) * box.height);
+          readout = await page
+            .waitForFunction((want) => {
+              const t = document.querySelector('#tax-shaw .readout')?.textContent ?? '';
+              return t.includes(want) ? t : '';
+            }, `m ${i}, n ${j}:`, { timeout: 1000 })
+            .then((r) => r.jsonValue() as Promise<string>)
+            .catch(async () => (await page.textContent('#tax-shaw .readout')) ?? '');
+        }
         const m = readout.match(/m (\d+), n (\d+): (-?[\d.]+)/);
         assert.ok(m, `read-out: ${readout}`);
         assert.deepEqual([Number(m[1]), Number(m[2]), Number(m[3])], [i, j, Math.min(k, Math.max(-k, j - i))]);
