@@ -201,7 +201,18 @@ describe('the page (Chromium, strict CSP)', () => {
     const first = Number(await page.$eval('#train-status', (e) => (e as HTMLElement).dataset.first));
     const last = Number(await page.$eval('#train-status', (e) => (e as HTMLElement).dataset.last));
     assert.ok(last < first * 0.8, `loss ${first} -> ${last}`);
+    // The status reports the run's speed and the trained model's accuracy (a share of unseen examples).
+    const accuracy = Number(await page.$eval('#train-status', (e) => (e as HTMLElement).dataset.accuracy));
+    assert.ok(accuracy >= 0 && accuracy <= 1, `accuracy ${accuracy}`);
+    const seconds = Number(await page.$eval('#train-status', (e) => (e as HTMLElement).dataset.seconds));
+    assert.ok(seconds > 0, `seconds ${seconds}`);
+    const status = await page.textContent('#train-status') ?? '';
+    assert.match(status, /^60 steps in \d+\.\d s \(\d+\.\d steps\/s\); accuracy on unseen sentences: \d+\.\d%\./);
+    assert.ok(status.includes(`${(100 * accuracy).toFixed(1)}%`), status);
     await page.waitForSelector('#order-answers tr[data-model="yours"]', { timeout: 60000 });
+    // Picking retrieval brings its recipe's step count; the steps box follows.
+    await page.selectOption('#train select >> nth=0', 'retrieval');
+    assert.equal(await page.inputValue('#train input.num'), '2000');
 
     await page.selectOption('#train select >> nth=0', 'language');
     await page.$eval('#train input[type="range"]', (e) => {

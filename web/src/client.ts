@@ -2,9 +2,9 @@
 // starts on the first call (a section near the reader that needs a model),
 // so opening the page fetches neither the Worker nor anything it loads; its
 // `init` (the page's compiled module, posted) always goes first.
-import type { Api, Method, Reply } from './protocol.js';
+import type { Api, Method, Progress, Reply } from './protocol.js';
 
-export type Progress = { step: number; steps: number; loss: number };
+export type { Progress } from './protocol.js';
 
 type Waiting = { resolve: (v: unknown) => void; reject: (e: Error) => void; progress?: (p: Progress) => void };
 

@@ -75,8 +75,16 @@ export interface Api {
     args: { model: string; bug: PositionBug; length: number; examples: number; window?: number };
     result: { clean: number; buggy: number; error?: string };
   };
-  /** Trains a model (progress messages while running); it becomes CUSTOM. */
-  train: { args: { task: TaskName; encoding: EncodingName; steps: number; seqLen: number }; result: { config: TinyModelConfig } };
+  /**
+   * Trains a model (progress messages while running); it becomes CUSTOM.
+   * `lr` / `warmup`: the optimiser's peak learning rate and warm-up steps
+   * (the package's defaults when absent). The result has the training time
+   * and the trained model's accuracy at `seqLen` on fresh seeded examples.
+   */
+  train: {
+    args: { task: TaskName; encoding: EncodingName; steps: number; seqLen: number; lr?: number; warmup?: number };
+    result: { config: TinyModelConfig; seconds: number; accuracy: number };
+  };
   /** Stops the running training. */
   cancel: { args: Record<string, never>; result: null };
   /**
@@ -102,4 +110,12 @@ export interface Request<M extends Method = Method> {
 export type Reply =
   | { id: number; ok: true; result: unknown }
   | { id: number; ok: false; error: string }
-  | { id: number; progress: { step: number; steps: number; loss: number } };
+  | { id: number; progress: Progress };
+
+/** A training progress report; `seconds` since the run started. */
+export interface Progress {
+  step: number;
+  steps: number;
+  loss: number;
+  seconds: number;
+}

@@ -128,19 +128,24 @@ const handlers: Handlers = {
     const r = m.forward(tokens, { attentionMaps: true });
     return { maps: r.attentionMaps!, layers: m.config.layers, heads: m.config.heads };
   },
-  async train({ task, encoding, steps, seqLen }, id) {
+  async train({ task, encoding, steps, seqLen, lr, warmup }, id) {
     training?.abort();
     const ctrl = new AbortController();
     training = ctrl;
     try {
+      const t0 = performance.now();
+      const since = (): number => (performance.now() - t0) / 1000;
       const m = await (await ready).train(
-        { task, encoding, steps, seqLen, seed: 1 },
-        { signal: ctrl.signal, chunk: 5, onProgress: (p) => post({ id, progress: { step: p.step, steps: p.steps, loss: p.loss } }) },
+        { task, encoding, steps, seqLen, seed: 1, ...(lr !== undefined ? { lr } : {}), ...(warmup !== undefined ? { warmup } : {}) },
+        { signal: ctrl.signal, chunk: 5, onProgress: (p) => post({ id, progress: { step: p.step, steps: p.steps, loss: p.loss, seconds: since() } }) },
       );
+      const seconds = since();
       const old = models.get(CUSTOM);
       models.set(CUSTOM, Promise.resolve(m));
       old?.then((o) => o.delete()).catch(() => undefined);
-      return { config: m.config };
+      // Examples the training never saw (evaluation has its own seed).
+      const [r] = m.evaluate({ lengths: [seqLen], examples: 32 });
+      return { config: m.config, seconds, accuracy: r!.accuracy };
     } finally {
       if (training === ctrl) training = undefined;
     }
@@ -159,7 +164,7 @@ const handlers: Handlers = {
     try {
       const ext = await (await ready).continueTraining(m, { steps, seqLen, ...sc }, {
         signal: ctrl.signal, chunk: 5,
-        onProgress: (p) => post({ id, progress: { step: p.step, steps: p.steps, loss: p.loss } }),
+        onProgress: (p) => post({ id, progress: { step: p.step, steps: p.steps, loss: p.loss, seconds: (performance.now() - t0) / 1000 } }),
       });
       const seconds = (performance.now() - t0) / 1000;
       try {
