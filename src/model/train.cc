@@ -163,8 +163,11 @@ Status Trainer::Step(TrainProgress* p) {
   std::fill(grad_.begin(), grad_.end(), 0.0f);
   const float inv = 1.0f / static_cast<float>(total);
   double loss = 0.0;
-  ForwardCache cache;
-  std::vector<float> logits, dlogits;
+  // The cache, logits and backward scratch live in the trainer: after the
+  // first step, a step allocates only its batch of examples.
+  ForwardCache& cache = cache_;
+  std::vector<float>& logits = logits_;
+  std::vector<float>& dlogits = dlogits_;
   for (const Example& e : batch) {
     POSENC_RETURN_IF_ERROR(Forward(model_, e.tokens.data(), e.tokens.size(),
                                    ForwardOptions(), &cache, &logits));
@@ -179,7 +182,8 @@ Status Trainer::Step(TrainProgress* p) {
                                   e.targets.data(), inv, dlogits.data(),
                                   nullptr, nullptr);
     }
-    Backward(model_, e.tokens.data(), cache, dlogits.data(), grad_.data());
+    Backward(model_, e.tokens.data(), cache, dlogits.data(), grad_.data(),
+             &scratch_);
   }
   const float lr = ScheduledLr(c_.opt, opt_.step());
   const double norm = opt_.Step(&model_, &grad_);

@@ -96,6 +96,10 @@ class Trainer {
   AdamW opt_;
   SplitMix64 data_;
   std::vector<float> grad_;
+  // Reused by every step (no allocation in the forward / backward passes).
+  ForwardCache cache_;
+  std::vector<float> logits_, dlogits_;
+  BackwardScratch scratch_;
 };
 
 // The model config a task implies, from a base (sizes, encoding).

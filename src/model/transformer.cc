@@ -264,12 +264,17 @@ Status Forward(const Model& m, const int32_t* tokens, size_t T,
   }
   const AttentionLayerShape shape = Shape(m, T);
   fc.layers.resize(m.layer.size());
-  std::vector<float> stream = fc.x0;  // the residual stream [T, C]
+  // The residual stream [T, C]: each layer's input is saved in its x_in
+  // (layer 0's is a copy of x0), and its output is written straight into the
+  // next layer's x_in (the last one's into x_out). Buffers keep their
+  // capacity from call to call: a trainer reusing the cache allocates
+  // nothing after the first example.
+  (m.layer.empty() ? fc.x_out : fc.layers[0].x_in)
+      .assign(fc.x0.begin(), fc.x0.end());
   for (size_t l = 0; l < m.layer.size(); ++l) {
     const LayerParams& lp = m.layer[l];
     ForwardCache::Layer& L = fc.layers[l];
     const float* w = m.w.data();
-    L.x_in = stream;
     const float* x = L.x_in.data();
     L.a.resize(T * C);
     L.mean1.resize(T);
@@ -312,12 +317,12 @@ Status Forward(const Model& m, const int32_t* tokens, size_t T,
     L.u.resize(T * F);
     LinearForward(L.b.data(), T, C, F, w + lp.w1, w + lp.b1, L.hpre.data());
     GeluForward(L.hpre.data(), T * F, L.u.data());
-    std::vector<float> mlp(T * C);
-    LinearForward(L.u.data(), T, F, C, w + lp.w2, w + lp.b2, mlp.data());
-    for (size_t e = 0; e < T * C; ++e) mlp[e] += L.x_mid[e];
-    stream = std::move(mlp);
+    std::vector<float>& out =
+        l + 1 < m.layer.size() ? fc.layers[l + 1].x_in : fc.x_out;
+    out.resize(T * C);
+    LinearForward(L.u.data(), T, F, C, w + lp.w2, w + lp.b2, out.data());
+    for (size_t e = 0; e < T * C; ++e) out[e] += L.x_mid[e];
   }
-  fc.x_out = std::move(stream);
   const float* x = fc.x_out.data();
   const float* w = m.w.data();
   fc.y.resize(T * C);
@@ -344,6 +349,23 @@ Status Forward(const Model& m, const int32_t* tokens, size_t T,
 
 void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
               const float* dlogits, float* grad) {
+  BackwardScratch scratch;
+  Backward(m, tokens, fc, dlogits, grad, &scratch);
+}
+
+namespace {
+
+// v = n zeros, keeping v's capacity (no allocation once it is large enough).
+float* Zeroed(std::vector<float>* v, size_t n) {
+  v->assign(n, 0.0f);
+  return v->data();
+}
+
+}  // namespace
+
+void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
+              const float* dlogits, float* grad, BackwardScratch* scratch) {
+  BackwardScratch& b = *scratch;
   const ModelConfig& c = m.config;
   const size_t T = fc.T, C = static_cast<size_t>(c.d_model),
                H = static_cast<size_t>(c.heads),
@@ -352,84 +374,85 @@ void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
                V = static_cast<size_t>(c.vocab);
   const float* w = m.w.data();
   const size_t half = fc.cos_q.empty() ? 0 : fc.cos_q.size() / T;
-  std::vector<float> nsin_q(fc.sin_q.size()), nsin_k(fc.sin_k.size());
-  for (size_t i = 0; i < nsin_q.size(); ++i) nsin_q[i] = -fc.sin_q[i];
-  for (size_t i = 0; i < nsin_k.size(); ++i) nsin_k[i] = -fc.sin_k[i];
+  float* nsin_q = Zeroed(&b.nsin_q, fc.sin_q.size());
+  float* nsin_k = Zeroed(&b.nsin_k, fc.sin_k.size());
+  for (size_t i = 0; i < fc.sin_q.size(); ++i) nsin_q[i] = -fc.sin_q[i];
+  for (size_t i = 0; i < fc.sin_k.size(); ++i) nsin_k[i] = -fc.sin_k[i];
   // Head.
-  std::vector<float> dy(T * C, 0.0f);
+  float* dy = Zeroed(&b.dy, T * C);
   if (c.causal) {
-    LinearBackward(fc.y.data(), dlogits, T, C, V, w + m.head, dy.data(),
-                   grad + m.head, nullptr);
+    LinearBackward(fc.y.data(), dlogits, T, C, V, w + m.head, dy, grad + m.head,
+                   nullptr);
   } else {
     const size_t K = static_cast<size_t>(c.num_classes);
-    std::vector<float> dpooled(C, 0.0f);
-    LinearBackward(fc.pooled.data(), dlogits, 1, C, K, w + m.head,
-                   dpooled.data(), grad + m.head, grad + m.head_b);
+    float* dpooled = Zeroed(&b.dpooled, C);
+    LinearBackward(fc.pooled.data(), dlogits, 1, C, K, w + m.head, dpooled,
+                   grad + m.head, grad + m.head_b);
     for (size_t t = 0; t < T; ++t) {
       for (size_t i = 0; i < C; ++i) {
         dy[t * C + i] = dpooled[i] / static_cast<float>(T);
       }
     }
   }
-  std::vector<float> dx(T * C, 0.0f);
-  LayerNormBackward(fc.x_out.data(), dy.data(), fc.meanf.data(),
-                    fc.rstdf.data(), T, C, w + m.lnf_g, dx.data(),
-                    grad + m.lnf_g, grad + m.lnf_b);
+  float* dx = Zeroed(&b.dx, T * C);
+  LayerNormBackward(fc.x_out.data(), dy, fc.meanf.data(), fc.rstdf.data(), T, C,
+                    w + m.lnf_g, dx, grad + m.lnf_g, grad + m.lnf_b);
   // Layers, last to first. dx is the gradient of the residual stream.
   for (size_t l = m.layer.size(); l-- > 0;) {
     const LayerParams& lp = m.layer[l];
     const ForwardCache::Layer& L = fc.layers[l];
     // MLP: x_out = x_mid + W2 gelu(W1 LN2(x_mid)).
-    std::vector<float> du(T * F, 0.0f), dh(T * F, 0.0f), db(T * C, 0.0f);
-    LinearBackward(L.u.data(), dx.data(), T, F, C, w + lp.w2, du.data(),
-                   grad + lp.w2, grad + lp.b2);
-    GeluBackward(L.hpre.data(), du.data(), T * F, dh.data());
-    LinearBackward(L.b.data(), dh.data(), T, C, F, w + lp.w1, db.data(),
-                   grad + lp.w1, grad + lp.b1);
-    LayerNormBackward(L.x_mid.data(), db.data(), L.mean2.data(), L.rstd2.data(),
-                      T, C, w + lp.ln2_g, dx.data(), grad + lp.ln2_g,
-                      grad + lp.ln2_b);
+    float* du = Zeroed(&b.du, T * F);
+    float* dh = Zeroed(&b.dh, T * F);
+    float* db = Zeroed(&b.db, T * C);
+    LinearBackward(L.u.data(), dx, T, F, C, w + lp.w2, du, grad + lp.w2,
+                   grad + lp.b2);
+    GeluBackward(L.hpre.data(), du, T * F, dh);
+    LinearBackward(L.b.data(), dh, T, C, F, w + lp.w1, db, grad + lp.w1,
+                   grad + lp.b1);
+    LayerNormBackward(L.x_mid.data(), db, L.mean2.data(), L.rstd2.data(), T, C,
+                      w + lp.ln2_g, dx, grad + lp.ln2_g, grad + lp.ln2_b);
     // Attention: x_mid = x_in + Wo att.
-    std::vector<float> datt(T * C, 0.0f);
-    LinearBackward(L.att.data(), dx.data(), T, C, C, w + lp.wo, datt.data(),
-                   grad + lp.wo, grad + lp.bo);
-    std::vector<float> dqr(T * C, 0.0f), dkr(T * C, 0.0f), dq(T * C, 0.0f),
-        dk(T * C, 0.0f), dv(T * C, 0.0f);
+    float* datt = Zeroed(&b.datt, T * C);
+    LinearBackward(L.att.data(), dx, T, C, C, w + lp.wo, datt, grad + lp.wo,
+                   grad + lp.bo);
+    float* dqr = Zeroed(&b.dqr, T * C);
+    float* dkr = Zeroed(&b.dkr, T * C);
+    float* dq = Zeroed(&b.dq, T * C);
+    float* dk = Zeroed(&b.dk, T * C);
+    float* dv = Zeroed(&b.dv, T * C);
     AttentionGrads ag;
-    ag.dqr = dqr.data();
-    ag.dkr = dkr.data();
-    ag.dq = dq.data();
-    ag.dv = dv.data();
+    ag.dqr = dqr;
+    ag.dkr = dkr;
+    ag.dq = dq;
+    ag.dv = dv;
     if (m.has_t5) ag.d_t5 = grad + m.t5;
     if (lp.shaw_k) ag.d_shaw_k = grad + lp.shaw_k;
     if (lp.shaw_v) ag.d_shaw_v = grad + lp.shaw_v;
     AttentionBackward(Shape(m, T), Terms(m, lp, fc),
                       half ? L.qr.data() : L.q.data(),
                       half ? L.kr.data() : L.k.data(), L.q.data(), L.v.data(),
-                      L.p.data(), datt.data(), ag);
+                      L.p.data(), datt, ag);
     // Undo the rotation: dq += R^T dqr, R^T being the rotation by -theta
     // (the same cos, the sin negated).
     if (half) {
-      RotateHeads(dqr.data(), T, H, Dh, half, fc.cos_q.data(), nsin_q.data(),
-                  dqr.data());
-      RotateHeads(dkr.data(), T, H, Dh, half, fc.cos_k.data(), nsin_k.data(),
-                  dkr.data());
+      RotateHeads(dqr, T, H, Dh, half, fc.cos_q.data(), nsin_q, dqr);
+      RotateHeads(dkr, T, H, Dh, half, fc.cos_k.data(), nsin_k, dkr);
     }
     for (size_t e = 0; e < T * C; ++e) {
       dq[e] += dqr[e];
       dk[e] += dkr[e];
     }
-    std::vector<float> da(T * C, 0.0f);
-    LinearBackward(L.a.data(), dq.data(), T, C, C, w + lp.wq, da.data(),
-                   grad + lp.wq, grad + lp.bq);
-    LinearBackward(L.a.data(), dk.data(), T, C, C, w + lp.wk, da.data(),
-                   grad + lp.wk, grad + lp.bk);
-    LinearBackward(L.a.data(), dv.data(), T, C, C, w + lp.wv, da.data(),
-                   grad + lp.wv, grad + lp.bv);
+    float* da = Zeroed(&b.da, T * C);
+    LinearBackward(L.a.data(), dq, T, C, C, w + lp.wq, da, grad + lp.wq,
+                   grad + lp.bq);
+    LinearBackward(L.a.data(), dk, T, C, C, w + lp.wk, da, grad + lp.wk,
+                   grad + lp.bk);
+    LinearBackward(L.a.data(), dv, T, C, C, w + lp.wv, da, grad + lp.wv,
+                   grad + lp.bv);
     // x_mid = x_in + ..., a = LN1(x_in): dx (residual) += LN1^T da.
-    LayerNormBackward(L.x_in.data(), da.data(), L.mean1.data(), L.rstd1.data(),
-                      T, C, w + lp.ln1_g, dx.data(), grad + lp.ln1_g,
-                      grad + lp.ln1_b);
+    LayerNormBackward(L.x_in.data(), da, L.mean1.data(), L.rstd1.data(), T, C,
+                      w + lp.ln1_g, dx, grad + lp.ln1_g, grad + lp.ln1_b);
   }
   // Embeddings (and learned positions).
   for (size_t t = 0; t < T; ++t) {

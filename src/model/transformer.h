@@ -91,9 +91,18 @@ Status Forward(const Model& m, const int32_t* tokens, size_t T,
                const ForwardOptions& opt, ForwardCache* cache,
                std::vector<float>* logits);
 
+// Backward's temporary gradients, kept by a caller that runs Backward
+// repeatedly (the trainer) so that no step allocates.
+struct BackwardScratch {
+  std::vector<float> nsin_q, nsin_k, dy, dpooled, dx, du, dh, db, datt, dqr,
+      dkr, dq, dk, dv, da;
+};
+
 // grad: [w.size()], accumulated (+=). dlogits shaped like the logits.
 void Backward(const Model& m, const int32_t* tokens, const ForwardCache& cache,
               const float* dlogits, float* grad);
+void Backward(const Model& m, const int32_t* tokens, const ForwardCache& cache,
+              const float* dlogits, float* grad, BackwardScratch* scratch);
 
 }  // namespace posenc
 
