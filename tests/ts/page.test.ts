@@ -207,12 +207,16 @@ describe('the page (Chromium, strict CSP)', () => {
     const seconds = Number(await page.$eval('#train-status', (e) => (e as HTMLElement).dataset.seconds));
     assert.ok(seconds > 0, `seconds ${seconds}`);
     const status = await page.textContent('#train-status') ?? '';
-    assert.match(status, /^60 steps in \d+\.\d s \(\d+\.\d steps\/s\); accuracy on unseen sentences: \d+\.\d%\./);
+    assert.match(status, /^Word order with RoPE \(rotary\): 60 steps in \d+\.\d s \(\d+\.\d steps\/s\); accuracy on unseen sentences: \d+\.\d%\./);
     assert.ok(status.includes(`${(100 * accuracy).toFixed(1)}%`), status);
     await page.waitForSelector('#order-answers tr[data-model="yours"]', { timeout: 60000 });
+    // Where the model now appears, with links to both sections.
+    assert.deepEqual(await page.$$eval('#train-where:not([hidden]) a', (as) => as.map((a) => a.getAttribute('href'))), ['#order', '#extrapolation']);
+    assert.match(await page.textContent('#train-hint') ?? '', /^Word order trains/);
     // Picking retrieval brings its recipe's step count; the steps box follows.
     await page.selectOption('#train select >> nth=0', 'retrieval');
     assert.equal(await page.inputValue('#train input.num'), '2000');
+    assert.match(await page.textContent('#train-hint') ?? '', /^Retrieval is the slow task/);
 
     await page.selectOption('#train select >> nth=0', 'language');
     await page.$eval('#train input[type="range"]', (e) => {
@@ -224,6 +228,8 @@ describe('the page (Chromium, strict CSP)', () => {
     await page.waitForFunction(() => Number((document.getElementById('train-progress') as HTMLProgressElement).value) > 0, null, { timeout: 60000 });
     await page.click('#train-cancel');
     await page.waitForSelector('#train-status[data-done="cancelled"]', { timeout: 60000 });
+    assert.match(await page.textContent('#train-status') ?? '', /Cancelled at step \d+: this run’s model is discarded/);
+    assert.ok(await page.$('#train-where[hidden]'), 'no "where it appears" note after a cancel');
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -257,7 +257,8 @@ function showRatios(out: HTMLElement, jobs: Job[]): void {
   stable.set('tax.stable', { names: rows.filter((x) => x.r < 1.05).map((x) => x.name).join(', ') || '—' });
   out.replaceChildren(
     head.el, ' ',
-    ...rows.map((x, i) => el('span', { 'data-model': x.name, 'data-value': String(x.r) }, `${i ? ' · ' : ''}${x.name} ${x.r.toFixed(2)}×`)),
+    // Model ids (the shipped files' names), not words to translate.
+    ...rows.map((x, i) => el('span', { 'data-model': x.name, 'data-value': String(x.r), translate: 'no' }, `${i ? ' · ' : ''}${x.name} ${x.r.toFixed(2)}×`)),
     el('br'), stable.el,
   );
 }

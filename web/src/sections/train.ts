@@ -15,7 +15,7 @@ import { makeScaling } from './rope.js';
 
 
 /** The outcome of a finished run of "train your own". */
-type Result = { steps: number; seconds: number; accuracy: number; task: TaskName; seqLen: number };
+type Result = { steps: number; seconds: number; accuracy: number; task: TaskName; encoding: EncodingName; seqLen: number };
 /** A status line: the last progress report and how the run ended. */
 type Shown = { progress?: Progress; result?: Result; end?: { key: Key } | { error: string } };
 
@@ -27,14 +27,17 @@ function statusText(s: Shown): string {
   const parts: string[] = [];
   if (s.result) {
     const r = s.result;
-    parts.push(t(r.task === 'word-order' ? 'train.result' : 'train.result.len').replace('{steps}', String(r.steps)).replace('{s}', r.seconds.toFixed(1))
+    const run = t('train.run').replace('{task}', t(`train.short.${r.task}`)).replace('{enc}', t(`controls.enc.${r.encoding}`));
+    parts.push(t(r.task === 'word-order' ? 'train.result' : 'train.result.len').replace('{run}', run).replace('{steps}', String(r.steps)).replace('{s}', r.seconds.toFixed(1))
       .replace('{rate}', rate(r.steps, r.seconds)).replace('{len}', String(r.seqLen))
       .replace('{acc}', `${(100 * r.accuracy).toFixed(1)}%`));
   } else if (p) {
     parts.push(t('train.progress').replace('{step}', String(p.step)).replace('{steps}', String(p.steps))
       .replace('{loss}', p.loss.toFixed(3)).replace('{rate}', rate(p.step, p.seconds)));
   }
-  if (s.end) parts.push('key' in s.end ? t(s.end.key) : `${t('error.gloss')}${s.end.error}`);
+  if (s.end) {
+    parts.push('key' in s.end ? t(s.end.key).replace('{step}', String(p?.step ?? 0)) : `${t('error.gloss')}${s.end.error}`);
+  }
   return parts.join(' · ');
 }
 
@@ -55,17 +58,31 @@ export const RECIPES: Record<TaskName, { steps: number; seqLen: number; lr?: num
 };
 
 /** How a failed run is reported: a cancel is translated, an error is shown as it is (after a gloss in the current language). */
-function ended(e: unknown): { key: Key } | { error: string } {
+function ended(e: unknown, cancelKey: Key = 'train.cancelled'): { key: Key } | { error: string } {
   const msg = e instanceof Error ? e.message : String(e);
-  return /cancel/i.test(msg) ? { key: 'train.cancelled' } : { error: msg };
+  return /cancel/i.test(msg) ? { key: cancelKey } : { error: msg };
 }
 
 export function mountTrain(ctx: Ctx, root: HTMLElement): void {
   let task = getChoice<TaskName>('t.task', 'word-order', TASKS);
   let encoding = getChoice<EncodingName>('t.enc', 'rope', ENCODINGS);
   let steps = getNumber('t.steps', RECIPES[task].steps, 10, 5000);
-  const progress = el('progress', { max: '1', value: '0', id: 'train-progress', 'aria-label': t('train.loss'), 'data-i18n-aria': 'train.loss' });
+  const progress = el('progress', { max: '1', value: '0', id: 'train-progress', 'aria-label': t('train.progress.label'), 'data-i18n-aria': 'train.progress.label' });
   const status = el('p', { class: 'status', id: 'train-status', 'aria-live': 'polite' });
+  // Where a finished model shows up, with links to those sections.
+  const where = el('p', { class: 'note', id: 'train-where', hidden: '' });
+  const renderWhere = (): void => {
+    const [before, mid, after] = t('train.done').split(/\{order\}|\{ext\}/);
+    where.replaceChildren(before ?? '', el('a', { href: '#order' }, t('nav.order')), mid ?? '',
+      el('a', { href: '#extrapolation' }, t('nav.extrapolation')), after ?? '');
+  };
+  renderWhere();
+  onLangChange(renderWhere);
+  // What to expect from the chosen task.
+  const hint = el('p', { class: 'note', id: 'train-hint' });
+  const renderHint = (): void => { hint.textContent = t(`train.hint.${task}`); };
+  renderHint();
+  onLangChange(renderHint);
   const plot = new LinePlot({ xLabel: () => t('train.step'), yLabel: () => t('plot.loss'), series: [{ label: () => t('plot.loss') }], height: 240 });
   plot.el.id = 'train-loss';
   const xs: number[] = [];
@@ -86,8 +103,9 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
     shown = {};
     renderStatus();
     delete status.dataset.done;
+    where.hidden = true;
     progress.value = 0;
-    const run = task;
+    const run = task, enc = encoding;
     const recipe = RECIPES[run];
     const { seqLen } = recipe;
     const n = steps;
@@ -96,7 +114,7 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
       ...(recipe.warmupFraction !== undefined ? { warmup: Math.round(recipe.warmupFraction * n) } : {}),
     };
     ctx.worker
-      .call('train', { task: run, encoding, steps: n, seqLen, ...opt }, (p) => {
+      .call('train', { task: run, encoding: enc, steps: n, seqLen, ...opt }, (p) => {
         progress.value = p.step / p.steps;
         xs.push(p.step);
         ys.push(p.loss);
@@ -107,15 +125,16 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
         status.dataset.last = String(p.loss);
       })
       .then((r) => {
-        shown = { ...shown, result: { steps: n, seconds: r.seconds, accuracy: r.accuracy, task: run, seqLen }, end: { key: 'train.done' } };
+        shown = { ...shown, result: { steps: n, seconds: r.seconds, accuracy: r.accuracy, task: run, encoding: enc, seqLen } };
         renderStatus();
+        where.hidden = false;
         status.dataset.seconds = String(r.seconds);
         status.dataset.accuracy = String(r.accuracy);
         status.dataset.done = '1';
         ctx.setCustom(r.config);
       })
       .catch((e: unknown) => {
-        shown = { ...shown, end: ended(e) };
+        shown = { ...shown, end: ended(e, 'train.cancelled.run') };
         renderStatus();
         status.dataset.done = 'cancelled';
       })
@@ -133,7 +152,7 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
   // Round step counts (10, 20, 50, 100, 200, 500, 1000, ...) by drag and
   // arrow keys; any count in the number box.
   const stepsSlider = slider({ label: 'train.steps', param: 't.steps', min: 10, max: 5000, step: 10, value: steps, log: true, numeric: true, onInput: (v) => { steps = v; } });
-  const taskSelect = select<TaskName>({ label: 'train.task', param: 't.task', value: task, options: TASKS.map((x) => [x, () => t(`task.${x}`)] as const), onChange: (v) => { task = v; } });
+  const taskSelect = select<TaskName>({ label: 'train.task', param: 't.task', value: task, options: TASKS.map((x) => [x, () => t(`task.${x}`)] as const), onChange: (v) => { task = v; renderHint(); } });
   // A task picked by the reader brings its default step count (a link's
   // t.steps, restored without a change event, is kept).
   taskSelect.input.addEventListener('change', () => {
@@ -146,8 +165,8 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
       select<EncodingName>({ label: 'train.encoding', param: 't.enc', value: encoding, options: ENCODINGS.map((x) => [x, () => t(`controls.enc.${x}`)] as const), onChange: (v) => { encoding = v; } }).el,
       stepsSlider.el,
       start, cancel),
-    el('p', { class: 'note', id: 'train-hint' }, text('train.hint')),
-    progress, status,
+    hint,
+    progress, status, where,
     figure('train.loss', plot.el),
   );
   mountExtend(ctx, root);
@@ -310,7 +329,7 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
         status.dataset.done = '1';
       })
       .catch((e: unknown) => {
-        shown = { ...shown, end: ended(e) };
+        shown = { ...shown, end: ended(e, 'train.cancelled.run') };
         renderStatus();
         status.dataset.done = 'cancelled';
         // Nothing new to show: the table goes back to the last finished run.
