@@ -164,7 +164,7 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
       taskSelect.el,
       select<EncodingName>({ label: 'train.encoding', param: 't.enc', value: encoding, options: ENCODINGS.map((x) => [x, () => t(`controls.enc.${x}`)] as const), onChange: (v) => { encoding = v; } }).el,
       stepsSlider.el,
-      start, cancel),
+      el('div', { class: 'buttons' }, start, cancel)),
     hint,
     progress, status, where,
     figure('train.loss', plot.el),
@@ -355,7 +355,7 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
       select<ExtMethod>({ label: 'train.ext.method', param: 'x.method', value: method, options: EXT_METHODS.map((m) => [m, () => t(`scaling.${m}` as Key)] as const), onChange: (v) => { method = v; } }).el,
       select({ label: 'train.ext.length', param: 'x.len', value: String(length) as '128' | '256', options: [['128', '128'], ['256', '256']] as const, onChange: (v) => { length = Number(v); } }).el,
       slider({ label: 'train.steps', param: 'x.steps', min: 0, max: 400, step: 10, value: steps, numeric: true, onInput: (v) => { steps = v; } }).el,
-      start, cancel),
+      el('div', { class: 'buttons' }, start, cancel)),
     progress, status, resultFor,
     figs,
   );
