@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "model/adamw_update.h"
+
 namespace posenc {
 
 float ScheduledLr(const AdamWConfig& c, int step) {
@@ -37,15 +39,16 @@ double AdamW::Step(Model* m, std::vector<float>* grad) {
   const double bc2 = 1.0 - std::pow(static_cast<double>(c_.beta2), step_);
   const float step_size = static_cast<float>(lr / bc1);
   const float inv_sqrt_bc2 = static_cast<float>(1.0 / std::sqrt(bc2));
-  const std::vector<float>& g = *grad;
+  AdamWUpdateArgs a;
+  a.beta1 = c_.beta1;
+  a.beta2 = c_.beta2;
+  a.eps = c_.eps;
+  a.step_size = step_size;
+  a.inv_sqrt_bc2 = inv_sqrt_bc2;
   for (const ParamInfo& p : m->params) {
-    const float decay = p.decay ? 1.0f - lr * c_.weight_decay : 1.0f;
-    for (size_t i = p.offset; i < p.offset + p.size; ++i) {
-      m_[i] = c_.beta1 * m_[i] + (1.0f - c_.beta1) * g[i];
-      v_[i] = c_.beta2 * v_[i] + (1.0f - c_.beta2) * g[i] * g[i];
-      const float denom = std::sqrt(v_[i]) * inv_sqrt_bc2 + c_.eps;
-      m->w[i] = m->w[i] * decay - step_size * m_[i] / denom;
-    }
+    a.decay = p.decay ? 1.0f - lr * c_.weight_decay : 1.0f;
+    AdamWUpdate(a, grad->data() + p.offset, p.size, m->w.data() + p.offset,
+                m_.data() + p.offset, v_.data() + p.offset);
   }
   return norm;
 }
