@@ -87,12 +87,12 @@ void AttentionForward(const AttentionLayerShape& s, const AttentionTerms& e,
       if (slope != 0.0f) {
         AlibiBiasRow(slope, static_cast<int64_t>(i), T, s.causal, bias);
       }
+      // Causal: keys past i get probability 0 and take no part in the sums
+      // (adding 0 would change nothing).
+      const size_t n = s.causal ? i + 1 : T;
+      for (size_t j = n; j < T; ++j) row[j] = 0.0f;
       float mx = neg_inf;
-      for (size_t j = 0; j < T; ++j) {
-        if (s.causal && j > i) {
-          row[j] = neg_inf;
-          continue;
-        }
+      for (size_t j = 0; j < n; ++j) {
         float x = row[j] * s.scale;
         if (e.shaw_k) x += s.scale * qa[i * R + e.shaw_idx[i * T + j]];
         if (slope != 0.0f) x += bias[j];
@@ -101,12 +101,12 @@ void AttentionForward(const AttentionLayerShape& s, const AttentionTerms& e,
         mx = x > mx ? x : mx;
       }
       double sum = 0.0;
-      for (size_t j = 0; j < T; ++j) {
+      for (size_t j = 0; j < n; ++j) {
         row[j] = row[j] == neg_inf ? 0.0f : std::exp(row[j] - mx);
         sum += row[j];
       }
       const float inv = static_cast<float>(1.0 / sum);
-      for (size_t j = 0; j < T; ++j) row[j] *= inv;
+      for (size_t j = 0; j < n; ++j) row[j] *= inv;
     }
     // O = P V (+ P's mass per Shaw row times aV).
     for (size_t i0 = 0; i0 < T; i0 += s.causal ? kBlock : T) {
@@ -165,16 +165,20 @@ void AttentionBackward(const AttentionLayerShape& s, const AttentionTerms& e,
     }
     // dS_ij = P_ij (dP_ij - sum_j P_ij dP_ij); the logits' gradient is
     // dS scale (the biases take dS itself).
+    // Causal: masked keys (P = 0) have dS = 0; the products below read
+    // those zeros up to the end of the row block.
     for (size_t i = 0; i < T; ++i) {
       const float* pr = P + i * T;
       float* dr = dp + i * T;
+      const size_t n = s.causal ? i + 1 : T;
       double dot = 0.0;
-      for (size_t j = 0; j < T; ++j) dot += static_cast<double>(pr[j]) * dr[j];
-      for (size_t j = 0; j < T; ++j) {
+      for (size_t j = 0; j < n; ++j) dot += static_cast<double>(pr[j]) * dr[j];
+      for (size_t j = 0; j < n; ++j) {
         const float ds = pr[j] * (dr[j] - static_cast<float>(dot));
         if (g.d_t5) g.d_t5[e.t5_bucket[i * T + j] * H + h] += ds;
         dr[j] = ds * s.scale;
       }
+      for (size_t j = n; j < T; ++j) dr[j] = 0.0f;
     }
     // dQr += G Kr; dKr += G^T Qr (G = dS scale).
     for (size_t i0 = 0; i0 < T; i0 += step) {
