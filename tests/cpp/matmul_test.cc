@@ -12,6 +12,7 @@
 #include "hwy/targets.h"
 #include "model/layers.h"
 #include "model/rng.h"
+#include "test_util.h"
 
 namespace posenc {
 namespace {
@@ -53,52 +54,39 @@ std::vector<double> Reference(const std::vector<float>& a, size_t a_row,
 
 // The targets to check: natively every one this machine runs (dynamic
 // dispatch), in wasm the one static target (Highway is header-only there).
-std::vector<int64_t> Targets() {
-#if POSENC_WASM
-  return {HWY_STATIC_TARGET};
-#else
-  return hwy::SupportedAndGeneratedTargets();
-#endif
-}
 
-void UseTarget(int64_t target) {
-#if POSENC_WASM
-  (void)target;
-#else
-  hwy::SetSupportedTargetsForTest(target);
-#endif
-}
+// Run once per target (test::PerTarget switches the dispatcher).
+class MatMulTargets : public test::PerTarget {};
 
-TEST(MatMulTest, EveryTargetGivesTheScalarReferenceBits) {
-  for (int64_t target : Targets()) {
-    UseTarget(target);
-    for (const Shape& s : kShapes) {
-      for (bool transposed : {false, true}) {
-        SCOPED_TRACE(::testing::Message()
-                     << hwy::TargetName(target) << " R=" << s.R << " K=" << s.K
-                     << " N=" << s.N << (transposed ? " A^T" : ""));
-        // A [R, K] row-major, or A = X^T for X [K, R] (the weight gradient).
-        const size_t a_row = transposed ? 1 : s.K;
-        const size_t a_col = transposed ? s.R : 1;
-        const std::vector<float> a = Random(s.R * s.K, 1 + s.R);
-        const std::vector<float> b = Random(s.K * s.N, 2 + s.N);
-        const std::vector<float> c0 = Random(s.R * s.N, 3 + s.K);
-        std::vector<float> simd = c0, scalar = c0;
-        MatMulAcc(a.data(), a_row, a_col, s.R, s.K, b.data(), s.N, s.N,
-                  simd.data(), s.N);
-        MatMulAccScalar(a.data(), a_row, a_col, s.R, s.K, b.data(), s.N, s.N,
-                        scalar.data(), s.N);
-        ASSERT_EQ(0, std::memcmp(simd.data(), scalar.data(),
-                                 simd.size() * sizeof(float)));
-        const std::vector<double> ref = Reference(a, a_row, a_col, s, b, c0);
-        for (size_t i = 0; i < ref.size(); ++i) {
-          ASSERT_NEAR(simd[i], ref[i], 1e-6 * (s.K + 1) * 4) << "element " << i;
-        }
+TEST_P(MatMulTargets, GiveTheScalarReferenceBits) {
+  const int64_t target = GetParam();
+  for (const Shape& s : kShapes) {
+    for (bool transposed : {false, true}) {
+      SCOPED_TRACE(::testing::Message()
+                   << hwy::TargetName(target) << " R=" << s.R << " K=" << s.K
+                   << " N=" << s.N << (transposed ? " A^T" : ""));
+      // A [R, K] row-major, or A = X^T for X [K, R] (the weight gradient).
+      const size_t a_row = transposed ? 1 : s.K;
+      const size_t a_col = transposed ? s.R : 1;
+      const std::vector<float> a = Random(s.R * s.K, 1 + s.R);
+      const std::vector<float> b = Random(s.K * s.N, 2 + s.N);
+      const std::vector<float> c0 = Random(s.R * s.N, 3 + s.K);
+      std::vector<float> simd = c0, scalar = c0;
+      MatMulAcc(a.data(), a_row, a_col, s.R, s.K, b.data(), s.N, s.N,
+                simd.data(), s.N);
+      MatMulAccScalar(a.data(), a_row, a_col, s.R, s.K, b.data(), s.N, s.N,
+                      scalar.data(), s.N);
+      ASSERT_EQ(0, std::memcmp(simd.data(), scalar.data(),
+                               simd.size() * sizeof(float)));
+      const std::vector<double> ref = Reference(a, a_row, a_col, s, b, c0);
+      for (size_t i = 0; i < ref.size(); ++i) {
+        ASSERT_NEAR(simd[i], ref[i], 1e-6 * (s.K + 1) * 4) << "element " << i;
       }
     }
   }
-  UseTarget(0);
 }
+
+POSENC_INSTANTIATE_PER_TARGET(MatMulTargets);
 
 // Column slices: B and C rows longer than N (one head of a [T, C] matrix).
 TEST(MatMulTest, StridedSlicesGiveTheScalarReferenceBits) {
