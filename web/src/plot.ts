@@ -92,6 +92,33 @@ export function cssVar(name: string): string {
   return v;
 }
 
+/**
+ * A series colour for the current theme: on the dark background, colours
+ * darker than 62% lightness (the palette's blue, purple, brown, grey; the
+ * ALiBi heads' hues at 50%) are drawn lighter, same hue and saturation.
+ * Plots rebuild on a theme change, so this is read at each build.
+ */
+export function themed(colour: string): string {
+  if (document.documentElement.dataset.theme !== 'dark') return colour;
+  let h: number, sat: number, l: number;
+  const hsl = /^hsl\(\s*([\d.]+)\s*,\s*([\d.]+)%\s*,\s*([\d.]+)%\s*\)$/.exec(colour);
+  const hex = /^#([0-9a-f]{6})$/i.exec(colour);
+  if (hsl) {
+    [h, sat, l] = [Number(hsl[1]), Number(hsl[2]), Number(hsl[3])];
+  } else if (hex) {
+    const n = parseInt(hex[1]!, 16);
+    const [r, g, b] = [(n >> 16) / 255, ((n >> 8) & 255) / 255, (n & 255) / 255];
+    const max = Math.max(r, g, b), min = Math.min(r, g, b), d = max - min;
+    l = ((max + min) / 2) * 100;
+    sat = d === 0 ? 0 : (d / (1 - Math.abs(max + min - 1))) * 100;
+    h = d === 0 ? 0 : max === r ? 60 * (((g - b) / d) % 6) : max === g ? 60 * ((b - r) / d + 2) : 60 * ((r - g) / d + 4);
+    h = (h + 360) % 360;
+  } else {
+    return colour;
+  }
+  return l >= 62 ? colour : `hsl(${Math.round(h)}, ${Math.round(sat)}%, 62%)`;
+}
+
 export class LinePlot {
   readonly el: HTMLElement;
   private plot: uPlot | undefined;
@@ -183,7 +210,7 @@ export class LinePlot {
           { label: this.o.xLabel() },
           ...this.series.map((s, i) => ({
             label: labelOf(s),
-            stroke: s.color ?? PALETTE[i % PALETTE.length]!,
+            stroke: themed(s.color ?? PALETTE[i % PALETTE.length]!),
             width: s.width ?? 1.5,
             ...(s.dash ? { dash: s.dash } : {}),
             points: { show: this.o.points ?? false },
@@ -299,7 +326,7 @@ export class LinePlot {
       const text = String(s.label ?? '');
       items.push({
         x: u.valToPos(u.data[0][last]!, 'x', true), y: u.valToPos(ys[last]!, 'y', true), text, w: ctx.measureText(text).width,
-        color: this.series[k - 1]?.color ?? PALETTE[(k - 1) % PALETTE.length]!,
+        color: themed(this.series[k - 1]?.color ?? PALETTE[(k - 1) % PALETTE.length]!),
       });
     }
     const top = u.bbox.top - 14 * dpr + h / 2, bottom = u.bbox.top + u.bbox.height - h / 2;
