@@ -98,7 +98,9 @@ describe('sections 1 and sinusoidal (Chromium, strict CSP)', () => {
         const nums = Array.from(ax?.querySelectorAll('.t-hi, .t-lo') ?? []).map((e) => Number(e.textContent?.replace('−', '-')));
         return {
           id: c.id, axed: !!ax, y: txt('.ax-yname'), x: txt('.ax-x'), value: txt('.ax-value'),
-          bar: !!ax?.querySelector('canvas.colour-bar'), nums, xticks: txt('.ax-xticks'),
+          bar: !!ax?.querySelector('canvas.colour-bar'), nums,
+          xticks: Array.from(ax?.querySelectorAll('.t-left:not([hidden]), .t-right:not([hidden])') ?? []).map((e) => e.textContent).join(' '),
+          cols: Array.from(ax?.querySelectorAll('.ax-collabel') ?? []).map((e) => e.textContent ?? ''),
         };
       }));
     assert.ok(maps.length >= 6, `maps: ${maps.map((m) => m.id).join(',')}`);
@@ -106,7 +108,9 @@ describe('sections 1 and sinusoidal (Chromium, strict CSP)', () => {
       assert.ok(m.axed && m.bar, `${m.id}: axes and colour bar`);
       assert.ok(m.y.length > 2 && m.x.length > 2 && m.value.length > 2, `${m.id}: axis names ${JSON.stringify(m)}`);
       assert.ok(m.nums.length === 2 && m.nums.every(Number.isFinite) && m.nums[0]! > m.nums[1]!, `${m.id}: bar values ${m.nums.join(' ')}`);
-      assert.match(m.xticks, /^0\s*\d+$/, `${m.id}: x ticks`);
+      // End ticks, or (few key tokens) the keys' names under their columns.
+      if (m.cols.length === 0) assert.match(m.xticks, /^0\s*\d+$/, `${m.id}: x ticks`);
+      else assert.equal(m.xticks, '', `${m.id}: names replace the ticks`);
     }
     // Row names: the tokens in the original order on A, B, B - A; the current order on the weights.
     const placed = await page.$$eval('#order .axed', (axs) => axs.map((ax) => {
@@ -115,7 +119,11 @@ describe('sections 1 and sinusoidal (Chromium, strict CSP)', () => {
         const r = l.getBoundingClientRect();
         return { text: l.textContent ?? '', mid: (r.top + r.bottom) / 2 };
       });
-      return { top: c.top, height: c.height, labels };
+      const cols = Array.from(ax.querySelectorAll('.ax-collabel')).map((l) => {
+        const r = l.getBoundingClientRect();
+        return { text: l.textContent ?? '', mid: (r.left + r.right) / 2 };
+      });
+      return { top: c.top, height: c.height, left: c.left, width: c.width, labels, cols };
     }));
     assert.equal(placed.length, 4);
     const original = ['the', 'cat', 'sat', 'on', 'the', 'mat'];
@@ -126,6 +134,13 @@ describe('sections 1 and sinusoidal (Chromium, strict CSP)', () => {
         const rowMid = m.top + ((i + 0.5) * m.height) / m.labels.length;
         assert.ok(Math.abs(l.mid - rowMid) < 2, `map ${k} row ${i}: name at ${l.mid}, row centre ${rowMid}`);
       });
+    });
+    // The weights map also names its columns (the keys, current order), each under its column.
+    const w = placed[3]!;
+    assert.deepEqual(w.cols.map((c) => c.text), current, 'weights map: key names');
+    w.cols.forEach((c, j) => {
+      const colMid = w.left + ((j + 0.5) * w.width) / w.cols.length;
+      assert.ok(Math.abs(c.mid - colMid) < 2, `key ${j}: name at ${c.mid}, column centre ${colMid}`);
     });
     assert.deepEqual(problems, []);
     await page.close();

@@ -46,6 +46,8 @@ export class AxedHeatmap {
   private last: { data: ArrayLike<number>; rows: number; cols: number; range: [number, number] | undefined } | undefined;
   /** The row names shown (joined), to skip rebuilding them when unchanged. */
   private rowLabels: string | undefined;
+  /** The column names shown (joined). */
+  private colLabels: string | undefined;
 
   /** The colour map in use (starts as o.kind; setKind changes it). */
   private kind: AxesOptions['kind'];
@@ -111,6 +113,37 @@ export class AxedHeatmap {
       box.append(s);
     });
     column.append(box);
+  }
+
+  /**
+   * Names every column (e.g. the key tokens) in place of the two end ticks,
+   * each name centred under its column; undefined brings the ticks back.
+   * For a few columns only (a name needs room under its column). Data
+   * (sample text): marked data-sample.
+   */
+  setColLabels(labels: readonly string[] | undefined): void {
+    const key = labels?.join('\u0000');
+    if (key === this.colLabels) return;
+    this.colLabels = key;
+    const row = this.ticks.left.parentElement!;
+    row.querySelector('.ax-collabels')?.remove();
+    this.ticks.left.hidden = this.ticks.right.hidden = false;
+    if (!labels) return;
+    // Only when every name fits its column (widths estimated at the tick
+    // font: about 0.6 em a Latin letter, 1 em a CJK character).
+    const colWidth = (this.map.canvas.getBoundingClientRect().width || 200) / labels.length;
+    const fontPx = parseFloat(getComputedStyle(row).fontSize) || 12;
+    const em = (name: string): number => Array.from(name).reduce((w, c) => w + (/[\u3000-\u9fff\uff00-\uffef]/.test(c) ? 1 : 0.6), 0);
+    if (!labels.every((name) => em(name) * fontPx <= colWidth - 2)) return;
+    this.ticks.left.hidden = this.ticks.right.hidden = true;
+    const box = el('div', { class: 'ax-collabels', 'data-sample': '' });
+    box.style.cssText = 'position:relative;width:100%;height:1.3em';
+    labels.forEach((name, i) => {
+      const s = el('span', { class: 'ax-collabel' }, name);
+      s.style.cssText = `position:absolute;top:0;left:${(100 * (i + 0.5)) / labels.length}%;transform:translateX(-50%);white-space:nowrap;line-height:1.3`;
+      box.append(s);
+    });
+    row.append(box);
   }
 
   /**

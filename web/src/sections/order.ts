@@ -26,6 +26,8 @@ const SAMPLES: Record<Lang, readonly string[]> = {
 const WORDS = 'the a cat dog sat ran on under mat rug big small red blue and then'.split(' ');
 /** Token labels are drawn next to the rows up to this many tokens (numbers beyond). */
 const MAX_LABELS = 40;
+/** Key names under the weights map up to this many tokens (about 35 px a column at 1280 px). */
+const MAX_COL_LABELS = 8;
 const TYPING_MS = 200;
 
 /** A fixed pseudo-random embedding per word (FNV-1a hash -> LCG). */
@@ -304,6 +306,8 @@ export function mountOrder(ctx: Ctx, root: HTMLElement): void {
     const labels = T <= MAX_LABELS;
     for (const m of [aMap, bMap, dMap]) m.setRowLabels(labels ? tokens : undefined);
     wMap.setRowLabels(labels ? order.map((i) => tokens[i]!) : undefined);
+    // The keys are the same tokens: named under their columns while they fit.
+    wMap.setColLabels(T <= MAX_COL_LABELS ? order.map((i) => tokens[i]!) : undefined);
     // For the page tests: the inputs and both outputs ([T, D], original order), small sequences only.
     if (T <= 32) {
       outs.dataset.x = JSON.stringify(Array.from(r.x));
