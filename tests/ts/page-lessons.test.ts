@@ -198,6 +198,44 @@ describe('section "examples": the articles\' examples, against float64 reference
     await page.close();
   });
 
+  it('a whole attention layer with RoPE (half layout): y against float64; shifting every position leaves y unchanged', async () => {
+    const { page, problems } = await h.open('#section=examples');
+    // The page's inputs, rebuilt here: waves rounded to float32.
+    const wave = (n: number, amp: number, a: number, b: number, f: (v: number) => number): number[] =>
+      Array.from({ length: n }, (_, i) => Math.fround(amp * f(a * i + b)));
+    const x = wave(32, 1, 0.7, 0.1, Math.sin);
+    const [wq, wk, wv, wo] = [wave(64, 0.4, 1.3, 0.2, Math.sin), wave(64, 0.4, 0.9, 0.3, Math.cos),
+      wave(64, 0.4, 0.5, 1.1, Math.sin), wave(64, 0.4, 1.1, 0.7, Math.cos)];
+    const [T, C, H, D] = [4, 8, 2, 4];
+    // a [T, C] @ w [C, C]
+    const times = (a: number[][], w: number[]): number[][] =>
+      a.map((r) => Array.from({ length: C }, (_, j) => r.reduce((s, v, i) => s + v * w[i * C + j]!, 0)));
+    const layer = (offset: number): number[] => {
+      const xs = rows(x, C);
+      const [q, k, v] = [times(xs, wq), times(xs, wk), times(xs, wv)];
+      const head = (m: number[][], h: number): number[][] => m.map((r) => r.slice(h * D, (h + 1) * D));
+      const outs = Array.from({ length: H }, (_, h) => attention(
+        head(q, h).map((r, t) => rope(r, offset + t, 'half')),
+        head(k, h).map((r, t) => rope(r, offset + t, 'half')),
+        head(v, h)));
+      const merged = Array.from({ length: T }, (_, t) => outs.flatMap((o) => o[t]!));
+      return times(merged, wo).flat();
+    };
+    const want = layer(0);
+    assertClose(await data<number[]>(page, '#ex-layer-out', 'values'), want, 1e-5, 'y, positions 0-3');
+    assertClose(tensors(await pre(page, 'ex-layer-out'))[0]!, want, 6e-5, 'printed y');
+    assert.equal(await num(page, '#ex-layer-shift'), 0);
+    await setRange(page, '#ex-layer input[type="range"]', 700);
+    await settle(page);
+    const moved = await data<number[]>(page, '#ex-layer-out', 'values');
+    assertClose(moved, layer(700), 1e-4, 'y, positions 700-703');
+    assertClose(moved, want, 1e-4, 'y does not move with the positions');
+    const shift = await num(page, '#ex-layer-shift');
+    assert.ok(shift > 0 && shift < 1e-4, `max |y - y at 0|: ${shift}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('learned table of 1024 rows: position 2048 is a RangeError naming both; so is the shipped model past its table', async () => {
     const { page, problems } = await h.open('#section=examples');
     const text = await pre(page, 'ex-learned-out');

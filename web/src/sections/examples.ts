@@ -334,7 +334,133 @@ for step in range(${steps}):
   return lesson('ex-kv', 'examples.kv.title', 'examples.kv.text', controls, out, code, 'examples.kv.look');
 }
 
-// ---- 5. A learned table of 1024 rows asked for position 2048
+// ---- 5. A whole attention layer with RoPE: x -> q, k, v -> rotate q, k ->
+// causal softmax -> merge heads -> output projection; shifting every position
+// by the same offset leaves its output unchanged.
+
+/** [rows, n] = a [rows, m] times b [m, n], row-major, in float64 rounded to float32 at the end. */
+function matMul(a: ArrayLike<number>, b: ArrayLike<number>, rows: number, m: number, n: number): Float32Array {
+  const out = new Float32Array(rows * n);
+  for (let r = 0; r < rows; r++) {
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let i = 0; i < m; i++) s += (a[r * m + i] as number) * (b[i * n + j] as number);
+      out[r * n + j] = s;
+    }
+  }
+  return out;
+}
+
+/** [T, H * D] -> [H, T, D] (split heads) and back (merge). */
+function splitHeads(x: Float32Array, T: number, H: number, D: number): Float32Array {
+  const out = new Float32Array(x.length);
+  for (let t = 0; t < T; t++) for (let h = 0; h < H; h++) for (let d = 0; d < D; d++) out[(h * T + t) * D + d] = x[t * H * D + h * D + d] as number;
+  return out;
+}
+function mergeHeads(x: Float32Array, T: number, H: number, D: number): Float32Array {
+  const out = new Float32Array(x.length);
+  for (let t = 0; t < T; t++) for (let h = 0; h < H; h++) for (let d = 0; d < D; d++) out[t * H * D + h * D + d] = x[(h * T + t) * D + d] as number;
+  return out;
+}
+
+/** The fixed inputs of the layer example (the PyTorch snippet builds the same ones). */
+export function layerInputs(): { x: Float32Array; wq: Float32Array; wk: Float32Array; wv: Float32Array; wo: Float32Array } {
+  const wave = (n: number, amp: number, a: number, b: number, f: (v: number) => number): Float32Array =>
+    Float32Array.from({ length: n }, (_, i) => amp * f(a * i + b));
+  return {
+    x: wave(32, 1, 0.7, 0.1, Math.sin),
+    wq: wave(64, 0.4, 1.3, 0.2, Math.sin),
+    wk: wave(64, 0.4, 0.9, 0.3, Math.cos),
+    wv: wave(64, 0.4, 0.5, 1.1, Math.sin),
+    wo: wave(64, 0.4, 1.1, 0.7, Math.cos),
+  };
+}
+
+function layerExample(pe: Posenc): HTMLElement {
+  const [T, C, H] = [4, 8, 2];
+  const D = C / H;
+  let offset = getNumber('x.loff', 0, 0, 1000);
+  const inp = layerInputs();
+  const pre = el('pre', { class: 'tensor', id: 'ex-layer-out', tabindex: '0' });
+  const shift = valueOut('ex-layer-shift', 'big zero');
+  const code = codePanels(
+    'ex-layer',
+    () => `const [seqLen, dModel, heads, headDim] = [4, 8, 2, 4];   // batch 1
+// ${c('examples.layer.c.inputs')}
+// ${c('examples.layer.c.helpers')}
+const q = splitHeads(matMul(x, wq));   // [4, 8] -> [2, 4, 4]: ${c('examples.layer.c.split')}
+const k = splitHeads(matMul(x, wk));
+const v = splitHeads(matMul(x, wv));
+const positions = Int32Array.from({ length: 4 }, (_, i) => ${offset} + i);
+const { out } = pe.attention({ q, k, v, heads, queryLength: 4, keyLength: 4, headDim,
+  causal: true,                         // ${c('examples.layer.c.causal')}
+  rope: { layout: 'half', queryPositions: positions, keyPositions: positions } });
+const y = matMul(mergeHeads(out), wo);  // [4, 8]`,
+    () => `import torch
+import torch.nn.functional as F
+torch.set_printoptions(precision=4, sci_mode=False, linewidth=200)
+
+def rotate_half(x):                     # ${c('examples.layer.c.half')}
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat((-x2, x1), dim=-1)
+
+def attention_layer(x, wq, wk, wv, wo, heads, offset=0, base=10000.0):
+    """x: [batch, seq_len, d_model]; wq, wk, wv, wo: [d_model, d_model]"""
+    b, t, d_model = x.shape
+    hd = d_model // heads
+    split = lambda y: y.view(b, t, heads, hd).transpose(1, 2)    # [b, heads, t, hd]
+    q, k, v = split(x @ wq), split(x @ wk), split(x @ wv)
+    inv_freq = base ** (-torch.arange(0, hd, 2) / hd)              # [hd/2]
+    pos = torch.arange(offset, offset + t).float()                 # ${c('examples.layer.c.positions')}
+    angle = torch.outer(pos, inv_freq).repeat(1, 2)                # [t, hd]: (angles, angles)
+    q = q * angle.cos() + rotate_half(q) * angle.sin()             # ${c('examples.layer.c.rotate')}
+    k = k * angle.cos() + rotate_half(k) * angle.sin()
+    att = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # softmax(q k^T / sqrt(hd)) v
+    return att.transpose(1, 2).reshape(b, t, d_model) @ wo         # ${c('examples.layer.c.merge')}
+
+# ${c('examples.layer.c.inputs')}
+wave = lambda n, amp, a, c, f: (amp * f(a * torch.arange(n, dtype=torch.float64) + c)).float()
+x = wave(32, 1.0, 0.7, 0.1, torch.sin).view(1, 4, 8)
+wq, wk = wave(64, 0.4, 1.3, 0.2, torch.sin).view(8, 8), wave(64, 0.4, 0.9, 0.3, torch.cos).view(8, 8)
+wv, wo = wave(64, 0.4, 0.5, 1.1, torch.sin).view(8, 8), wave(64, 0.4, 1.1, 0.7, torch.cos).view(8, 8)
+y = attention_layer(x, wq, wk, wv, wo, heads=2, offset=${offset})
+print("y shape:", y.shape)
+print(y[0])
+y0 = attention_layer(x, wq, wk, wv, wo, heads=2, offset=0)
+print((y - y0).abs().max())`,
+  );
+  /** y [T, C] of the layer with positions offset .. offset + T - 1. */
+  const layer = (at: number): Float32Array => {
+    const positions = Int32Array.from({ length: T }, (_, i) => at + i);
+    const q = splitHeads(matMul(inp.x, inp.wq, T, C, C), T, H, D);
+    const k = splitHeads(matMul(inp.x, inp.wk, T, C, C), T, H, D);
+    const v = splitHeads(matMul(inp.x, inp.wv, T, C, C), T, H, D);
+    const { out } = pe.attention({
+      q, k, v, heads: H, queryLength: T, keyLength: T, headDim: D, causal: true,
+      rope: { layout: 'half', queryPositions: positions, keyPositions: positions },
+    });
+    return matMul(mergeHeads(out, T, H, D), inp.wo, T, C, C);
+  };
+  const render = (): void => {
+    const y = layer(offset);
+    const y0 = offset === 0 ? y : layer(0);
+    pre.textContent = [`y shape: ${torchSize([1, T, C])}`, formatTensor(y, [T, C])].join('\n');
+    pre.dataset.values = JSON.stringify(Array.from(y));
+    pre.dataset.offset = String(offset);
+    setValue(shift, maxDiff(y, y0), 3);
+    code.refresh();
+  };
+  const update = coalesce(render);
+  const controls = [
+    slider({ label: 'examples.layer.offset', param: 'x.loff', min: 0, max: 1000, step: 1, value: offset, onInput: (v) => { offset = v; update(); } }).el,
+  ];
+  render();
+  onLangChange(update);
+  const out = [pre, el('p', { class: 'lesson-readout' }, text('examples.layer.shift'), ' ', shift)];
+  return lesson('ex-layer', 'examples.layer.title', 'examples.layer.text', controls, out, code, 'examples.layer.look');
+}
+
+// ---- 6. A learned table of 1024 rows asked for position 2048
 
 function learnedExample(ctx: Ctx): HTMLElement {
   const pe = ctx.pe;
@@ -427,5 +553,5 @@ async function runModel(ctx: Ctx, pre: HTMLElement): Promise<void> {
 }
 
 export function mountExamples(ctx: Ctx, root: HTMLElement): void {
-  root.append(sinusoidalExample(ctx.pe), ropeExample(ctx.pe), alibiExample(ctx.pe), kvCacheExample(ctx.pe), learnedExample(ctx));
+  root.append(sinusoidalExample(ctx.pe), ropeExample(ctx.pe), alibiExample(ctx.pe), kvCacheExample(ctx.pe), layerExample(ctx.pe), learnedExample(ctx));
 }
