@@ -275,6 +275,11 @@ export class LinePlot {
     ctx.setLineDash([]);
     ctx.fillStyle = fg;
     ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+    // A halo in the page's background under each text, so that a curve
+    // passing behind it does not cut through the letters.
+    ctx.strokeStyle = cssVar('--bg');
+    ctx.lineWidth = 3 * dpr;
+    ctx.lineJoin = 'round';
     this.markerBoxes = [];
     const vs = this.o.markers?.() ?? [], vt = this.o.markerText?.() ?? [];
     // Along the vertical line, reading upwards, centred on the plot's height
@@ -287,6 +292,7 @@ export class LinePlot {
       ctx.translate(px, cy);
       ctx.rotate(-Math.PI / 2);
       ctx.textAlign = 'center';
+      ctx.strokeText(vt[k]!, 0, 0);
       ctx.fillText(vt[k]!, 0, 0);
       ctx.restore();
       // Rotated a quarter turn: the glyphs stand left of px.
@@ -297,6 +303,7 @@ export class LinePlot {
       if (!ht[k]) return;
       const x0 = u.bbox.left + 4 * dpr, base = u.valToPos(y, 'y', true) - 4 * dpr;
       ctx.textAlign = 'left';
+      ctx.strokeText(ht[k]!, x0, base);
       ctx.fillText(ht[k]!, x0, base);
       this.markerBoxes.push({ x0, x1: x0 + ctx.measureText(ht[k]!).width, y0: base - h, y1: base + 2 * dpr });
     });
@@ -385,8 +392,14 @@ export class LinePlot {
     }
     ctx.textAlign = 'left';
     ctx.textBaseline = 'middle';
+    // The same halo as the marker texts (a label may still sit over a line
+    // when no free spot was found).
+    ctx.strokeStyle = cssVar('--bg');
+    ctx.lineWidth = 3 * dpr;
+    ctx.lineJoin = 'round';
     for (const it of drawn) {
       ctx.fillStyle = it.color;
+      ctx.strokeText(it.text, it.x, it.y);
       ctx.fillText(it.text, it.x, it.y);
     }
     ctx.textBaseline = 'alphabetic';
