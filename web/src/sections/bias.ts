@@ -10,8 +10,8 @@ import { checkbox, coalesce, el, figure, select, slider, text, whenNear } from '
 import type { Ctx } from './context.js';
 
 /** Small multiples, one map per head (the colour's name is said once, in the figure's caption and note, not under every map). */
-function grid(maps: AxedHeatmap[], labels: string[]): HTMLElement {
-  return el('div', { class: 'axed-grid heads' }, ...maps.map((m, i) => el('div', { class: 'cell' }, el('div', { class: 'cell-label' }, labels[i]!), m.el)));
+function grid(maps: AxedHeatmap[], labels: string[], wide = false): HTMLElement {
+  return el('div', { class: `axed-grid heads${wide ? ' wide' : ''}` }, ...maps.map((m, i) => el('div', { class: 'cell' }, el('div', { class: 'cell-label' }, labels[i]!), m.el)));
 }
 
 /** Head h's line colour: hues from the steepest head (blue) through purple to the gentlest (red-orange), no pale yellows. */
@@ -142,7 +142,8 @@ export function mountBias(ctx: Ctx, root: HTMLElement): void {
       return m;
     });
     const labels = (): string[] => maps.map((_, h) => `${t('bias.head')} ${h}`);
-    learnedBox.replaceChildren(grid(maps, labels()));
+    // Few heads (the shipped models have 4): two to a row, larger maps.
+    learnedBox.replaceChildren(grid(maps, labels(), true));
     onLangChange(() => learnedBox.querySelectorAll('.cell-label').forEach((e, h) => { e.textContent = labels()[h]!; }));
     // Bias against distance d = 0 .. D-1: the last query row of a D x D map. [H][D]
     const D = 2 * c.t5MaxDistance;
