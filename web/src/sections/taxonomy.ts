@@ -74,6 +74,8 @@ export function mountTaxonomy(ctx: Ctx, root: HTMLElement): void {
   const scroller = el('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-labelledby': 'tax-h' }, table);
 
   root.append(
+    // Phones only (CSS): the measured columns start past the screen's edge.
+    el('p', { class: 'note narrow-only', id: 'tax-scroll-hint' }, text('tax.scrollhint')),
     scroller,
     status.el,
     ratios,
