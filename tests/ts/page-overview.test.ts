@@ -151,8 +151,11 @@ describe('taxonomy section', () => {
         // tries, re-measuring the map in case a late scroll moved it).
         let readout = '';
         for (let attempt = 0; attempt < 5 && !readout.includes(`m ${i}, n ${j}:`); attempt++) {
-          const box = (await page.locator('#tax-shaw-map').boundingBox())!;
-          await page.mouse.move(box.x + ((j + 0.5) / L) * box.width, box.y + ((i + 0.5) / L) * box.height);
+          // hover() scrolls the map into view and waits until nothing (the sticky nav, a
+          // late layout change) covers the point before it moves the mouse there.
+          const map = page.locator('#tax-shaw-map');
+          const box = (await map.boundingBox())!;
+          await map.hover({ position: { x: ((j + 0.5) / L) * box.width, y: ((i + 0.5) / L) * box.height }, timeout: 3000 }).catch(() => undefined);
           readout = await page
             .waitForFunction((want) => {
               const t = document.querySelector('#tax-shaw .readout')?.textContent ?? '';
