@@ -35,6 +35,18 @@ export interface AxesOptions extends HeatmapOptions {
 
 const BAR_STEPS = 64;
 
+/** One absolutely placed name per row (right-aligned, centred on the row) or column (centred under it). */
+function centredNames(labels: readonly string[], cls: string, along: 'rows' | 'columns'): HTMLElement[] {
+  return labels.map((name, i) => {
+    const s = el('span', { class: cls }, name);
+    const at = (100 * (i + 0.5)) / labels.length;
+    s.style.cssText = along === 'rows'
+      ? `position:absolute;right:0;top:${at}%;transform:translateY(-50%);white-space:nowrap;line-height:1`
+      : `position:absolute;top:0;left:${at}%;transform:translateX(-50%);white-space:nowrap;line-height:1.3`;
+    return s;
+  });
+}
+
 export class AxedHeatmap {
   readonly el: HTMLElement;
   readonly map: Heatmap;
@@ -107,11 +119,7 @@ export class AxedHeatmap {
     sizer.style.cssText = 'display:block;visibility:hidden;height:0;overflow:hidden;white-space:nowrap';
     const box = el('div', { class: 'ax-rowlabels', 'data-sample': '' }, sizer);
     box.style.cssText = 'position:relative;flex:1 1 auto;min-height:0';
-    labels.forEach((name, i) => {
-      const s = el('span', { class: 'ax-rowlabel' }, name);
-      s.style.cssText = `position:absolute;right:0;top:${(100 * (i + 0.5)) / labels.length}%;transform:translateY(-50%);white-space:nowrap;line-height:1`;
-      box.append(s);
-    });
+    box.append(...centredNames(labels, 'ax-rowlabel', 'rows'));
     column.append(box);
   }
 
@@ -138,11 +146,7 @@ export class AxedHeatmap {
     this.ticks.left.hidden = this.ticks.right.hidden = true;
     const box = el('div', { class: 'ax-collabels', 'data-sample': '' });
     box.style.cssText = 'position:relative;width:100%;height:1.3em';
-    labels.forEach((name, i) => {
-      const s = el('span', { class: 'ax-collabel' }, name);
-      s.style.cssText = `position:absolute;top:0;left:${(100 * (i + 0.5)) / labels.length}%;transform:translateX(-50%);white-space:nowrap;line-height:1.3`;
-      box.append(s);
-    });
+    box.append(...centredNames(labels, 'ax-collabel', 'columns'));
     row.append(box);
   }
 
