@@ -207,7 +207,7 @@ describe('the page (Chromium, strict CSP)', () => {
     const seconds = Number(await page.$eval('#train-status', (e) => (e as HTMLElement).dataset.seconds));
     assert.ok(seconds > 0, `seconds ${seconds}`);
     const status = await page.textContent('#train-status') ?? '';
-    assert.match(status, /^Word order with RoPE \(rotary\): 60 steps in \d+\.\d s \(\d+\.\d steps\/s\); accuracy on unseen sentences: \d+\.\d%\./);
+    assert.match(status, /^Word order with RoPE \(rotary\), seed 1: 60 steps in \d+\.\d s \(\d+\.\d steps\/s\); accuracy on unseen sentences: \d+\.\d%\./);
     assert.ok(status.includes(`${(100 * accuracy).toFixed(1)}%`), status);
     await page.waitForSelector('#order-answers tr[data-model="yours"]', { timeout: 60000 });
     // Where the model now appears, with links to both sections.
@@ -230,6 +230,23 @@ describe('the page (Chromium, strict CSP)', () => {
     await page.waitForSelector('#train-status[data-done="cancelled"]', { timeout: 60000 });
     assert.match(await page.textContent('#train-status') ?? '', /Cancelled at step \d+: this run’s model is discarded/);
     assert.ok(await page.$('#train-where[hidden]'), 'no "where it appears" note after a cancel');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('train your own is seeded: the same seed repeats a run bit for bit, another seed gives another run', async () => {
+    const { page, problems } = await open('#t.task=word-order&t.enc=rope&t.steps=20');
+    const run = async (): Promise<string> => {
+      await page.click('#train-start');
+      await page.waitForSelector('#train-status[data-done="1"]', { timeout: 120000 });
+      return page.$eval('#train-status', (e) => `${(e as HTMLElement).dataset.first} ${(e as HTMLElement).dataset.last} ${(e as HTMLElement).dataset.accuracy}`);
+    };
+    const a = await run();
+    assert.equal(await run(), a, 'seed 1 twice');
+    await page.fill('#train [data-param="t.seed"] input.num', '2');
+    const b = await run();
+    assert.notEqual(b, a, 'seed 2');
+    assert.match(await page.textContent('#train-status') ?? '', /, seed 2: 20 steps/);
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -78,11 +78,12 @@ export interface Api {
   /**
    * Trains a model (progress messages while running); it becomes CUSTOM.
    * `lr` / `warmup`: the optimiser's peak learning rate and warm-up steps
-   * (the package's defaults when absent). The result has the training time
+   * (the package's defaults when absent); `seed` (default 1) seeds the
+   * weights and the data. The result has the training time
    * and the trained model's accuracy at `seqLen` on fresh seeded examples.
    */
   train: {
-    args: { task: TaskName; encoding: EncodingName; steps: number; seqLen: number; lr?: number; warmup?: number };
+    args: { task: TaskName; encoding: EncodingName; steps: number; seqLen: number; lr?: number; warmup?: number; seed?: number };
     result: { config: TinyModelConfig; seconds: number; accuracy: number };
   };
   /** Stops the running training. */

@@ -128,7 +128,7 @@ const handlers: Handlers = {
     const r = m.forward(tokens, { attentionMaps: true });
     return { maps: r.attentionMaps!, layers: m.config.layers, heads: m.config.heads };
   },
-  async train({ task, encoding, steps, seqLen, lr, warmup }, id) {
+  async train({ task, encoding, steps, seqLen, lr, warmup, seed }, id) {
     training?.abort();
     const ctrl = new AbortController();
     training = ctrl;
@@ -136,7 +136,7 @@ const handlers: Handlers = {
       const t0 = performance.now();
       const since = (): number => (performance.now() - t0) / 1000;
       const m = await (await ready).train(
-        { task, encoding, steps, seqLen, seed: 1, ...(lr !== undefined ? { lr } : {}), ...(warmup !== undefined ? { warmup } : {}) },
+        { task, encoding, steps, seqLen, seed: seed ?? 1, ...(lr !== undefined ? { lr } : {}), ...(warmup !== undefined ? { warmup } : {}) },
         { signal: ctrl.signal, chunk: 5, onProgress: (p) => post({ id, progress: { step: p.step, steps: p.steps, loss: p.loss, seconds: since() } }) },
       );
       const seconds = since();

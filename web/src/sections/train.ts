@@ -15,7 +15,7 @@ import { makeScaling } from './rope.js';
 
 
 /** The outcome of a finished run of "train your own". */
-type Result = { steps: number; seconds: number; accuracy: number; task: TaskName; encoding: EncodingName; seqLen: number };
+type Result = { steps: number; seconds: number; accuracy: number; task: TaskName; encoding: EncodingName; seed: number; seqLen: number };
 /** A status line: the last progress report and how the run ended. */
 type Shown = { progress?: Progress; result?: Result; end?: { key: Key } | { error: string } };
 
@@ -27,7 +27,7 @@ function statusText(s: Shown): string {
   const parts: string[] = [];
   if (s.result) {
     const r = s.result;
-    const run = t('train.run').replace('{task}', t(`train.short.${r.task}`)).replace('{enc}', t(`controls.enc.${r.encoding}`));
+    const run = t('train.run').replace('{task}', t(`train.short.${r.task}`)).replace('{enc}', t(`controls.enc.${r.encoding}`)).replace('{seed}', String(r.seed));
     parts.push(t(r.task === 'word-order' ? 'train.result' : 'train.result.len').replace('{run}', run).replace('{steps}', String(r.steps)).replace('{s}', r.seconds.toFixed(1))
       .replace('{rate}', rate(r.steps, r.seconds)).replace('{len}', String(r.seqLen))
       .replace('{acc}', `${(100 * r.accuracy).toFixed(1)}%`));
@@ -67,6 +67,7 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
   let task = getChoice<TaskName>('t.task', 'word-order', TASKS);
   let encoding = getChoice<EncodingName>('t.enc', 'rope', ENCODINGS);
   let steps = getNumber('t.steps', RECIPES[task].steps, 10, 5000);
+  let seed = getNumber('t.seed', 1, 1, 1000);
   const progress = el('progress', { max: '1', value: '0', id: 'train-progress', 'aria-label': t('train.progress.label'), 'data-i18n-aria': 'train.progress.label' });
   const status = el('p', { class: 'status', id: 'train-status', 'aria-live': 'polite' });
   // Where a finished model shows up, with links to those sections.
@@ -105,7 +106,7 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
     delete status.dataset.done;
     where.hidden = true;
     progress.value = 0;
-    const run = task, enc = encoding;
+    const run = task, enc = encoding, sd = seed;
     const recipe = RECIPES[run];
     const { seqLen } = recipe;
     const n = steps;
@@ -114,7 +115,7 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
       ...(recipe.warmupFraction !== undefined ? { warmup: Math.round(recipe.warmupFraction * n) } : {}),
     };
     ctx.worker
-      .call('train', { task: run, encoding: enc, steps: n, seqLen, ...opt }, (p) => {
+      .call('train', { task: run, encoding: enc, steps: n, seqLen, seed: sd, ...opt }, (p) => {
         progress.value = p.step / p.steps;
         xs.push(p.step);
         ys.push(p.loss);
@@ -125,7 +126,7 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
         status.dataset.last = String(p.loss);
       })
       .then((r) => {
-        shown = { ...shown, result: { steps: n, seconds: r.seconds, accuracy: r.accuracy, task: run, encoding: enc, seqLen } };
+        shown = { ...shown, result: { steps: n, seconds: r.seconds, accuracy: r.accuracy, task: run, encoding: enc, seed: sd, seqLen } };
         renderStatus();
         where.hidden = false;
         status.dataset.seconds = String(r.seconds);
@@ -164,6 +165,8 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
       taskSelect.el,
       select<EncodingName>({ label: 'train.encoding', param: 't.enc', value: encoding, options: ENCODINGS.map((x) => [x, () => t(`controls.enc.${x}`)] as const), onChange: (v) => { encoding = v; } }).el,
       stepsSlider.el,
+      // Weights and data are seeded: a seed gives the same run, bit for bit.
+      slider({ label: 'train.seed', param: 't.seed', min: 1, max: 1000, step: 1, value: seed, numeric: true, onInput: (v) => { seed = v; } }).el,
       el('div', { class: 'buttons' }, start, cancel)),
     hint,
     progress, status, where,
