@@ -26,8 +26,8 @@ const SAMPLES: Record<Lang, readonly string[]> = {
 const WORDS = 'the a cat dog sat ran on under mat rug big small red blue and then'.split(' ');
 /** Token labels are drawn next to the rows up to this many tokens (numbers beyond). */
 const MAX_LABELS = 40;
-/** Key names under the weights map up to this many tokens (about 35 px a column at 1280 px). */
-const MAX_COL_LABELS = 8;
+/** Key names under the weights map up to this many tokens, if every name fits its column (axes.ts checks). */
+const MAX_COL_LABELS = 16;
 const TYPING_MS = 200;
 
 /** A fixed pseudo-random embedding per word (FNV-1a hash -> LCG). */
