@@ -364,7 +364,7 @@ function mergeHeads(x: Float32Array, T: number, H: number, D: number): Float32Ar
 }
 
 /** The fixed inputs of the layer example (the PyTorch snippet builds the same ones). */
-export function layerInputs(): { x: Float32Array; wq: Float32Array; wk: Float32Array; wv: Float32Array; wo: Float32Array } {
+function layerInputs(): { x: Float32Array; wq: Float32Array; wk: Float32Array; wv: Float32Array; wo: Float32Array } {
   const wave = (n: number, amp: number, a: number, b: number, f: (v: number) => number): Float32Array =>
     Float32Array.from({ length: n }, (_, i) => amp * f(a * i + b));
   return {
