@@ -4,7 +4,9 @@
 #include <limits>
 #include <vector>
 
+#include "model/activations.h"
 #include "model/matmul.h"
+#include "model/sum.h"
 #include "ops/alibi.h"
 
 namespace posenc {
@@ -100,11 +102,9 @@ void AttentionForward(const AttentionLayerShape& s, const AttentionTerms& e,
         row[j] = x;
         mx = x > mx ? x : mx;
       }
-      double sum = 0.0;
-      for (size_t j = 0; j < n; ++j) {
-        row[j] = row[j] == neg_inf ? 0.0f : std::exp(row[j] - mx);
-        sum += row[j];
-      }
+      // Exp(-inf) is 0: keys a bias masks get no weight.
+      ExpShifted(row, n, mx, row);
+      const double sum = Sum8(n, [row](size_t j) { return double{row[j]}; });
       const float inv = static_cast<float>(1.0 / sum);
       for (size_t j = 0; j < n; ++j) row[j] *= inv;
     }
@@ -171,8 +171,8 @@ void AttentionBackward(const AttentionLayerShape& s, const AttentionTerms& e,
       const float* pr = P + i * T;
       float* dr = dp + i * T;
       const size_t n = s.causal ? i + 1 : T;
-      double dot = 0.0;
-      for (size_t j = 0; j < n; ++j) dot += static_cast<double>(pr[j]) * dr[j];
+      const double dot = Sum8(
+          n, [pr, dr](size_t j) { return static_cast<double>(pr[j]) * dr[j]; });
       for (size_t j = 0; j < n; ++j) {
         const float ds = pr[j] * (dr[j] - static_cast<float>(dot));
         if (g.d_t5) g.d_t5[e.t5_bucket[i * T + j] * H + h] += ds;

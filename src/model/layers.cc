@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "model/matmul.h"
+#include "model/sum.h"
 
 namespace posenc {
 
@@ -16,27 +17,37 @@ void LinearForward(const float* x, size_t T, size_t In, size_t Out,
   MatMulAcc(x, In, 1, T, In, w, Out, Out, y, Out);
 }
 
-void LinearBackward(const float* x, const float* dy, size_t T, size_t In,
-                    size_t Out, const float* w, float* dx, float* dw,
-                    float* db) {
+void LinearBackwardT(const float* x, const float* dy, size_t T, size_t In,
+                     size_t Out, const float* wt, float* dx, float* dw,
+                     float* db) {
   if (db) {
     for (size_t t = 0; t < T; ++t) {
       const float* dyr = dy + t * Out;
       for (size_t o = 0; o < Out; ++o) db[o] += dyr[o];
     }
   }
-  if (dx) {
-    // dx += dy w^T, through w^T [Out, In] so that the kernel streams rows.
-    // The buffer is kept between calls: no allocation once it has grown.
-    thread_local std::vector<float> wt;
-    if (wt.size() < In * Out) wt.resize(In * Out);
-    for (size_t i = 0; i < In; ++i) {
-      for (size_t o = 0; o < Out; ++o) wt[o * In + i] = w[i * Out + o];
-    }
-    MatMulAcc(dy, Out, 1, T, Out, wt.data(), In, In, dx, In);
-  }
+  // dx += dy w^T, through w^T [Out, In] so that the kernel streams rows.
+  if (dx) MatMulAcc(dy, Out, 1, T, Out, wt, In, In, dx, In);
   // dw += x^T dy: A = x^T is x read with swapped strides.
   if (dw) MatMulAcc(x, 1, In, In, T, dy, Out, Out, dw, Out);
+}
+
+void TransposeInto(const float* w, size_t In, size_t Out, float* wt) {
+  for (size_t i = 0; i < In; ++i) {
+    for (size_t o = 0; o < Out; ++o) wt[o * In + i] = w[i * Out + o];
+  }
+}
+
+void LinearBackward(const float* x, const float* dy, size_t T, size_t In,
+                    size_t Out, const float* w, float* dx, float* dw,
+                    float* db) {
+  // The buffer is kept between calls: no allocation once it has grown.
+  thread_local std::vector<float> wt;
+  if (dx) {
+    if (wt.size() < In * Out) wt.resize(In * Out);
+    TransposeInto(w, In, Out, wt.data());
+  }
+  LinearBackwardT(x, dy, T, In, Out, wt.data(), dx, dw, db);
 }
 
 void LayerNormForward(const float* x, size_t T, size_t C, const float* g,
@@ -44,12 +55,14 @@ void LayerNormForward(const float* x, size_t T, size_t C, const float* g,
   constexpr double kEps = 1e-5;
   for (size_t t = 0; t < T; ++t) {
     const float* xr = x + t * C;
-    double m = 0.0;
-    for (size_t c = 0; c < C; ++c) m += xr[c];
-    m /= static_cast<double>(C);
-    double v = 0.0;
-    for (size_t c = 0; c < C; ++c) v += (xr[c] - m) * (xr[c] - m);
-    v /= static_cast<double>(C);
+    const double m = Sum8(C, [xr](size_t c) { return double{xr[c]}; }) /
+                     static_cast<double>(C);
+    const double v = Sum8(C,
+                          [xr, m](size_t c) {
+                            const double e = xr[c] - m;
+                            return e * e;
+                          }) /
+                     static_cast<double>(C);
     const float rs = static_cast<float>(1.0 / std::sqrt(v + kEps));
     const float mf = static_cast<float>(m);
     mean[t] = mf;
@@ -66,51 +79,30 @@ void LayerNormBackward(const float* x, const float* dy, const float* mean,
   for (size_t t = 0; t < T; ++t) {
     const float* xr = x + t * C;
     const float* dyr = dy + t * C;
+    const float mu = mean[t], rs = rstd[t];
     // xhat = (x - mean) rstd; dxhat = dy g;
     // dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)).
-    double sum_d = 0.0, sum_dx = 0.0;
     for (size_t c = 0; c < C; ++c) {
-      const float xhat = (xr[c] - mean[t]) * rstd[t];
-      const float dxhat = dyr[c] * g[c];
-      sum_d += dxhat;
-      sum_dx += static_cast<double>(dxhat) * xhat;
+      const float xhat = (xr[c] - mu) * rs;
       dg[c] += dyr[c] * xhat;
       db[c] += dyr[c];
     }
+    const double sum_d =
+        Sum8(C, [dyr, g](size_t c) { return double{dyr[c] * g[c]}; });
+    const double sum_dx = Sum8(C, [xr, dyr, g, mu, rs](size_t c) {
+      const float xhat = (xr[c] - mu) * rs;
+      return static_cast<double>(dyr[c] * g[c]) * xhat;
+    });
     const float md = static_cast<float>(sum_d / static_cast<double>(C));
     const float mdx = static_cast<float>(sum_dx / static_cast<double>(C));
     for (size_t c = 0; c < C; ++c) {
-      const float xhat = (xr[c] - mean[t]) * rstd[t];
-      dx[t * C + c] += rstd[t] * (dyr[c] * g[c] - md - xhat * mdx);
+      const float xhat = (xr[c] - mu) * rs;
+      dx[t * C + c] += rs * (dyr[c] * g[c] - md - xhat * mdx);
     }
   }
 }
 
-namespace {
-constexpr float kGeluA = 0.7978845608028654f;  // sqrt(2 / pi)
-constexpr float kGeluB = 0.044715f;
-
-// tanh(z) = 1 - 2 / (exp(2z) + 1): one expf instead of tanhf (which costs
-// an expm1f and more); absolute error ~1e-7, saturating cleanly at +-1.
-inline float Tanh(float z) { return 1.0f - 2.0f / (std::exp(2.0f * z) + 1.0f); }
-}  // namespace
-
-void GeluForward(const float* x, size_t n, float* y) {
-  for (size_t i = 0; i < n; ++i) {
-    const float u = x[i];
-    y[i] = 0.5f * u * (1.0f + Tanh(kGeluA * (u + kGeluB * u * u * u)));
-  }
-}
-
-void GeluBackward(const float* x, const float* dy, size_t n, float* dx) {
-  for (size_t i = 0; i < n; ++i) {
-    const float u = x[i];
-    const float th = Tanh(kGeluA * (u + kGeluB * u * u * u));
-    const float dth =
-        (1.0f - th * th) * kGeluA * (1.0f + 3.0f * kGeluB * u * u);
-    dx[i] += dy[i] * (0.5f * (1.0f + th) + 0.5f * u * dth);
-  }
-}
+// GeluForward and GeluBackward: activations.cc.
 
 double SoftmaxCrossEntropy(const float* logits, size_t R, size_t V,
                            const int32_t* targets, float scale, float* dlogits,

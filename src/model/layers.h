@@ -27,6 +27,14 @@ void LinearForward(const float* x, size_t T, size_t In, size_t Out,
 void LinearBackward(const float* x, const float* dy, size_t T, size_t In,
                     size_t Out, const float* w, float* dx, float* dw,
                     float* db);
+// The same with w given transposed, wt[Out, In] (the trainer transposes
+// each weight once per step instead of once per example): the same bits.
+void LinearBackwardT(const float* x, const float* dy, size_t T, size_t In,
+                     size_t Out, const float* wt, float* dx, float* dw,
+                     float* db);
+
+// wt[Out, In] = the transpose of w[In, Out].
+void TransposeInto(const float* w, size_t In, size_t Out, float* wt);
 
 // y[T, C] = (x - mean) * rstd * g + b per row; mean, rstd: [T] saved.
 void LayerNormForward(const float* x, size_t T, size_t C, const float* g,
@@ -35,9 +43,12 @@ void LayerNormBackward(const float* x, const float* dy, const float* mean,
                        const float* rstd, size_t T, size_t C, const float* g,
                        float* dx, float* dg, float* db);
 
-// GELU, tanh form (GPT-2). y, x: [n].
-void GeluForward(const float* x, size_t n, float* y);
-void GeluBackward(const float* x, const float* dy, size_t n, float* dx);
+// GELU, tanh form (GPT-2), vectorised (activations.h). x, y: [n]; th: [n]
+// the tanh inside, kept for the backward pass (null: not kept).
+void GeluForward(const float* x, size_t n, float* y, float* th = nullptr);
+// dx[n] += dy GELU'(x); th: what GeluForward(x) kept.
+void GeluBackward(const float* x, const float* th, const float* dy, size_t n,
+                  float* dx);
 
 // Softmax cross-entropy over rows of logits [R, V]: returns the summed loss
 // (nats) of rows whose target >= 0 and writes dlogits = (p - onehot) * scale

@@ -20,28 +20,27 @@ void MatMulAcc(const float* a, size_t a_row, size_t a_col, size_t R, size_t K,
 void MatMulAccScalar(const float* a, size_t a_row, size_t a_col, size_t R,
                      size_t K, const float* b, size_t ldb, size_t N, float* c,
                      size_t ldc) {
-  // Row by row, streaming the rows of b (the cache-friendly order); each
-  // element of c still sees its sums in the order of matmul.h.
+  // Eight columns of one row at a time, kept in registers over all of K;
+  // each element of c still adds its products in the order of k.
+  constexpr size_t kCols = 8;
   for (size_t r = 0; r < R; ++r) {
     const float* ar = a + r * a_row;
     float* cr = c + r * ldc;
-    size_t k = 0;
-    for (; k + 4 <= K; k += 4) {
-      const float a0 = ar[k * a_col], a1 = ar[(k + 1) * a_col],
-                  a2 = ar[(k + 2) * a_col], a3 = ar[(k + 3) * a_col];
-      const float* b0 = b + k * ldb;
-      const float* b1 = b0 + ldb;
-      const float* b2 = b1 + ldb;
-      const float* b3 = b2 + ldb;
-      // ((a0 b0 + a1 b1) + a2 b2) + a3 b3, then added to c.
-      for (size_t n = 0; n < N; ++n) {
-        cr[n] += a0 * b0[n] + a1 * b1[n] + a2 * b2[n] + a3 * b3[n];
+    size_t n = 0;
+    for (; n + kCols <= N; n += kCols) {
+      float s[kCols];
+      for (size_t j = 0; j < kCols; ++j) s[j] = cr[n + j];
+      for (size_t k = 0; k < K; ++k) {
+        const float ak = ar[k * a_col];
+        const float* bk = b + k * ldb + n;
+        for (size_t j = 0; j < kCols; ++j) s[j] += ak * bk[j];
       }
+      for (size_t j = 0; j < kCols; ++j) cr[n + j] = s[j];
     }
-    for (; k < K; ++k) {
-      const float ak = ar[k * a_col];
-      const float* bk = b + k * ldb;
-      for (size_t n = 0; n < N; ++n) cr[n] += ak * bk[n];
+    for (; n < N; ++n) {
+      float s = cr[n];
+      for (size_t k = 0; k < K; ++k) s += ar[k * a_col] * b[k * ldb + n];
+      cr[n] = s;
     }
   }
 }

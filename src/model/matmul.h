@@ -9,12 +9,11 @@
 //
 // Summation order (the same on every target and in the scalar reference,
 // so training gives the same bits with AVX2, AVX-512, SSE4, wasm SIMD or
-// scalar code): for each output element, the products over k are taken in
-// groups of four, c += ((a0 b0 + a1 b1) + a2 b2) + a3 b3, then the k left
-// over one at a time, c += a b; every product is rounded before it is added
-// (no fused multiply-add; matmul.cc is compiled with -ffp-contract=off).
-// The SIMD kernel vectorises over n and blocks rows, which changes nothing
-// in that order.
+// scalar code): each output element adds its products in the order of k,
+// c += a_0 b_0, then c += a_1 b_1, and so on; every product is rounded
+// before it is added (no fused multiply-add; matmul.cc is compiled with
+// -ffp-contract=off). The SIMD kernel vectorises over n and blocks rows,
+// and the scalar one blocks columns, which changes nothing in that order.
 #ifndef POSENC_MODEL_MATMUL_H_
 #define POSENC_MODEL_MATMUL_H_
 

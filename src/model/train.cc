@@ -168,6 +168,7 @@ Status Trainer::Step(TrainProgress* p) {
   ForwardCache& cache = cache_;
   std::vector<float>& logits = logits_;
   std::vector<float>& dlogits = dlogits_;
+  TransposeWeights(model_, &wt_);
   for (const Example& e : batch) {
     POSENC_RETURN_IF_ERROR(Forward(model_, e.tokens.data(), e.tokens.size(),
                                    ForwardOptions(), &cache, &logits));
@@ -183,7 +184,7 @@ Status Trainer::Step(TrainProgress* p) {
                                   nullptr, nullptr);
     }
     Backward(model_, e.tokens.data(), cache, dlogits.data(), grad_.data(),
-             &scratch_);
+             wt_.data(), &scratch_);
   }
   const float lr = ScheduledLr(c_.opt, opt_.step());
   const double norm = opt_.Step(&model_, &grad_);

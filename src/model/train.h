@@ -100,6 +100,7 @@ class Trainer {
   ForwardCache cache_;
   std::vector<float> logits_, dlogits_;
   BackwardScratch scratch_;
+  std::vector<float> wt_;  // TransposeWeights(model_), once per step
 };
 
 // The model config a task implies, from a base (sizes, encoding).

@@ -315,8 +315,9 @@ Status Forward(const Model& m, const int32_t* tokens, size_t T,
                      L.b.data(), L.mean2.data(), L.rstd2.data());
     L.hpre.resize(T * F);
     L.u.resize(T * F);
+    L.gelu_th.resize(T * F);
     LinearForward(L.b.data(), T, C, F, w + lp.w1, w + lp.b1, L.hpre.data());
-    GeluForward(L.hpre.data(), T * F, L.u.data());
+    GeluForward(L.hpre.data(), T * F, L.u.data(), L.gelu_th.data());
     std::vector<float>& out =
         l + 1 < m.layer.size() ? fc.layers[l + 1].x_in : fc.x_out;
     out.resize(T * C);
@@ -347,10 +348,30 @@ Status Forward(const Model& m, const int32_t* tokens, size_t T,
   return Status::Ok();
 }
 
+void TransposeWeights(const Model& m, std::vector<float>* wt) {
+  const ModelConfig& c = m.config;
+  const size_t C = static_cast<size_t>(c.d_model),
+               F = static_cast<size_t>(c.d_ff);
+  const size_t out = c.causal ? static_cast<size_t>(c.vocab)
+                              : static_cast<size_t>(c.num_classes);
+  wt->resize(m.w.size());
+  const float* w = m.w.data();
+  float* t = wt->data();
+  TransposeInto(w + m.head, C, out, t + m.head);
+  for (const LayerParams& lp : m.layer) {
+    for (size_t o : {lp.wq, lp.wk, lp.wv, lp.wo})
+      TransposeInto(w + o, C, C, t + o);
+    TransposeInto(w + lp.w1, C, F, t + lp.w1);
+    TransposeInto(w + lp.w2, F, C, t + lp.w2);
+  }
+}
+
 void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
               const float* dlogits, float* grad) {
   BackwardScratch scratch;
-  Backward(m, tokens, fc, dlogits, grad, &scratch);
+  std::vector<float> wt;
+  TransposeWeights(m, &wt);
+  Backward(m, tokens, fc, dlogits, grad, wt.data(), &scratch);
 }
 
 namespace {
@@ -364,7 +385,8 @@ float* Zeroed(std::vector<float>* v, size_t n) {
 }  // namespace
 
 void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
-              const float* dlogits, float* grad, BackwardScratch* scratch) {
+              const float* dlogits, float* grad, const float* wt,
+              BackwardScratch* scratch) {
   BackwardScratch& b = *scratch;
   const ModelConfig& c = m.config;
   const size_t T = fc.T, C = static_cast<size_t>(c.d_model),
@@ -381,13 +403,13 @@ void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
   // Head.
   float* dy = Zeroed(&b.dy, T * C);
   if (c.causal) {
-    LinearBackward(fc.y.data(), dlogits, T, C, V, w + m.head, dy, grad + m.head,
-                   nullptr);
+    LinearBackwardT(fc.y.data(), dlogits, T, C, V, wt + m.head, dy,
+                    grad + m.head, nullptr);
   } else {
     const size_t K = static_cast<size_t>(c.num_classes);
     float* dpooled = Zeroed(&b.dpooled, C);
-    LinearBackward(fc.pooled.data(), dlogits, 1, C, K, w + m.head, dpooled,
-                   grad + m.head, grad + m.head_b);
+    LinearBackwardT(fc.pooled.data(), dlogits, 1, C, K, wt + m.head, dpooled,
+                    grad + m.head, grad + m.head_b);
     for (size_t t = 0; t < T; ++t) {
       for (size_t i = 0; i < C; ++i) {
         dy[t * C + i] = dpooled[i] / static_cast<float>(T);
@@ -405,17 +427,17 @@ void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
     float* du = Zeroed(&b.du, T * F);
     float* dh = Zeroed(&b.dh, T * F);
     float* db = Zeroed(&b.db, T * C);
-    LinearBackward(L.u.data(), dx, T, F, C, w + lp.w2, du, grad + lp.w2,
-                   grad + lp.b2);
-    GeluBackward(L.hpre.data(), du, T * F, dh);
-    LinearBackward(L.b.data(), dh, T, C, F, w + lp.w1, db, grad + lp.w1,
-                   grad + lp.b1);
+    LinearBackwardT(L.u.data(), dx, T, F, C, wt + lp.w2, du, grad + lp.w2,
+                    grad + lp.b2);
+    GeluBackward(L.hpre.data(), L.gelu_th.data(), du, T * F, dh);
+    LinearBackwardT(L.b.data(), dh, T, C, F, wt + lp.w1, db, grad + lp.w1,
+                    grad + lp.b1);
     LayerNormBackward(L.x_mid.data(), db, L.mean2.data(), L.rstd2.data(), T, C,
                       w + lp.ln2_g, dx, grad + lp.ln2_g, grad + lp.ln2_b);
     // Attention: x_mid = x_in + Wo att.
     float* datt = Zeroed(&b.datt, T * C);
-    LinearBackward(L.att.data(), dx, T, C, C, w + lp.wo, datt, grad + lp.wo,
-                   grad + lp.bo);
+    LinearBackwardT(L.att.data(), dx, T, C, C, wt + lp.wo, datt, grad + lp.wo,
+                    grad + lp.bo);
     float* dqr = Zeroed(&b.dqr, T * C);
     float* dkr = Zeroed(&b.dkr, T * C);
     float* dq = Zeroed(&b.dq, T * C);
@@ -444,12 +466,12 @@ void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
       dk[e] += dkr[e];
     }
     float* da = Zeroed(&b.da, T * C);
-    LinearBackward(L.a.data(), dq, T, C, C, w + lp.wq, da, grad + lp.wq,
-                   grad + lp.bq);
-    LinearBackward(L.a.data(), dk, T, C, C, w + lp.wk, da, grad + lp.wk,
-                   grad + lp.bk);
-    LinearBackward(L.a.data(), dv, T, C, C, w + lp.wv, da, grad + lp.wv,
-                   grad + lp.bv);
+    LinearBackwardT(L.a.data(), dq, T, C, C, wt + lp.wq, da, grad + lp.wq,
+                    grad + lp.bq);
+    LinearBackwardT(L.a.data(), dk, T, C, C, wt + lp.wk, da, grad + lp.wk,
+                    grad + lp.bk);
+    LinearBackwardT(L.a.data(), dv, T, C, C, wt + lp.wv, da, grad + lp.wv,
+                    grad + lp.bv);
     // x_mid = x_in + ..., a = LN1(x_in): dx (residual) += LN1^T da.
     LayerNormBackward(L.x_in.data(), da, L.mean1.data(), L.rstd1.data(), T, C,
                       w + lp.ln1_g, dx, grad + lp.ln1_g, grad + lp.ln1_b);

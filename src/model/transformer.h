@@ -77,7 +77,7 @@ struct ForwardCache {
   std::vector<float> x0;  // [T, C] embeddings (+ positions)
   struct Layer {
     std::vector<float> x_in, a, mean1, rstd1, q, k, v, qr, kr, p, att, x_mid, b,
-        mean2, rstd2, hpre, u;
+        mean2, rstd2, hpre, u, gelu_th;
   };
   std::vector<Layer> layers;
   std::vector<float> x_out, y, meanf, rstdf, pooled;
@@ -98,11 +98,19 @@ struct BackwardScratch {
       dkr, dq, dk, dv, da;
 };
 
+// wt: [m.w.size()], each dense weight [In, Out] of m (the layers' q, k, v,
+// o, w1, w2 and the head) transposed to [Out, In] at its own offset; the
+// rest is left alone. Backward reads them; a trainer computes them once per
+// step, since the weights only change between steps.
+void TransposeWeights(const Model& m, std::vector<float>* wt);
+
 // grad: [w.size()], accumulated (+=). dlogits shaped like the logits.
 void Backward(const Model& m, const int32_t* tokens, const ForwardCache& cache,
               const float* dlogits, float* grad);
+// wt: TransposeWeights(m) for the weights as they are now.
 void Backward(const Model& m, const int32_t* tokens, const ForwardCache& cache,
-              const float* dlogits, float* grad, BackwardScratch* scratch);
+              const float* dlogits, float* grad, const float* wt,
+              BackwardScratch* scratch);
 
 }  // namespace posenc
 

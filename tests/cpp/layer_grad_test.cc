@@ -129,8 +129,9 @@ TEST(LayerGrad, Gelu) {
     GeluForward(x.data(), n, y.data());
     return Weighted(y, r);
   };
-  std::vector<float> dx(n);
-  GeluBackward(x.data(), r.data(), n, dx.data());
+  std::vector<float> y(n), th(n), dx(n);
+  GeluForward(x.data(), n, y.data(), th.data());
+  GeluBackward(x.data(), th.data(), r.data(), n, dx.data());
   CheckInput("x", &x, dx, loss, n);
 }
 

@@ -29,7 +29,7 @@ struct Shape {
 };
 
 // Rows and columns around every block edge (4 rows, 1 and 2 vectors of up
-// to 16 lanes, groups of 4 over k).
+// to 16 lanes, 8 scalar columns).
 const Shape kShapes[] = {{1, 1, 1},    {3, 5, 7},     {4, 4, 4},
                          {5, 9, 12},   {4, 3, 33},    {7, 64, 17},
                          {64, 64, 64}, {64, 64, 128}, {66, 130, 32},
