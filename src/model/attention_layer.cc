@@ -48,12 +48,27 @@ void ByShawRow(const float* m, const int32_t* idx, size_t T, size_t R,
   }
 }
 
+// The largest of x[0 .. n), n >= 1, through eight partial maxima (the
+// compiler can vectorise them; max is exact, so the order does not matter).
+float MaxOf(const float* x, size_t n) {
+  float m[8];
+  for (size_t j = 0; j < 8; ++j) m[j] = x[0];
+  size_t c = 0;
+  for (; c + 8 <= n; c += 8) {
+    for (size_t j = 0; j < 8; ++j) m[j] = x[c + j] > m[j] ? x[c + j] : m[j];
+  }
+  for (; c < n; ++c) m[0] = x[c] > m[0] ? x[c] : m[0];
+  float r = m[0];
+  for (size_t j = 1; j < 8; ++j) r = m[j] > r ? m[j] : r;
+  return r;
+}
+
 // Causal attention touches only keys j <= i: the products below run over
 // blocks of kBlock query rows [i0, i1) and the keys [0, i1) they can see
 // (or, for the transposed products, key rows [j0, j1) and the queries
 // [j0, T) that see them). Masked probabilities are exact zeros, so the sums
 // skipped would add nothing.
-constexpr size_t kBlock = 4;
+constexpr size_t kBlock = 8;
 
 }  // namespace
 
@@ -61,27 +76,25 @@ void AttentionForward(const AttentionLayerShape& s, const AttentionTerms& e,
                       const float* qr, const float* kr, const float* q,
                       const float* v, float* p, float* att) {
   const size_t T = s.T, H = s.H, Dh = s.Dh, C = H * Dh, R = e.shaw_rows;
-  const float neg_inf = -std::numeric_limits<float>::infinity();
   Scratch& b = Buffers();
   float* kt = Sized(&b.t, Dh * (T > R ? T : R));
   float* qa = Sized(&b.rows, T * (R ? R : 1));
   float* bias = Sized(&b.bias, T);
-  for (size_t i = 0; i < T * C; ++i) att[i] = 0.0f;
   for (size_t h = 0; h < H; ++h) {
     float* P = p + h * T * T;
     // S = Qr Kr^T (unscaled), through Kr^T [Dh, T].
     Transpose(kr + h * Dh, T, Dh, C, kt);
-    for (size_t i = 0; i < T * T; ++i) P[i] = 0.0f;
+    // (Causal: the keys past a row block stay unwritten until the row loop
+    // below sets them to 0.)
     for (size_t i0 = 0; i0 < T; i0 += s.causal ? kBlock : T) {
       const size_t i1 = s.causal && i0 + kBlock < T ? i0 + kBlock : T;
-      MatMulAcc(qr + i0 * C + h * Dh, C, 1, i1 - i0, Dh, kt, T,
-                s.causal ? i1 : T, P + i0 * T, T);
+      MatMul(qr + i0 * C + h * Dh, C, 1, i1 - i0, Dh, kt, T, s.causal ? i1 : T,
+             P + i0 * T, T);
     }
     if (e.shaw_k) {
       // qa [T, R] = q aK^T: every query against every table row.
       Transpose(e.shaw_k, R, Dh, Dh, kt);
-      for (size_t i = 0; i < T * R; ++i) qa[i] = 0.0f;
-      MatMulAcc(q + h * Dh, C, 1, T, Dh, kt, R, R, qa, R);
+      MatMul(q + h * Dh, C, 1, T, Dh, kt, R, R, qa, R);
     }
     const float slope = e.alibi_slopes ? e.alibi_slopes[h] : 0.0f;
     for (size_t i = 0; i < T; ++i) {
@@ -93,26 +106,33 @@ void AttentionForward(const AttentionLayerShape& s, const AttentionTerms& e,
       // (adding 0 would change nothing).
       const size_t n = s.causal ? i + 1 : T;
       for (size_t j = n; j < T; ++j) row[j] = 0.0f;
-      float mx = neg_inf;
-      for (size_t j = 0; j < n; ++j) {
-        float x = row[j] * s.scale;
-        if (e.shaw_k) x += s.scale * qa[i * R + e.shaw_idx[i * T + j]];
-        if (slope != 0.0f) x += bias[j];
-        if (e.t5_table) x += e.t5_table[e.t5_bucket[i * T + j] * H + h];
-        row[j] = x;
-        mx = x > mx ? x : mx;
+      for (size_t j = 0; j < n; ++j) row[j] *= s.scale;
+      if (e.shaw_k) {
+        for (size_t j = 0; j < n; ++j) {
+          row[j] += s.scale * qa[i * R + e.shaw_idx[i * T + j]];
+        }
       }
+      if (slope != 0.0f) {
+        for (size_t j = 0; j < n; ++j) row[j] += bias[j];
+      }
+      if (e.t5_table) {
+        for (size_t j = 0; j < n; ++j) {
+          row[j] += e.t5_table[e.t5_bucket[i * T + j] * H + h];
+        }
+      }
+      const float mx = MaxOf(row, n);
       // Exp(-inf) is 0: keys a bias masks get no weight.
       ExpShifted(row, n, mx, row);
       const double sum = Sum8(n, [row](size_t j) { return double{row[j]}; });
       const float inv = static_cast<float>(1.0 / sum);
       for (size_t j = 0; j < n; ++j) row[j] *= inv;
     }
-    // O = P V (+ P's mass per Shaw row times aV).
+    // O = P V (+ P's mass per Shaw row times aV): each row block of head h's
+    // columns is written once.
     for (size_t i0 = 0; i0 < T; i0 += s.causal ? kBlock : T) {
       const size_t i1 = s.causal && i0 + kBlock < T ? i0 + kBlock : T;
-      MatMulAcc(P + i0 * T, T, 1, i1 - i0, s.causal ? i1 : T, v + h * Dh, C, Dh,
-                att + i0 * C + h * Dh, C);
+      MatMul(P + i0 * T, T, 1, i1 - i0, s.causal ? i1 : T, v + h * Dh, C, Dh,
+             att + i0 * C + h * Dh, C);
     }
     if (e.shaw_v) {
       ByShawRow(P, e.shaw_idx, T, R, qa);
@@ -135,19 +155,19 @@ void AttentionBackward(const AttentionLayerShape& s, const AttentionTerms& e,
     const float* P = p + h * T * T;
     const float* dO = datt + h * Dh;
     // dP = dO V^T (+ dO aV^T by Shaw row).
+    // (Causal: the keys past a row block stay unwritten; the dS loop below
+    // reads only keys j <= i and sets the rest to 0.)
     Transpose(v + h * Dh, T, Dh, C, t);
-    for (size_t i = 0; i < T * T; ++i) dp[i] = 0.0f;
     for (size_t i0 = 0; i0 < T; i0 += step) {
       const size_t i1 = s.causal && i0 + kBlock < T ? i0 + kBlock : T;
-      MatMulAcc(dO + i0 * C, C, 1, i1 - i0, Dh, t, T, s.causal ? i1 : T,
-                dp + i0 * T, T);
+      MatMul(dO + i0 * C, C, 1, i1 - i0, Dh, t, T, s.causal ? i1 : T,
+             dp + i0 * T, T);
     }
     if (e.shaw_v) {
       Transpose(e.shaw_v, R, Dh, Dh, t);
-      for (size_t i = 0; i < T * R; ++i) rows[i] = 0.0f;
-      MatMulAcc(dO, C, 1, T, Dh, t, R, R, rows, R);
+      MatMul(dO, C, 1, T, Dh, t, R, R, rows, R);
       for (size_t i = 0; i < T; ++i) {
-        for (size_t j = 0; j < T; ++j) {
+        for (size_t j = 0; j < (s.causal ? i + 1 : T); ++j) {
           dp[i * T + j] += rows[i * R + e.shaw_idx[i * T + j]];
         }
       }
@@ -173,11 +193,14 @@ void AttentionBackward(const AttentionLayerShape& s, const AttentionTerms& e,
       const size_t n = s.causal ? i + 1 : T;
       const double dot = Sum8(
           n, [pr, dr](size_t j) { return static_cast<double>(pr[j]) * dr[j]; });
-      for (size_t j = 0; j < n; ++j) {
-        const float ds = pr[j] * (dr[j] - static_cast<float>(dot));
-        if (g.d_t5) g.d_t5[e.t5_bucket[i * T + j] * H + h] += ds;
-        dr[j] = ds * s.scale;
+      const float dotf = static_cast<float>(dot);
+      for (size_t j = 0; j < n; ++j) dr[j] = pr[j] * (dr[j] - dotf);
+      if (g.d_t5) {
+        for (size_t j = 0; j < n; ++j) {
+          g.d_t5[e.t5_bucket[i * T + j] * H + h] += dr[j];
+        }
       }
+      for (size_t j = 0; j < n; ++j) dr[j] *= s.scale;
       for (size_t j = n; j < T; ++j) dr[j] = 0.0f;
     }
     // dQr += G Kr; dKr += G^T Qr (G = dS scale).

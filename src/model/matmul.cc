@@ -10,6 +10,12 @@
 namespace posenc {
 
 HWY_EXPORT(MatMulAccKernel);
+HWY_EXPORT(MatMulKernel);
+
+void MatMul(const float* a, size_t a_row, size_t a_col, size_t R, size_t K,
+            const float* b, size_t ldb, size_t N, float* c, size_t ldc) {
+  HWY_DYNAMIC_DISPATCH(MatMulKernel)(a, a_row, a_col, R, K, b, ldb, N, c, ldc);
+}
 
 void MatMulAcc(const float* a, size_t a_row, size_t a_col, size_t R, size_t K,
                const float* b, size_t ldb, size_t N, float* c, size_t ldc) {

@@ -25,6 +25,10 @@ namespace posenc {
 // C (r, n) at c[r * ldc + n].
 void MatMulAcc(const float* a, size_t a_row, size_t a_col, size_t R, size_t K,
                const float* b, size_t ldb, size_t N, float* c, size_t ldc);
+// C[R, N] = A b: the same as zeroing C and calling MatMulAcc (the same
+// bits: the sums start from 0), without reading C first.
+void MatMul(const float* a, size_t a_row, size_t a_col, size_t R, size_t K,
+            const float* b, size_t ldb, size_t N, float* c, size_t ldc);
 // The scalar reference: the same sums in the same order, one element at a
 // time.
 void MatMulAccScalar(const float* a, size_t a_row, size_t a_col, size_t R,

@@ -1,5 +1,6 @@
 #include "model/transformer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -378,7 +379,8 @@ namespace {
 
 // v = n zeros, keeping v's capacity (no allocation once it is large enough).
 float* Zeroed(std::vector<float>* v, size_t n) {
-  v->assign(n, 0.0f);
+  if (v->size() != n) v->resize(n);
+  std::fill(v->begin(), v->end(), 0.0f);
   return v->data();
 }
 

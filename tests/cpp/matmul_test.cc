@@ -28,12 +28,12 @@ struct Shape {
   size_t R, K, N;
 };
 
-// Rows and columns around every block edge (4 rows, 1 and 2 vectors of up
-// to 16 lanes, 8 scalar columns).
-const Shape kShapes[] = {{1, 1, 1},    {3, 5, 7},     {4, 4, 4},
-                         {5, 9, 12},   {4, 3, 33},    {7, 64, 17},
-                         {64, 64, 64}, {64, 64, 128}, {66, 130, 32},
-                         {16, 7, 100}, {2, 128, 64},  {9, 1, 48}};
+// Rows and columns around every block edge (2 rows; 4, 2 and 1 vectors of
+// up to 16 lanes; 8 scalar columns).
+const Shape kShapes[] = {
+    {1, 1, 1},    {3, 5, 7},    {4, 4, 4},     {5, 9, 12},    {4, 3, 33},
+    {7, 64, 17},  {64, 64, 64}, {64, 64, 128}, {66, 130, 32}, {16, 7, 100},
+    {2, 128, 64}, {9, 1, 48},   {3, 17, 117},  {5, 8, 31},    {2, 3, 60}};
 
 // c = c0 + A b in float64, A given by strides.
 std::vector<double> Reference(const std::vector<float>& a, size_t a_row,
@@ -78,6 +78,16 @@ TEST_P(MatMulTargets, GiveTheScalarReferenceBits) {
                       scalar.data(), s.N);
       ASSERT_EQ(0, std::memcmp(simd.data(), scalar.data(),
                                simd.size() * sizeof(float)));
+      // MatMul: C = A b, C's old values unread (NaN here), the bits of
+      // zeroing C and accumulating.
+      std::vector<float> fresh(s.R * s.N, std::nanf("")),
+          zeroed(s.R * s.N, 0.0f);
+      MatMul(a.data(), a_row, a_col, s.R, s.K, b.data(), s.N, s.N, fresh.data(),
+             s.N);
+      MatMulAccScalar(a.data(), a_row, a_col, s.R, s.K, b.data(), s.N, s.N,
+                      zeroed.data(), s.N);
+      ASSERT_EQ(0, std::memcmp(fresh.data(), zeroed.data(),
+                               fresh.size() * sizeof(float)));
       const std::vector<double> ref = Reference(a, a_row, a_col, s, b, c0);
       for (size_t i = 0; i < ref.size(); ++i) {
         ASSERT_NEAR(simd[i], ref[i], 1e-6 * (s.K + 1) * 4) << "element " << i;
