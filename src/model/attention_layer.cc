@@ -121,8 +121,13 @@ void AttentionForward(const AttentionLayerShape& s, const AttentionTerms& e,
         }
       }
       const float mx = MaxOf(row, n);
-      // Exp(-inf) is 0: keys a bias masks get no weight.
-      ExpShifted(row, n, mx, row);
+      // Exp(-inf) is 0: keys a bias masks get no weight. The exp runs over
+      // whole groups of 8 where the row has room (the SIMD kernel then
+      // needs no scalar tail; the same bits either way), and the masked
+      // keys it touched are set back to 0.
+      const size_t padded = (n + 7) / 8 * 8 < T ? (n + 7) / 8 * 8 : T;
+      ExpShifted(row, padded, mx, row);
+      for (size_t j = n; j < padded; ++j) row[j] = 0.0f;
       const double sum = Sum8(n, [row](size_t j) { return double{row[j]}; });
       const float inv = static_cast<float>(1.0 / sum);
       for (size_t j = 0; j < n; ++j) row[j] *= inv;
