@@ -19,7 +19,7 @@ void LinearForward(const float* x, size_t T, size_t In, size_t Out,
 
 void LinearBackwardT(const float* x, const float* dy, size_t T, size_t In,
                      size_t Out, const float* wt, float* dx, float* dw,
-                     float* db) {
+                     float* db, DxMode dx_mode) {
   if (db) {
     for (size_t t = 0; t < T; ++t) {
       const float* dyr = dy + t * Out;
@@ -27,7 +27,11 @@ void LinearBackwardT(const float* x, const float* dy, size_t T, size_t In,
     }
   }
   // dx += dy w^T, through w^T [Out, In] so that the kernel streams rows.
-  if (dx) MatMulAcc(dy, Out, 1, T, Out, wt, In, In, dx, In);
+  if (dx && dx_mode == DxMode::kOverwrite) {
+    MatMul(dy, Out, 1, T, Out, wt, In, In, dx, In);
+  } else if (dx) {
+    MatMulAcc(dy, Out, 1, T, Out, wt, In, In, dx, In);
+  }
   // dw += x^T dy: A = x^T is x read with swapped strides.
   if (dw) MatMulAcc(x, 1, In, In, T, dy, Out, Out, dw, Out);
 }

@@ -29,9 +29,12 @@ void LinearBackward(const float* x, const float* dy, size_t T, size_t In,
                     float* db);
 // The same with w given transposed, wt[Out, In] (the trainer transposes
 // each weight once per step instead of once per example): the same bits.
+// With DxMode::kOverwrite, dx = dy w^T (dx need not be zeroed first; the
+// same bits as zeroing it and accumulating).
+enum class DxMode { kAccumulate, kOverwrite };
 void LinearBackwardT(const float* x, const float* dy, size_t T, size_t In,
                      size_t Out, const float* wt, float* dx, float* dw,
-                     float* db);
+                     float* db, DxMode dx_mode = DxMode::kAccumulate);
 
 // wt[Out, In] = the transpose of w[In, Out].
 void TransposeInto(const float* w, size_t In, size_t Out, float* wt);

@@ -36,16 +36,13 @@ bool UsesRope(const ModelConfig& c) {
 
 // The rotation of every head of every token: x, y: [T, H * Dh] (row t is
 // H heads of Dh), by the table rows cos, sin: [T, half]. The ops' scalar
-// kernel, one token (H heads, one position) at a time: it rounds each product
-// and sum on its own (no fused multiply-add), so the bits do not depend on
-// the CPU target. y may equal x.
+// kernel with strides: it rounds each product and sum on its own (no fused
+// multiply-add), so the bits do not depend on the CPU target. y may equal x.
 void RotateHeads(const float* x, size_t T, size_t H, size_t Dh, size_t half,
                  const float* cos, const float* sin, float* y) {
-  const size_t C = H * Dh;
-  for (size_t t = 0; t < T; ++t) {
-    ApplyRopeScalar(RopeLayout::kHalf, x + t * C, H, 1, Dh, 2 * half,
-                    cos + t * half, sin + t * half, y + t * C);
-  }
+  // x, y: [T, H, Dh] (token-major), one call for every head and token.
+  ApplyRopeScalarStrided(RopeLayout::kHalf, x, H, T, Dh, 2 * half, cos, sin, y,
+                         Dh, H * Dh);
 }
 
 AttentionLayerShape Shape(const Model& m, size_t T) {
@@ -378,6 +375,13 @@ void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
 namespace {
 
 // v = n zeros, keeping v's capacity (no allocation once it is large enough).
+// v sized to n, its contents left as they are (for a buffer the next call
+// overwrites whole).
+float* Sized(std::vector<float>* v, size_t n) {
+  if (v->size() != n) v->resize(n);
+  return v->data();
+}
+
 float* Zeroed(std::vector<float>* v, size_t n) {
   if (v->size() != n) v->resize(n);
   std::fill(v->begin(), v->end(), 0.0f);
@@ -426,20 +430,21 @@ void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
     const LayerParams& lp = m.layer[l];
     const ForwardCache::Layer& L = fc.layers[l];
     // MLP: x_out = x_mid + W2 gelu(W1 LN2(x_mid)).
-    float* du = Zeroed(&b.du, T * F);
+    // (du, db, datt, da: the first product writing them overwrites.)
+    float* du = Sized(&b.du, T * F);
     float* dh = Zeroed(&b.dh, T * F);
-    float* db = Zeroed(&b.db, T * C);
+    float* db = Sized(&b.db, T * C);
     LinearBackwardT(L.u.data(), dx, T, F, C, wt + lp.w2, du, grad + lp.w2,
-                    grad + lp.b2);
+                    grad + lp.b2, DxMode::kOverwrite);
     GeluBackward(L.hpre.data(), L.gelu_th.data(), du, T * F, dh);
     LinearBackwardT(L.b.data(), dh, T, C, F, wt + lp.w1, db, grad + lp.w1,
-                    grad + lp.b1);
+                    grad + lp.b1, DxMode::kOverwrite);
     LayerNormBackward(L.x_mid.data(), db, L.mean2.data(), L.rstd2.data(), T, C,
                       w + lp.ln2_g, dx, grad + lp.ln2_g, grad + lp.ln2_b);
     // Attention: x_mid = x_in + Wo att.
-    float* datt = Zeroed(&b.datt, T * C);
+    float* datt = Sized(&b.datt, T * C);
     LinearBackwardT(L.att.data(), dx, T, C, C, wt + lp.wo, datt, grad + lp.wo,
-                    grad + lp.bo);
+                    grad + lp.bo, DxMode::kOverwrite);
     float* dqr = Zeroed(&b.dqr, T * C);
     float* dkr = Zeroed(&b.dkr, T * C);
     float* dq = Zeroed(&b.dq, T * C);
@@ -467,9 +472,9 @@ void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
       dq[e] += dqr[e];
       dk[e] += dkr[e];
     }
-    float* da = Zeroed(&b.da, T * C);
+    float* da = Sized(&b.da, T * C);
     LinearBackwardT(L.a.data(), dq, T, C, C, wt + lp.wq, da, grad + lp.wq,
-                    grad + lp.bq);
+                    grad + lp.bq, DxMode::kOverwrite);
     LinearBackwardT(L.a.data(), dk, T, C, C, wt + lp.wk, da, grad + lp.wk,
                     grad + lp.bk);
     LinearBackwardT(L.a.data(), dv, T, C, C, wt + lp.wv, da, grad + lp.wv,

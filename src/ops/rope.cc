@@ -47,20 +47,36 @@ void RopeCosSinScalar(const int32_t* positions, size_t T,
 void ApplyRopeScalar(RopeLayout layout, const float* x, size_t H, size_t T,
                      size_t d, size_t r, const float* cos, const float* sin,
                      float* out) {
+  ApplyRopeScalarStrided(layout, x, H, T, d, r, cos, sin, out, T * d, d);
+}
+
+void ApplyRopeScalarStrided(RopeLayout layout, const float* x, size_t H,
+                            size_t T, size_t d, size_t r, const float* cos,
+                            const float* sin, float* out, size_t head_stride,
+                            size_t token_stride) {
   const size_t h = r / 2;
   for (size_t head = 0; head < H; ++head) {
     for (size_t t = 0; t < T; ++t) {
-      const float* xr = x + (head * T + t) * d;
-      float* o = out + (head * T + t) * d;
-      for (size_t i = 0; i < h; ++i) {
-        const size_t ia = layout == RopeLayout::kHalf ? i : 2 * i;
-        const size_t ib = layout == RopeLayout::kHalf ? i + h : 2 * i + 1;
-        const float a = xr[ia], b = xr[ib];
-        const float c = cos[t * h + i], s = sin[t * h + i];
-        o[ia] = a * c - b * s;
-        o[ib] = b * c + a * s;
+      const float* xr = x + head * head_stride + t * token_stride;
+      float* o = out + head * head_stride + t * token_stride;
+      const float* ct = cos + t * h;
+      const float* st = sin + t * h;
+      if (layout == RopeLayout::kHalf) {
+        for (size_t i = 0; i < h; ++i) {
+          const float a = xr[i], b = xr[i + h];
+          o[i] = a * ct[i] - b * st[i];
+          o[i + h] = b * ct[i] + a * st[i];
+        }
+      } else {
+        for (size_t i = 0; i < h; ++i) {
+          const float a = xr[2 * i], b = xr[2 * i + 1];
+          o[2 * i] = a * ct[i] - b * st[i];
+          o[2 * i + 1] = b * ct[i] + a * st[i];
+        }
       }
-      for (size_t j = r; j < d; ++j) o[j] = xr[j];
+      if (o != xr) {
+        for (size_t j = r; j < d; ++j) o[j] = xr[j];
+      }
     }
   }
 }

@@ -47,6 +47,15 @@ void RopeCosSinScalar(const int32_t* positions, size_t T,
 void ApplyRopeScalar(RopeLayout layout, const float* x, size_t H, size_t T,
                      size_t d, size_t r, const float* cos, const float* sin,
                      float* out);
+// The same rotation, element for element, over heads and tokens found
+// through strides: head h, token t of x starts at x[h * head_stride +
+// t * token_stride] (out alike). ApplyRopeScalar is head_stride = T d,
+// token_stride = d; the token-major layout [T, H, d] (a projection's output
+// before the heads are split) is head_stride = d, token_stride = H d.
+void ApplyRopeScalarStrided(RopeLayout layout, const float* x, size_t H,
+                            size_t T, size_t d, size_t r, const float* cos,
+                            const float* sin, float* out, size_t head_stride,
+                            size_t token_stride);
 
 // Reduces theta = p * f (computed in double) to [-pi, pi].
 inline double ReducedAngle(int64_t p, double f) {
