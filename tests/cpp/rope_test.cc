@@ -137,6 +137,44 @@ TEST_P(RopeKernel, InPlaceEqualsOutOfPlace) {
   }
 }
 
+// The strided scalar rotation over a token-major [T, H, d] buffer gives,
+// element for element, ApplyRopeScalar's bits on the [H, T, d] transpose,
+// leaves the partial tail alone, and works in place.
+TEST(RopeScalarStrided, TokenMajorEqualsHeadMajor) {
+  Rng rng(4);
+  const size_t H = 3, T = 7, d = 12, r = 8;
+  const std::vector<float> x = rng.Vector(T * H * d);  // [T, H, d]
+  const std::vector<float> c = rng.Vector(T * r / 2), s = rng.Vector(T * r / 2);
+  std::vector<float> xt(x.size());  // [H, T, d]
+  for (size_t t = 0; t < T; ++t) {
+    for (size_t h = 0; h < H; ++h) {
+      for (size_t j = 0; j < d; ++j) {
+        xt[(h * T + t) * d + j] = x[(t * H + h) * d + j];
+      }
+    }
+  }
+  for (RopeLayout layout : {RopeLayout::kHalf, RopeLayout::kInterleaved}) {
+    std::vector<float> want(x.size()), got(x.size()), inplace = x;
+    ApplyRopeScalar(layout, xt.data(), H, T, d, r, c.data(), s.data(),
+                    want.data());
+    ApplyRopeScalarStrided(layout, x.data(), H, T, d, r, c.data(), s.data(),
+                           got.data(), d, H * d);
+    ApplyRopeScalarStrided(layout, inplace.data(), H, T, d, r, c.data(),
+                           s.data(), inplace.data(), d, H * d);
+    EXPECT_EQ(got, inplace);
+    for (size_t t = 0; t < T; ++t) {
+      for (size_t h = 0; h < H; ++h) {
+        for (size_t j = 0; j < d; ++j) {
+          ASSERT_EQ(got[(t * H + h) * d + j], want[(h * T + t) * d + j])
+              << "t " << t << " head " << h << " j " << j;
+          if (j >= r)
+            ASSERT_EQ(got[(t * H + h) * d + j], x[(t * H + h) * d + j]);
+        }
+      }
+    }
+  }
+}
+
 double Dot(const float* a, const float* b, size_t n) {
   double s = 0;
   for (size_t i = 0; i < n; ++i) s += double(a[i]) * b[i];
