@@ -105,7 +105,6 @@ void AttentionForward(const AttentionLayerShape& s, const AttentionTerms& e,
       // Causal: keys past i get probability 0 and take no part in the sums
       // (adding 0 would change nothing).
       const size_t n = s.causal ? i + 1 : T;
-      for (size_t j = n; j < T; ++j) row[j] = 0.0f;
       for (size_t j = 0; j < n; ++j) row[j] *= s.scale;
       if (e.shaw_k) {
         for (size_t j = 0; j < n; ++j) {
@@ -124,10 +123,10 @@ void AttentionForward(const AttentionLayerShape& s, const AttentionTerms& e,
       // Exp(-inf) is 0: keys a bias masks get no weight. The exp runs over
       // whole groups of 8 where the row has room (the SIMD kernel then
       // needs no scalar tail; the same bits either way), and the masked
-      // keys it touched are set back to 0.
+      // keys it touched, with the rest of the row, are then set to 0.
       const size_t padded = (n + 7) / 8 * 8 < T ? (n + 7) / 8 * 8 : T;
       ExpShifted(row, padded, mx, row);
-      for (size_t j = n; j < padded; ++j) row[j] = 0.0f;
+      for (size_t j = n; j < T; ++j) row[j] = 0.0f;
       const double sum = Sum8(n, [row](size_t j) { return double{row[j]}; });
       const float inv = static_cast<float>(1.0 / sum);
       for (size_t j = 0; j < n; ++j) row[j] *= inv;

@@ -86,23 +86,21 @@ void LayerNormBackward(const float* x, const float* dy, const float* mean,
     const float mu = mean[t], rs = rstd[t];
     // xhat = (x - mean) rstd; dxhat = dy g;
     // dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)).
-    // One pass for both sums.
-    double sum_d, sum_dx;
-    Sum8x2(
-        C,
-        [xr, dyr, g, mu, rs](size_t c, double* d, double* dxh) {
-          const float xhat = (xr[c] - mu) * rs;
-          const float dxhat = dyr[c] * g[c];
-          *d = dxhat;
-          *dxh = static_cast<double>(dxhat) * xhat;
-        },
-        &sum_d, &sum_dx);
-    const float md = static_cast<float>(sum_d / static_cast<double>(C));
-    const float mdx = static_cast<float>(sum_dx / static_cast<double>(C));
     for (size_t c = 0; c < C; ++c) {
       const float xhat = (xr[c] - mu) * rs;
       dg[c] += dyr[c] * xhat;
       db[c] += dyr[c];
+    }
+    const double sum_d =
+        Sum8(C, [dyr, g](size_t c) { return double{dyr[c] * g[c]}; });
+    const double sum_dx = Sum8(C, [xr, dyr, g, mu, rs](size_t c) {
+      const float xhat = (xr[c] - mu) * rs;
+      return static_cast<double>(dyr[c] * g[c]) * xhat;
+    });
+    const float md = static_cast<float>(sum_d / static_cast<double>(C));
+    const float mdx = static_cast<float>(sum_dx / static_cast<double>(C));
+    for (size_t c = 0; c < C; ++c) {
+      const float xhat = (xr[c] - mu) * rs;
       dx[t * C + c] += rs * (dyr[c] * g[c] - md - xhat * mdx);
     }
   }
