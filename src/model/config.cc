@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/json.h"
+#include "ops/decimal.h"
 #include "ops/t5.h"
 
 namespace posenc {
@@ -296,8 +297,8 @@ Status ConfigFromMetadata(const std::map<std::string, std::string>& m,
   auto get_double = [&](const char* key, double* v) -> Status {
     const std::string* s = nullptr;
     POSENC_RETURN_IF_ERROR(get(key, &s));
-    char* end = nullptr;
-    const double x = std::strtod(s->c_str(), &end);
+    const char* end = nullptr;
+    const double x = ParseDouble(s->c_str(), &end);
     if (s->empty() || *end != '\0' || !std::isfinite(x)) {
       return Status::Invalid(StrCat("model metadata \"", key,
                                     "\" must be a finite number, got \"", *s,

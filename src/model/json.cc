@@ -1,16 +1,18 @@
 // JSON reader and writer (see json.h). The reader is a recursive descent
 // over the bytes with one position; every string is checked as UTF-8 while
 // it is copied. Numbers are scanned by the grammar first, then converted:
-// integers by hand (exact, with overflow detection), the rest by strtod on
-// the scanned token (the "C" locale: '.' is the decimal point).
+// integers by hand (exact, with overflow detection), the rest by
+// ParseDouble (ops/decimal.h, correctly rounded like strtod) on the scanned
+// token.
 #include "model/json.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
+
+#include "ops/decimal.h"
 
 namespace posenc {
 
@@ -446,7 +448,8 @@ class Parser {
     }
     const std::string token(reinterpret_cast<const char*>(s_ + begin),
                             pos_ - begin);
-    const double d = std::strtod(token.c_str(), nullptr);
+    const char* end;
+    const double d = ParseDouble(token.c_str(), &end);
     if (!std::isfinite(d)) return false;  // outside the double range
     *out = Json::Double(d);
     return true;
@@ -512,25 +515,6 @@ void DumpString(const std::string& s, std::string* out) {
   out->push_back('"');
 }
 
-// The shortest decimal that reads back as `d` (finite): its digits and the
-// decimal exponent e with d = 0.digits * 10^e.
-void ShortestDigits(double d, std::string* digits, int* exponent) {
-  char buf[40];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*e", precision - 1, d);
-    if (precision == 17 || std::strtod(buf, nullptr) == d) break;
-  }
-  // buf is "[-]d.ddde[+-]xx".
-  const char* p = buf[0] == '-' ? buf + 1 : buf;
-  const char* e = std::strchr(p, 'e');
-  digits->clear();
-  for (const char* q = p; q < e; ++q) {
-    if (*q != '.') digits->push_back(*q);
-  }
-  while (digits->size() > 1 && digits->back() == '0') digits->pop_back();
-  *exponent = std::atoi(e + 1) + 1;
-}
-
 void DumpDouble(double d, std::string* out) {
   if (!std::isfinite(d)) {
     out->append("null");
@@ -557,10 +541,10 @@ void DumpDouble(double d, std::string* out) {
     // d.ddd e[+-]xx, at least two exponent digits.
     out->push_back(digits[0]);
     if (k > 1) out->append(".").append(digits, 1, std::string::npos);
-    char exp[16];
-    std::snprintf(exp, sizeof(exp), "e%c%02d", n - 1 < 0 ? '-' : '+',
-                  std::abs(n - 1));
-    out->append(exp);
+    const int e = std::abs(n - 1);
+    out->append(n - 1 < 0 ? "e-" : "e+");
+    if (e < 10) out->push_back('0');
+    out->append(std::to_string(e));
   }
 }
 

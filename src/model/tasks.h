@@ -13,8 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "model/rng.h"
@@ -52,7 +52,7 @@ class Vocab {
 
  private:
   std::vector<std::string> words_;
-  std::unordered_map<std::string, int32_t> ids_;
+  std::map<std::string, int32_t> ids_;
 };
 
 // The task's full vocabulary (specials included); ids match SampleExample.

@@ -1,8 +1,9 @@
 #include "ops/status.h"
 
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
+
+#include "ops/decimal.h"
 
 namespace posenc {
 
@@ -10,29 +11,16 @@ std::string JsNumber(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
   if (v == 0.0) return "0";  // JS writes -0 as "0" too
-  // The fewest significant digits (1 to 17) that read back to v, in the
-  // form d.ddde[+-]x.
-  char buf[40];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*e", precision - 1, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
   std::string out;
-  const char* p = buf;
-  if (*p == '-') {
-    out += '-';
-    ++p;
-  }
+  if (v < 0) out += '-';
+  // The fewest significant digits (1 to 17) that read back to v:
+  // v = 0.digits * 10^n.
   std::string digits;
-  for (; *p != 'e'; ++p) {
-    if (*p != '.') digits += *p;
-  }
-  const int exponent = std::atoi(p + 1);
-  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  int n;
+  ShortestDigits(v, &digits, &n);
   // JS's rules (ECMA-262 Number::toString): n is the position of the
   // decimal point relative to the first digit, k the number of digits.
   const int k = static_cast<int>(digits.size());
-  const int n = exponent + 1;
   if (k <= n && n <= 21) {
     out += digits;
     out.append(n - k, '0');
