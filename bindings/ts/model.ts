@@ -393,7 +393,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
       const targets = f.alloc(cap * 4);
       const count = f.alloc(4);
       check(m.sampleTask(task, length, seed, cap, tokens, targets, count));
-      const n = m.HEAP32[count >> 2] as number;
+      const n = m.HEAP32[count >>> 2] as number;
       return { tokens: heap.readI32(tokens, n), targets: heap.readI32(targets, n) };
     });
   }

@@ -255,7 +255,7 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
         const out = f.alloc((rotaryDim / 2) * 4);
         const factor = f.alloc(8);
         h.check(m.ropeFrequencies(spec, seqLen, out, factor));
-        return { invFreq: h.readF32(out, rotaryDim / 2), attentionFactor: m.HEAPF64[factor >> 3] as number };
+        return { invFreq: h.readF32(out, rotaryDim / 2), attentionFactor: m.HEAPF64[factor >>> 3] as number };
       });
     },
     positionIds(mask: Uint8Array | Int32Array, seqLen: number): Int32Array {
