@@ -1,6 +1,7 @@
 #include "ops/t5.h"
 
 #include <cmath>
+#include <vector>
 
 namespace posenc {
 
@@ -64,12 +65,19 @@ Status ValidateT5Shape(int64_t Q, int64_t K, int64_t q_offset) {
 
 void T5Buckets(size_t Q, size_t K, int64_t q_offset, int32_t num_buckets,
                int32_t max_distance, bool bidirectional, int32_t* out) {
+  if (Q == 0 || K == 0) return;
+  // The bucket depends only on rel = j - (q_offset + i), which takes
+  // Q + K - 1 values: each is computed once (one log each, not Q K), and
+  // row i is the run of them starting at rel = -(q_offset + i).
+  const int64_t rel_min = -(q_offset + static_cast<int64_t>(Q) - 1);
+  std::vector<int32_t> by_rel(Q + K - 1);
+  for (size_t e = 0; e < by_rel.size(); ++e) {
+    by_rel[e] = T5Bucket(rel_min + static_cast<int64_t>(e), num_buckets,
+                         max_distance, bidirectional);
+  }
   for (size_t i = 0; i < Q; ++i) {
-    const int64_t qpos = q_offset + static_cast<int64_t>(i);
-    for (size_t j = 0; j < K; ++j) {
-      out[i * K + j] = T5Bucket(static_cast<int64_t>(j) - qpos, num_buckets,
-                                max_distance, bidirectional);
-    }
+    const int32_t* row = by_rel.data() + (Q - 1 - i);
+    for (size_t j = 0; j < K; ++j) out[i * K + j] = row[j];
   }
 }
 

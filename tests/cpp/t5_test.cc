@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "reference/t5.h"
@@ -27,6 +28,34 @@ TEST(T5, BucketsMatchReferenceOverWideRange) {
       // Far away: the last bucket of each side, no overflow.
       EXPECT_EQ(T5Bucket(-2000000000L, B, maxd, bidir),
                 (bidir ? B / 2 : B) - 1);
+    }
+  }
+}
+
+// The [Q, K] grid (computed once per relative distance) is T5Bucket of
+// each element, for every shape and offset, including empty ones.
+TEST(T5, GridEqualsThePerElementBucket) {
+  for (bool bidir : {true, false}) {
+    for (auto [Q, K, off] :
+         std::vector<std::tuple<size_t, size_t, int64_t>>{{1, 1, 0},
+                                                          {7, 3, 0},
+                                                          {3, 40, 5},
+                                                          {33, 33, 0},
+                                                          {5, 300, 1000},
+                                                          {0, 4, 0},
+                                                          {4, 0, 2},
+                                                          {17, 9, 123456}}) {
+      std::vector<int32_t> grid(Q * K, -1);
+      T5Buckets(Q, K, off, 32, 128, bidir, grid.data());
+      for (size_t i = 0; i < Q; ++i) {
+        for (size_t j = 0; j < K; ++j) {
+          ASSERT_EQ(grid[i * K + j], T5Bucket(static_cast<int64_t>(j) - off -
+                                                  static_cast<int64_t>(i),
+                                              32, 128, bidir))
+              << "Q " << Q << " K " << K << " offset " << off << " i " << i
+              << " j " << j;
+        }
+      }
     }
   }
 }
