@@ -1,7 +1,5 @@
 #include "model/attention_layer.h"
 
-#include <cmath>
-#include <limits>
 #include <vector>
 
 #include "model/activations.h"

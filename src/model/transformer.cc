@@ -383,9 +383,9 @@ float* Sized(std::vector<float>* v, size_t n) {
 }
 
 float* Zeroed(std::vector<float>* v, size_t n) {
-  if (v->size() != n) v->resize(n);
-  std::fill(v->begin(), v->end(), 0.0f);
-  return v->data();
+  float* p = Sized(v, n);
+  std::fill(p, p + n, 0.0f);
+  return p;
 }
 
 }  // namespace
@@ -402,8 +402,8 @@ void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
                V = static_cast<size_t>(c.vocab);
   const float* w = m.w.data();
   const size_t half = fc.cos_q.empty() ? 0 : fc.cos_q.size() / T;
-  float* nsin_q = Zeroed(&b.nsin_q, fc.sin_q.size());
-  float* nsin_k = Zeroed(&b.nsin_k, fc.sin_k.size());
+  float* nsin_q = Sized(&b.nsin_q, fc.sin_q.size());
+  float* nsin_k = Sized(&b.nsin_k, fc.sin_k.size());
   for (size_t i = 0; i < fc.sin_q.size(); ++i) nsin_q[i] = -fc.sin_q[i];
   for (size_t i = 0; i < fc.sin_k.size(); ++i) nsin_k[i] = -fc.sin_k[i];
   // Head.
