@@ -9,48 +9,16 @@
 #endif
 
 #include <cstddef>
-#include <limits>
 
 #include "hwy/highway.h"
 #include "model/activations.h"
 #include "model/activations_constants.h"
+#include "model/exp-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace posenc {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// Exp of each lane (activations.h).
-template <class D, class V = hn::Vec<D>>
-HWY_INLINE V ExpVec(D d, V x) {
-  namespace k = exp_constants;
-  const hn::RebindToSigned<D> di;
-  const V lo = hn::Set(d, k::kMin), hi = hn::Set(d, k::kMax);
-  const V shifter = hn::Set(d, k::kShifter);
-  // Clamped with compare and select (wasm's f32x4.min / max cost several
-  // instructions each); lanes outside [lo, hi] are replaced below.
-  const V xc =
-      hn::IfThenElse(hn::Lt(x, lo), lo, hn::IfThenElse(hn::Gt(x, hi), hi, x));
-  const V t = hn::Add(hn::Mul(xc, hn::Set(d, k::kLog2e)), shifter);
-  const V nf = hn::Sub(t, shifter);
-  const auto n = hn::Sub(hn::BitCast(di, t), hn::BitCast(di, shifter));
-  const V r = hn::Sub(hn::Sub(xc, hn::Mul(nf, hn::Set(d, k::kLn2Hi))),
-                      hn::Mul(nf, hn::Set(d, k::kLn2Lo)));
-  V p = hn::Set(d, k::kC6);
-  p = hn::Add(hn::Mul(p, r), hn::Set(d, k::kC5));
-  p = hn::Add(hn::Mul(p, r), hn::Set(d, k::kC4));
-  p = hn::Add(hn::Mul(p, r), hn::Set(d, k::kC3));
-  p = hn::Add(hn::Mul(p, r), hn::Set(d, k::kC2));
-  p = hn::Add(hn::Mul(p, r), hn::Set(d, 1.0f));
-  p = hn::Add(hn::Mul(p, r), hn::Set(d, 1.0f));
-  const V scale =
-      hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(n, hn::Set(di, 127))));
-  V y = hn::Mul(p, scale);
-  y = hn::IfThenElse(hn::Lt(x, lo), hn::Zero(d), y);
-  y = hn::IfThenElse(hn::Gt(x, hi),
-                     hn::Set(d, std::numeric_limits<float>::infinity()), y);
-  return hn::IfThenElse(hn::IsNaN(x), x, y);
-}
 
 // tanh(z) = 1 - 2 / (Exp(2 z) + 1).
 template <class D, class V = hn::Vec<D>>
@@ -66,19 +34,6 @@ HWY_INLINE V GeluTanhVec(D d, V u) {
   namespace k = gelu_constants;
   const V u3 = hn::Mul(hn::Mul(hn::Mul(hn::Set(d, k::kB), u), u), u);
   return TanhVec(d, hn::Mul(hn::Set(d, k::kA), hn::Add(u, u3)));
-}
-
-// y[n] = Exp(x - shift).
-HWY_NOINLINE void ExpShiftedKernel(const float* HWY_RESTRICT x, size_t n,
-                                   float shift, float* y) {
-  const hn::ScalableTag<float> d;
-  const size_t L = hn::Lanes(d);
-  const auto s = hn::Set(d, shift);
-  size_t i = 0;
-  for (; i + L <= n; i += L) {
-    hn::StoreU(ExpVec(d, hn::Sub(hn::LoadU(d, x + i), s)), d, y + i);
-  }
-  if (i < n) ExpShiftedScalar(x + i, n - i, shift, y + i);
 }
 
 // y[n] = GELU(x); th[n] (if not null) its tanh.

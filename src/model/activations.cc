@@ -50,17 +50,8 @@ float Exp(float x) {
   return p * scale;
 }
 
-HWY_EXPORT(ExpShiftedKernel);
 HWY_EXPORT(GeluForwardKernel);
 HWY_EXPORT(GeluBackwardKernel);
-
-void ExpShifted(const float* x, size_t n, float shift, float* y) {
-  HWY_DYNAMIC_DISPATCH(ExpShiftedKernel)(x, n, shift, y);
-}
-
-void ExpShiftedScalar(const float* x, size_t n, float shift, float* y) {
-  for (size_t i = 0; i < n; ++i) y[i] = Exp(x[i] - shift);
-}
 
 void GeluForward(const float* x, size_t n, float* y, float* th) {
   HWY_DYNAMIC_DISPATCH(GeluForwardKernel)(x, n, y, th);

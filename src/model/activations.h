@@ -1,5 +1,6 @@
-// The tiny transformer's exponentials: the attention softmax's exp and the
-// GELU (tanh form), vectorised with Highway beside their scalar references.
+// The tiny transformer's exponentials: the exp of the attention softmax
+// (rows.h) and the GELU (tanh form), vectorised with Highway beside their
+// scalar references.
 //
 // exp is posenc's own, not libm's: every operation is a float add, subtract
 // or multiply, rounded on its own (activations.cc is compiled with
@@ -23,11 +24,6 @@ namespace posenc {
 
 // One exp, the scalar reference of the kernels below.
 float Exp(float x);
-
-// y[i] = Exp(x[i] - shift), i < n (y may alias x): a softmax row's
-// numerators, shift being the row's maximum.
-void ExpShifted(const float* x, size_t n, float shift, float* y);
-void ExpShiftedScalar(const float* x, size_t n, float shift, float* y);
 
 // GELU, tanh form (GPT-2), with tanh(z) = 1 - 2 / (Exp(2 z) + 1):
 //   th = tanh(sqrt(2/pi) (u + 0.044715 u^3)),  y = 0.5 u (1 + th)

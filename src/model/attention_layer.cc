@@ -2,9 +2,8 @@
 
 #include <vector>
 
-#include "model/activations.h"
 #include "model/matmul.h"
-#include "model/sum.h"
+#include "model/rows.h"
 #include "ops/alibi.h"
 
 namespace posenc {
@@ -16,7 +15,7 @@ struct Scratch {
   std::vector<float> t;     // a transposed head or table: [Dh, T] / [Dh, R]
   std::vector<float> rows;  // [T, R]: q . aK, dO . aV, or probabilities by row
   std::vector<float> dp;    // [T, T]: dP, then dS scale
-  std::vector<float> bias;  // [T]: one ALiBi row
+  std::vector<float> bias;  // [T]: one row's bias, or its unscaled dS
 };
 Scratch& Buffers() {
   thread_local Scratch s;
@@ -44,21 +43,6 @@ void ByShawRow(const float* m, const int32_t* idx, size_t T, size_t R,
   for (size_t i = 0; i < T; ++i) {
     for (size_t j = 0; j < T; ++j) out[i * R + idx[i * T + j]] += m[i * T + j];
   }
-}
-
-// The largest of x[0 .. n), n >= 1, through eight partial maxima (the
-// compiler can vectorise them; max is exact, so the order does not matter).
-float MaxOf(const float* x, size_t n) {
-  float m[8];
-  for (size_t j = 0; j < 8; ++j) m[j] = x[0];
-  size_t c = 0;
-  for (; c + 8 <= n; c += 8) {
-    for (size_t j = 0; j < 8; ++j) m[j] = x[c + j] > m[j] ? x[c + j] : m[j];
-  }
-  for (; c < n; ++c) m[0] = x[c] > m[0] ? x[c] : m[0];
-  float r = m[0];
-  for (size_t j = 1; j < 8; ++j) r = m[j] > r ? m[j] : r;
-  return r;
 }
 
 // Causal attention touches only keys j <= i: the products below run over
@@ -95,39 +79,25 @@ void AttentionForward(const AttentionLayerShape& s, const AttentionTerms& e,
       MatMul(q + h * Dh, C, 1, T, Dh, kt, R, R, qa, R);
     }
     const float slope = e.alibi_slopes ? e.alibi_slopes[h] : 0.0f;
+    const bool biased = slope != 0.0f || e.shaw_k || e.t5_table;
     for (size_t i = 0; i < T; ++i) {
-      float* row = P + i * T;
-      if (slope != 0.0f) {
-        AlibiBiasRow(slope, static_cast<int64_t>(i), T, s.causal, bias);
-      }
       // Causal: keys past i get probability 0 and take no part in the sums
       // (adding 0 would change nothing).
       const size_t n = s.causal ? i + 1 : T;
-      for (size_t j = 0; j < n; ++j) row[j] *= s.scale;
-      if (e.shaw_k) {
-        for (size_t j = 0; j < n; ++j) {
-          row[j] += s.scale * qa[i * R + e.shaw_idx[i * T + j]];
-        }
-      }
+      // The row's bias (one term at most: the encodings do not combine).
       if (slope != 0.0f) {
-        for (size_t j = 0; j < n; ++j) row[j] += bias[j];
-      }
-      if (e.t5_table) {
+        AlibiBiasRow(slope, static_cast<int64_t>(i), T, s.causal, bias);
+      } else if (e.shaw_k) {
         for (size_t j = 0; j < n; ++j) {
-          row[j] += e.t5_table[e.t5_bucket[i * T + j] * H + h];
+          bias[j] = s.scale * qa[i * R + e.shaw_idx[i * T + j]];
+        }
+      } else if (e.t5_table) {
+        for (size_t j = 0; j < n; ++j) {
+          bias[j] = e.t5_table[e.t5_bucket[i * T + j] * H + h];
         }
       }
-      const float mx = MaxOf(row, n);
-      // Exp(-inf) is 0: keys a bias masks get no weight. The exp runs over
-      // whole groups of 8 where the row has room (the SIMD kernel then
-      // needs no scalar tail; the same bits either way), and the masked
-      // keys it touched, with the rest of the row, are then set to 0.
-      const size_t padded = (n + 7) / 8 * 8 < T ? (n + 7) / 8 * 8 : T;
-      ExpShifted(row, padded, mx, row);
-      for (size_t j = n; j < T; ++j) row[j] = 0.0f;
-      const double sum = Sum8(n, [row](size_t j) { return double{row[j]}; });
-      const float inv = static_cast<float>(1.0 / sum);
-      for (size_t j = 0; j < n; ++j) row[j] *= inv;
+      // Exp(-inf) is 0: keys a bias masks get no weight.
+      SoftmaxRow(P + i * T, biased ? bias : nullptr, n, T, s.scale);
     }
     // O = P V (+ P's mass per Shaw row times aV): each row block of head h's
     // columns is written once.
@@ -152,6 +122,7 @@ void AttentionBackward(const AttentionLayerShape& s, const AttentionTerms& e,
   float* t = Sized(&b.t, Dh * (T > R ? T : R));
   float* rows = Sized(&b.rows, T * (R ? R : 1));
   float* dp = Sized(&b.dp, T * T);
+  float* ds = Sized(&b.bias, T);
   const size_t step = s.causal ? kBlock : T;
   for (size_t h = 0; h < H; ++h) {
     const float* P = p + h * T * T;
@@ -190,20 +161,14 @@ void AttentionBackward(const AttentionLayerShape& s, const AttentionTerms& e,
     // Causal: masked keys (P = 0) have dS = 0; the products below read
     // those zeros up to the end of the row block.
     for (size_t i = 0; i < T; ++i) {
-      const float* pr = P + i * T;
-      float* dr = dp + i * T;
       const size_t n = s.causal ? i + 1 : T;
-      const double dot = Sum8(
-          n, [pr, dr](size_t j) { return static_cast<double>(pr[j]) * dr[j]; });
-      const float dotf = static_cast<float>(dot);
-      for (size_t j = 0; j < n; ++j) dr[j] = pr[j] * (dr[j] - dotf);
+      float* dr = dp + i * T;
+      SoftmaxRowBackward(P + i * T, dr, n, T, s.scale, g.d_t5 ? ds : nullptr);
       if (g.d_t5) {
         for (size_t j = 0; j < n; ++j) {
-          g.d_t5[e.t5_bucket[i * T + j] * H + h] += dr[j];
+          g.d_t5[e.t5_bucket[i * T + j] * H + h] += ds[j];
         }
       }
-      for (size_t j = 0; j < n; ++j) dr[j] *= s.scale;
-      for (size_t j = n; j < T; ++j) dr[j] = 0.0f;
     }
     // dQr += G Kr; dKr += G^T Qr (G = dS scale).
     for (size_t i0 = 0; i0 < T; i0 += step) {

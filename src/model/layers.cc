@@ -54,58 +54,7 @@ void LinearBackward(const float* x, const float* dy, size_t T, size_t In,
   LinearBackwardT(x, dy, T, In, Out, wt.data(), dx, dw, db);
 }
 
-void LayerNormForward(const float* x, size_t T, size_t C, const float* g,
-                      const float* b, float* y, float* mean, float* rstd) {
-  constexpr double kEps = 1e-5;
-  for (size_t t = 0; t < T; ++t) {
-    const float* xr = x + t * C;
-    const double m = Sum8(C, [xr](size_t c) { return double{xr[c]}; }) /
-                     static_cast<double>(C);
-    const double v = Sum8(C,
-                          [xr, m](size_t c) {
-                            const double e = xr[c] - m;
-                            return e * e;
-                          }) /
-                     static_cast<double>(C);
-    const float rs = static_cast<float>(1.0 / std::sqrt(v + kEps));
-    const float mf = static_cast<float>(m);
-    mean[t] = mf;
-    rstd[t] = rs;
-    for (size_t c = 0; c < C; ++c) {
-      y[t * C + c] = (xr[c] - mf) * rs * g[c] + b[c];
-    }
-  }
-}
-
-void LayerNormBackward(const float* x, const float* dy, const float* mean,
-                       const float* rstd, size_t T, size_t C, const float* g,
-                       float* dx, float* dg, float* db) {
-  for (size_t t = 0; t < T; ++t) {
-    const float* xr = x + t * C;
-    const float* dyr = dy + t * C;
-    const float mu = mean[t], rs = rstd[t];
-    // xhat = (x - mean) rstd; dxhat = dy g;
-    // dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)).
-    for (size_t c = 0; c < C; ++c) {
-      const float xhat = (xr[c] - mu) * rs;
-      dg[c] += dyr[c] * xhat;
-      db[c] += dyr[c];
-    }
-    const double sum_d =
-        Sum8(C, [dyr, g](size_t c) { return double{dyr[c] * g[c]}; });
-    const double sum_dx = Sum8(C, [xr, dyr, g, mu, rs](size_t c) {
-      const float xhat = (xr[c] - mu) * rs;
-      return static_cast<double>(dyr[c] * g[c]) * xhat;
-    });
-    const float md = static_cast<float>(sum_d / static_cast<double>(C));
-    const float mdx = static_cast<float>(sum_dx / static_cast<double>(C));
-    for (size_t c = 0; c < C; ++c) {
-      const float xhat = (xr[c] - mu) * rs;
-      dx[t * C + c] += rs * (dyr[c] * g[c] - md - xhat * mdx);
-    }
-  }
-}
-
+// LayerNormForward and LayerNormBackward: rows.cc.
 // GeluForward and GeluBackward: activations.cc.
 
 double SoftmaxCrossEntropy(const float* logits, size_t R, size_t V,

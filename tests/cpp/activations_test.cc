@@ -95,13 +95,9 @@ TEST_P(ActivationTargets, GiveTheScalarReferenceBits) {
   SCOPED_TRACE(hwy::TargetName(GetParam()));
   for (size_t n : {1, 3, 4, 7, 8, 15, 16, 17, 33, 64, 1000}) {
     SCOPED_TRACE(::testing::Message() << "n=" << n);
-    const std::vector<float> x = Inputs(n, 100.0, 11 + n);
     const std::vector<float> g = Inputs(n, 12.0, 13 + n);
     const std::vector<float> dy = Inputs(n, 1.0, 17 + n);
     std::vector<float> simd(n), scalar(n);
-    ExpShifted(x.data(), n, 3.5f, simd.data());
-    ExpShiftedScalar(x.data(), n, 3.5f, scalar.data());
-    EXPECT_TRUE(SameBits(simd, scalar)) << "ExpShifted";
     std::vector<float> th_simd(n), th_scalar(n);
     GeluForward(g.data(), n, simd.data(), th_simd.data());
     GeluForwardScalar(g.data(), n, scalar.data(), th_scalar.data());
