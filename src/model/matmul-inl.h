@@ -34,11 +34,15 @@ HWY_INLINE void MatMulBlock(D d, const float* HWY_RESTRICT a, size_t a_row,
     for (size_t v = 0; v < kVecs; ++v)
       acc[r][v] = kAcc ? hn::LoadU(d, c + r * ldc + v * L) : hn::Zero(d);
   }
-  for (size_t k = 0; k < K; ++k) {
+  // Pointers stepped by the strides (not k times a stride: wasm has no
+  // scaled addressing, and V8 keeps the multiplies in the loop).
+  const float* HWY_RESTRICT ak = a;
+  const float* HWY_RESTRICT bk = b;
+  for (size_t k = 0; k < K; ++k, ak += a_col, bk += ldb) {
     V w[kVecs];
-    for (size_t v = 0; v < kVecs; ++v) w[v] = hn::LoadU(d, b + k * ldb + v * L);
+    for (size_t v = 0; v < kVecs; ++v) w[v] = hn::LoadU(d, bk + v * L);
     for (size_t r = 0; r < kRows; ++r) {
-      const V x = hn::Set(d, a[r * a_row + k * a_col]);
+      const V x = hn::Set(d, ak[r * a_row]);
       for (size_t v = 0; v < kVecs; ++v)
         acc[r][v] = hn::Add(acc[r][v], hn::Mul(x, w[v]));
     }

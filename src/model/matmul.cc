@@ -36,10 +36,11 @@ void MatMulAccScalar(const float* a, size_t a_row, size_t a_col, size_t R,
     for (; n + kCols <= N; n += kCols) {
       float s[kCols];
       for (size_t j = 0; j < kCols; ++j) s[j] = cr[n + j];
-      for (size_t k = 0; k < K; ++k) {
-        const float ak = ar[k * a_col];
-        const float* bk = b + k * ldb + n;
-        for (size_t j = 0; j < kCols; ++j) s[j] += ak * bk[j];
+      // Pointers stepped by the strides (see matmul-inl.h).
+      const float* ak = ar;
+      const float* bk = b + n;
+      for (size_t k = 0; k < K; ++k, ak += a_col, bk += ldb) {
+        for (size_t j = 0; j < kCols; ++j) s[j] += *ak * bk[j];
       }
       for (size_t j = 0; j < kCols; ++j) cr[n + j] = s[j];
     }
