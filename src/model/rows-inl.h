@@ -33,7 +33,9 @@ using DF = hn::Full128<float>;  // 4 floats
 using VF = hn::Vec<DF>;
 
 // Two float64 lanes. Highway 1.0.3 has no float64 vectors in wasm, whose
-// SIMD has them (f64x2): there, intrinsics on the vector's raw value.
+// SIMD has them (f64x2): there, intrinsics on the vector's raw value. Only
+// the functions below may touch a VD: Highway's generic Add or Mul accept a
+// raw v128_t too, and would add its lanes as integers.
 #if HWY_TARGET == HWY_WASM
 using VD = v128_t;
 HWY_INLINE VD ZeroD() { return wasm_f64x2_splat(0.0); }
