@@ -35,10 +35,11 @@ HWY_INLINE void MatMulBlock(D d, const float* HWY_RESTRICT a, size_t a_row,
       acc[r][v] = kAcc ? hn::LoadU(d, c + r * ldc + v * L) : hn::Zero(d);
   }
   // Pointers stepped by the strides (not k times a stride: wasm has no
-  // scaled addressing, and V8 keeps the multiplies in the loop).
+  // scaled addressing, and V8 keeps the multiplies in the loop), and only
+  // between two rows of k (never past the last one).
   const float* HWY_RESTRICT ak = a;
   const float* HWY_RESTRICT bk = b;
-  for (size_t k = 0; k < K; ++k, ak += a_col, bk += ldb) {
+  for (size_t k = 0; k < K;) {
     V w[kVecs];
     for (size_t v = 0; v < kVecs; ++v) w[v] = hn::LoadU(d, bk + v * L);
     for (size_t r = 0; r < kRows; ++r) {
@@ -46,6 +47,9 @@ HWY_INLINE void MatMulBlock(D d, const float* HWY_RESTRICT a, size_t a_row,
       for (size_t v = 0; v < kVecs; ++v)
         acc[r][v] = hn::Add(acc[r][v], hn::Mul(x, w[v]));
     }
+    if (++k == K) break;
+    ak += a_col;
+    bk += ldb;
   }
   for (size_t r = 0; r < kRows; ++r) {
     for (size_t v = 0; v < kVecs; ++v)

@@ -36,11 +36,15 @@ void MatMulAccScalar(const float* a, size_t a_row, size_t a_col, size_t R,
     for (; n + kCols <= N; n += kCols) {
       float s[kCols];
       for (size_t j = 0; j < kCols; ++j) s[j] = cr[n + j];
-      // Pointers stepped by the strides (see matmul-inl.h).
+      // Pointers stepped by the strides, never past the last k (see
+      // matmul-inl.h).
       const float* ak = ar;
       const float* bk = b + n;
-      for (size_t k = 0; k < K; ++k, ak += a_col, bk += ldb) {
+      for (size_t k = 0; k < K;) {
         for (size_t j = 0; j < kCols; ++j) s[j] += *ak * bk[j];
+        if (++k == K) break;
+        ak += a_col;
+        bk += ldb;
       }
       for (size_t j = 0; j < kCols; ++j) cr[n + j] = s[j];
     }
