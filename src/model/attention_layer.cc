@@ -84,16 +84,23 @@ void AttentionForward(const AttentionLayerShape& s, const AttentionTerms& e,
       // Causal: keys past i get probability 0 and take no part in the sums
       // (adding 0 would change nothing).
       const size_t n = s.causal ? i + 1 : T;
-      // The row's bias (one term at most: the encodings do not combine).
+      // The row's bias: the ALiBi row, + scale q . aK (Shaw), + the T5
+      // table entry, summed in that order (the models use one term; with
+      // one, the logit gets exactly scale q . k + that term).
       if (slope != 0.0f) {
         AlibiBiasRow(slope, static_cast<int64_t>(i), T, s.causal, bias);
-      } else if (e.shaw_k) {
+      }
+      if (e.shaw_k) {
         for (size_t j = 0; j < n; ++j) {
-          bias[j] = s.scale * qa[i * R + e.shaw_idx[i * T + j]];
+          const float b = s.scale * qa[i * R + e.shaw_idx[i * T + j]];
+          bias[j] = slope != 0.0f ? bias[j] + b : b;
         }
-      } else if (e.t5_table) {
+      }
+      if (e.t5_table) {
+        const bool first = slope == 0.0f && !e.shaw_k;
         for (size_t j = 0; j < n; ++j) {
-          bias[j] = e.t5_table[e.t5_bucket[i * T + j] * H + h];
+          const float b = e.t5_table[e.t5_bucket[i * T + j] * H + h];
+          bias[j] = first ? b : bias[j] + b;
         }
       }
       // Exp(-inf) is 0: keys a bias masks get no weight.

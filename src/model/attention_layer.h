@@ -3,8 +3,10 @@
 // and k before; ALiBi, T5 and Shaw here). Attention is materialised per
 // head: P [H, T, T] is kept for the backward pass and the page's maps.
 //
-//   S_ij = scale q_i . k_j  (+ scale q_i . aK[idx(i, j)])      Shaw
-//          (+ ALiBi row of head h) (+ t5[bucket(i, j), h])    ; -inf masked
+//   S_ij = scale q_i . k_j + bias_ij, bias_ij = (ALiBi row of head h)
+//          (+ scale q_i . aK[idx(i, j)], Shaw) (+ t5[bucket(i, j), h])
+//          summed first, in that order, when several are present
+//          (causal: keys j > i masked)
 //   P = softmax_j(S);  O_i = sum_j P_ij (v_j + aV[idx(i, j)])
 //
 // Every product goes through MatMulAcc (matmul.h), so the sums are taken in

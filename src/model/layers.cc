@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "model/matmul.h"
-#include "model/sum.h"
 
 namespace posenc {
 

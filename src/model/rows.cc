@@ -48,7 +48,9 @@ void SoftmaxRowScalar(float* x, const float* bias, size_t n, size_t T,
     if (bias) x[j] += bias[j];
   }
   // The maximum through eight partial maxima (independent chains), each
-  // starting from x[0]: max is exact, so their order changes nothing.
+  // starting from x[0]. Max is exact: the grouping can change only the sign
+  // of a zero maximum, and x - (+0) and x - (-0) have the same Exp (Exp of
+  // either zero is exactly 1), so the kernels' grouping gives these bits.
   float m[8];
   for (float& mj : m) mj = x[0];
   size_t c = 0;

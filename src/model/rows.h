@@ -1,6 +1,9 @@
 // The tiny transformer's row kernels: one attention row's softmax, forward
 // and backward, and LayerNorm, forward and backward. Highway kernels beside
-// scalar references that give the same bits on every target.
+// scalar references that give the same bits on every target (a NaN result
+// is only guaranteed to be a NaN: its sign and payload may differ). Buffers
+// must not overlap unless a comment says so (the kernels take them
+// restrict-qualified).
 //
 // Every float64 sum is Sum8's (sum.h): term c goes to partial sum c mod 8,
 // each partial adds its terms in the order of c, and the eight are combined
@@ -42,16 +45,20 @@ void SoftmaxRowBackwardScalar(const float* p, float* d, size_t n, size_t T,
                               float scale, float* ds);
 
 // LayerNorm over the rows of x [T, C]:
-//   mean = sum(x) / C, var = sum((x - mean)^2) / C    (float64, Sum8)
-//   rstd = 1 / sqrt(var + 1e-5);  y = (x - mean) rstd g + b
-// (mean and rstd rounded to float, each operation of y rounded on its own).
+//   mean = sum(x) / C, var = sum((x - mean)^2) / C    (float64, Sum8; the
+//          variance's terms use the float64 mean)
+//   rstd = 1 / sqrt(var + 1e-5);  y = ((x - mean) rstd) g + b
+// (y uses mean and rstd rounded to float, each operation rounded on its
+// own).
 // g, b: [C]; y: [T, C]; mean, rstd: [T] saved for the backward pass.
 void LayerNormForwardScalar(const float* x, size_t T, size_t C, const float* g,
                             const float* b, float* y, float* mean, float* rstd);
-// With xhat = (x - mean) rstd and e = dy g:
+// With xhat = (x - mean) rstd and e = dy g (floats):
 //   dg += dy xhat, db += dy (per column, row by row);
-//   dx += rstd ((e - sum(e) / C) - xhat sum(e xhat) / C)
-// (the two sums in float64, Sum8). dy, dx: [T, C]; dg, db: [C].
+//   md = sum(e) / C, mdx = sum(e xhat) / C   (float64, Sum8; each rounded
+//        to float before use)
+//   dx += rstd ((e - md) - xhat mdx)
+// dy, dx: [T, C]; dg, db: [C].
 void LayerNormBackwardScalar(const float* x, const float* dy, const float* mean,
                              const float* rstd, size_t T, size_t C,
                              const float* g, float* dx, float* dg, float* db);
