@@ -7,6 +7,7 @@
 #endif
 
 #include <cstddef>
+#include <cstdint>
 
 #include "hwy/highway.h"
 #include "model/matmul.h"
@@ -34,22 +35,22 @@ HWY_INLINE void MatMulBlock(D d, const float* HWY_RESTRICT a, size_t a_row,
     for (size_t v = 0; v < kVecs; ++v)
       acc[r][v] = kAcc ? hn::LoadU(d, c + r * ldc + v * L) : hn::Zero(d);
   }
-  // Pointers stepped by the strides (not k times a stride: wasm has no
-  // scaled addressing, and V8 keeps the multiplies in the loop), and only
-  // between two rows of k (never past the last one).
-  const float* HWY_RESTRICT ak = a;
-  const float* HWY_RESTRICT bk = b;
-  for (size_t k = 0; k < K;) {
+  // Addresses stepped by the strides (not k times a stride: wasm has no
+  // scaled addressing, and V8 keeps the multiplies in the loop). Integers,
+  // not pointers: after the last k they lie past the arrays, unused.
+  uintptr_t ak = reinterpret_cast<uintptr_t>(a);
+  uintptr_t bk = reinterpret_cast<uintptr_t>(b);
+  const size_t a_step = a_col * sizeof(float), b_step = ldb * sizeof(float);
+  for (size_t k = 0; k < K; ++k, ak += a_step, bk += b_step) {
+    const float* HWY_RESTRICT ar = reinterpret_cast<const float*>(ak);
+    const float* HWY_RESTRICT br = reinterpret_cast<const float*>(bk);
     V w[kVecs];
-    for (size_t v = 0; v < kVecs; ++v) w[v] = hn::LoadU(d, bk + v * L);
+    for (size_t v = 0; v < kVecs; ++v) w[v] = hn::LoadU(d, br + v * L);
     for (size_t r = 0; r < kRows; ++r) {
-      const V x = hn::Set(d, ak[r * a_row]);
+      const V x = hn::Set(d, ar[r * a_row]);
       for (size_t v = 0; v < kVecs; ++v)
         acc[r][v] = hn::Add(acc[r][v], hn::Mul(x, w[v]));
     }
-    if (++k == K) break;
-    ak += a_col;
-    bk += ldb;
   }
   for (size_t r = 0; r < kRows; ++r) {
     for (size_t v = 0; v < kVecs; ++v)
