@@ -87,20 +87,22 @@ void AttentionForward(const AttentionLayerShape& s, const AttentionTerms& e,
       // The row's bias: the ALiBi row, + scale q . aK (Shaw), + the T5
       // table entry, summed in that order (the models use one term; with
       // one, the logit gets exactly scale q . k + that term).
+      bool written = false;  // bias holds a term already
       if (slope != 0.0f) {
         AlibiBiasRow(slope, static_cast<int64_t>(i), T, s.causal, bias);
+        written = true;
       }
       if (e.shaw_k) {
         for (size_t j = 0; j < n; ++j) {
           const float b = s.scale * qa[i * R + e.shaw_idx[i * T + j]];
-          bias[j] = slope != 0.0f ? bias[j] + b : b;
+          bias[j] = written ? bias[j] + b : b;
         }
+        written = true;
       }
       if (e.t5_table) {
-        const bool first = slope == 0.0f && !e.shaw_k;
         for (size_t j = 0; j < n; ++j) {
           const float b = e.t5_table[e.t5_bucket[i * T + j] * H + h];
-          bias[j] = first ? b : bias[j] + b;
+          bias[j] = written ? bias[j] + b : b;
         }
       }
       // Exp(-inf) is 0: keys a bias masks get no weight.

@@ -374,14 +374,15 @@ void Backward(const Model& m, const int32_t* tokens, const ForwardCache& fc,
 
 namespace {
 
-// v = n zeros, keeping v's capacity (no allocation once it is large enough).
-// v sized to n, its contents left as they are (for a buffer the next call
+// v sized to n, keeping its capacity (no allocation once it is large
+// enough), its contents left as they are (for a buffer the next call
 // overwrites whole).
 float* Sized(std::vector<float>* v, size_t n) {
   if (v->size() != n) v->resize(n);
   return v->data();
 }
 
+// v = n zeros, keeping its capacity.
 float* Zeroed(std::vector<float>* v, size_t n) {
   float* p = Sized(v, n);
   std::fill(p, p + n, 0.0f);
