@@ -10,6 +10,8 @@ import { encodingsApi } from './encodings.js';
 import { guardModule, Heap } from './heap.js';
 import { ropeFromConfigApi } from './hf-config.js';
 import { registerRaw } from './internal.js';
+import { mropePositionIdsApi } from './mrope-positions.js';
+import { queryScaleApi } from './query-scale.js';
 import { modelApi } from './model.js';
 import type { RawModels, RawModule } from './raw.js';
 import { ropeApi } from './rope.js';
@@ -54,6 +56,8 @@ export function createPosenc(m: RawModule, simd: boolean, instantiateModels: () 
     },
     ...rope,
     ...ropeFromConfigApi(rope),
+    ...queryScaleApi,
+    ...mropePositionIdsApi,
     ...encodingsApi(heap),
     attention,
     KvCache,

@@ -1,222 +1,239 @@
 /**
- * `ropeFromConfig`: the RoPE settings of a Hugging Face `config.json`, read
- * the way the transformers library reads them, as posenc options.
+ * `ropeFromConfig`: the RoPE of every decoder layer of a Hugging Face
+ * `config.json`, read the way the transformers library reads it, as posenc
+ * options.
  *
- * Every key of the RoPE part of the config (`rope_scaling` /
- * `rope_parameters`) must be one this function understands for the given
- * type: an unknown key is an error naming it, never a silent default. Values
- * are checked by the core, through `ropeFrequencies`, which also gives the
- * attention factor.
+ * Every key of a RoPE part of the config (`rope_scaling` / `rope_parameters`,
+ * flat or keyed by layer type) must be one this function understands for the
+ * given type: an unknown key is an error naming it, never a silent default.
+ * Values are checked by the core, through `ropeFrequencies`, which also gives
+ * the attention factor.
  */
+import { layerPlan } from './hf-layers.js';
+import { ATTENTION_LAYER_TYPES, LAYOUT_BY_MODEL_TYPE, MODEL_DEFAULTS, OTHER_LAYER_TYPES, TEXT_MODEL_TYPE } from './hf-model-types.js';
+import { type Json, Reader } from './hf-reader.js';
 import { ROPE_LAYOUTS } from './names.js';
-import type { Posenc, RopeFromConfig, RopeFromConfigOptions, RopeLayout, RopeScaling } from './types.js';
+import type {
+  Posenc, QueryScaling, RopeFromConfig, RopeFromConfigOptions, RopeLayerOptions, RopeLayout, RopeScaling,
+} from './types.js';
 import { oneOf, requireObject } from './validate.js';
 
-/**
- * Pair layout by `model_type`: which elements the model's own code rotates
- * together. `interleaved`: adjacent pairs (GPT-J's `rotate_every_two`, GLM,
- * Cohere, and DeepSeek's MLA, whose Hugging Face code de-interleaves q_pe and
- * k_pe first); `half`: Hugging Face's `rotate_half` on halves.
- */
-export const LAYOUT_BY_MODEL_TYPE: Readonly<Record<string, RopeLayout>> = Object.freeze({
-  llama: 'half', mistral: 'half', mixtral: 'half', qwen2: 'half', qwen2_moe: 'half', qwen3: 'half',
-  qwen3_moe: 'half', gemma: 'half', gemma2: 'half', gemma3_text: 'half', phi: 'half', phi3: 'half',
-  phimoe: 'half', gpt_neox: 'half', stablelm: 'half', persimmon: 'half', falcon: 'half', olmo: 'half',
-  olmo2: 'half', starcoder2: 'half', internlm2: 'half', gpt_oss: 'half', granite: 'half',
-  gptj: 'interleaved', codegen: 'interleaved', glm: 'interleaved', glm4: 'interleaved', chatglm: 'interleaved',
-  cohere: 'interleaved', deepseek_v2: 'interleaved', deepseek_v3: 'interleaved',
-});
+export { LAYOUT_BY_MODEL_TYPE } from './hf-model-types.js';
 
 /** Hugging Face `rope_type` (or the legacy `type`) -> posenc scaling type. */
 const TYPE_NAMES: Readonly<Record<string, RopeScaling['type']>> = {
   default: 'default', linear: 'linear', dynamic: 'dynamic', yarn: 'yarn', longrope: 'longrope',
   su: 'longrope', // Phi-3's first name for LongRoPE
   llama3: 'llama3',
+  proportional: 'proportional',
 };
 
-/** Keys a scaling object may hold besides its type, per posenc type. */
-const COMMON_KEYS = ['rope_type', 'type', 'rope_theta', 'partial_rotary_factor'];
+/**
+ * Keys a scaling object may hold besides its type, per posenc type. `llama_4_scaling_beta` is a query
+ * scaling (reported apart); `max_position_embeddings` is Ministral 3's copy of the top-level one.
+ */
+const COMMON_KEYS = ['rope_type', 'type', 'rope_theta', 'partial_rotary_factor', 'llama_4_scaling_beta', 'max_position_embeddings'];
 const KEYS: Readonly<Record<RopeScaling['type'], readonly string[]>> = {
   default: [],
   linear: ['factor'],
   ntk: ['factor'],
-  dynamic: ['factor', 'original_max_position_embeddings'],
+  // `alpha`: HunYuan's fixed NTK base (its own rotary module reads it; see the dynamic case below).
+  dynamic: ['factor', 'original_max_position_embeddings', 'alpha'],
   // `finetuned`: a flag of the first YaRN release that transformers reads and ignores.
   yarn: ['factor', 'original_max_position_embeddings', 'beta_fast', 'beta_slow', 'mscale', 'mscale_all_dim',
     'attention_factor', 'truncate', 'finetuned'],
   longrope: ['factor', 'original_max_position_embeddings', 'short_factor', 'long_factor', 'attention_factor'],
   llama3: ['factor', 'original_max_position_embeddings', 'low_freq_factor', 'high_freq_factor'],
+  // Its part's partial_rotary_factor (a common key) is the share of pairs that turn, not a narrower rotation.
+  proportional: ['factor'],
 };
 
-type Json = Record<string, unknown>;
-
-/** Reads keys of a config, recording the dotted path of each key present. */
-class Reader {
-  readonly keysRead: string[] = [];
-  readonly defaulted: string[] = [];
-
-  /** The value at `obj[key]` (undefined and null are "absent"), recorded as `path`. */
-  raw(obj: Json, key: string, path: string = key): unknown {
-    const v = obj[key];
-    if (v === undefined || v === null) return undefined;
-    this.keysRead.push(path);
-    return v;
-  }
-
-  number(obj: Json, key: string, path: string = key): number | undefined {
-    const v = this.raw(obj, key, path);
-    if (v === undefined) return undefined;
-    if (typeof v !== 'number' || !Number.isFinite(v)) {
-      throw new TypeError(`config.${path} must be a finite number, got ${JSON.stringify(v)}`);
-    }
-    return v;
-  }
-
-  integer(obj: Json, key: string, path: string = key): number | undefined {
-    const v = this.number(obj, key, path);
-    if (v !== undefined && (!Number.isSafeInteger(v) || v < 1)) {
-      throw new RangeError(`config.${path} must be an integer >= 1, got ${v}`);
-    }
-    return v;
-  }
-
-  /** The first of `keys` present at the top level. */
-  first(keys: readonly string[], read: (key: string) => number | undefined): number | undefined {
-    for (const k of keys) {
-      const v = read(k);
-      if (v !== undefined) return v;
-    }
-    return undefined;
-  }
+/** What every layer of the model shares: the model type, the layout and the head size keys. */
+interface Model {
+  type: string | undefined;
+  layout: RopeLayout;
+  maxPositions: number | undefined;
 }
 
-/** The head and rotary dims: DeepSeek's qk_rope_head_dim, head_dim, or hidden size / heads; then the rotated share. */
-function dims(r: Reader, c: Json, scaling: Json | undefined): { headDim: number; rotaryDim: number } {
-  const ropeHead = r.integer(c, 'qk_rope_head_dim');
-  if (ropeHead !== undefined) return { headDim: ropeHead, rotaryDim: ropeHead };
-  let headDim = r.integer(c, 'head_dim');
-  if (headDim === undefined) {
-    const hidden = r.first(['hidden_size', 'n_embd', 'd_model'], (k) => r.integer(c, k));
-    const heads = r.first(['num_attention_heads', 'n_head', 'num_heads'], (k) => r.integer(c, k));
-    if (hidden === undefined || heads === undefined) {
-      throw new TypeError('config has no head size: give head_dim, or hidden_size and num_attention_heads');
-    }
-    if (hidden % heads !== 0) {
-      throw new RangeError(`config: hidden size ${hidden} is not a multiple of the ${heads} attention heads`);
-    }
-    headDim = hidden / heads;
+/** A layer type's RoPE part: the scaling object (if any) and where it sits. */
+interface RopePart {
+  dict: Json | undefined;
+  path: string;
+  /** Sliding layers of a flat config (see `ModelDefaults.slidingRope`): no scaling, and Gemma 3's own base. */
+  sliding?: 'local-base' | 'unscaled';
+}
+
+/** The head width of a layer type: DeepSeek's qk_rope_head_dim, Gemma 4's global_head_dim, head_dim, or hidden size / heads. */
+function headDim(r: Reader, model: Model, layerType: string): number {
+  const ropeHead = r.integer('qk_rope_head_dim');
+  if (ropeHead !== undefined) return ropeHead;
+  const global = model.type === undefined ? undefined : MODEL_DEFAULTS[model.type]?.globalHeadDim;
+  if (global !== undefined && layerType === 'full_attention') {
+    return r.integer('global_head_dim') ?? r.fill(global, `global_head_dim = ${global} (${model.type}'s default)`);
   }
-  const absolute = r.integer(c, 'rotary_dim');
-  if (absolute !== undefined) return { headDim, rotaryDim: absolute };
+  const given = r.integer('head_dim');
+  if (given !== undefined) return given;
+  const byClass = model.type === undefined ? undefined : MODEL_DEFAULTS[model.type]?.headDim;
+  if (byClass !== undefined) return r.fill(byClass, `head_dim = ${byClass} (${model.type}'s default)`);
+  const hidden = r.first(['hidden_size', 'n_embd', 'd_model'], (k) => r.integer(k));
+  const heads = r.first(['num_attention_heads', 'n_head', 'num_heads'], (k) => r.integer(k));
+  if (hidden === undefined || heads === undefined) {
+    throw new TypeError('config has no head size: give head_dim, or hidden_size and num_attention_heads');
+  }
+  if (hidden % heads !== 0) throw new RangeError(`config: hidden size ${hidden} is not a multiple of the ${heads} attention heads`);
+  return hidden / heads;
+}
+
+/** The rotated width: `rotary_dim`, or the head width times the rotary share (the layer's, the config's, the class's). */
+function rotaryDim(r: Reader, model: Model, part: RopePart, head: number, scaling: RopeScaling): number {
+  if (r.integer('qk_rope_head_dim') !== undefined || scaling.type === 'proportional') return head;
+  const absolute = r.integer('rotary_dim');
+  if (absolute !== undefined) return absolute;
+  const classShare = model.type === undefined ? undefined : MODEL_DEFAULTS[model.type]?.partialRotaryFactor;
   const share =
-    (scaling === undefined ? undefined : r.number(scaling, 'partial_rotary_factor', `${scalingKey(c)}.partial_rotary_factor`)) ??
-    r.number(c, 'partial_rotary_factor') ??
-    r.number(c, 'rotary_pct');
-  if (share === undefined) return { headDim, rotaryDim: headDim };
+    (part.dict === undefined ? undefined : r.innerNumber(part.dict, 'partial_rotary_factor', part.path)) ??
+    r.number('partial_rotary_factor') ??
+    r.number('rotary_pct') ??
+    (classShare === undefined ? undefined : r.fill(classShare, `partial_rotary_factor = ${classShare} (${model.type}'s default)`));
+  if (share === undefined) return head;
   if (!(share > 0 && share <= 1)) throw new RangeError(`config: the rotary share must be in (0, 1], got ${share}`);
-  return { headDim, rotaryDim: Math.floor(headDim * share) };
+  return Math.floor(head * share);
 }
 
-/** `rope_scaling` or `rope_parameters`: the key the config uses for its RoPE part. */
-function scalingKey(c: Json): 'rope_scaling' | 'rope_parameters' {
-  return c.rope_parameters !== undefined && c.rope_parameters !== null ? 'rope_parameters' : 'rope_scaling';
-}
-
-/** The options `ropeFromConfig` builds, before the core checks them. */
-function read(c: Json, options: RopeFromConfigOptions): Omit<RopeFromConfig, 'attentionFactor'> {
-  const r = new Reader();
-  if (c.rope_scaling != null && c.rope_parameters != null) {
+/** The RoPE part of each layer type: nested `rope_parameters`, Gemma 3's two bases, a class default, or one flat part. */
+function ropeParts(r: Reader, model: Model, types: readonly string[]): Map<string, RopePart> {
+  const defaults = model.type === undefined ? {} : (MODEL_DEFAULTS[model.type] ?? {});
+  if (r.get('rope_scaling') !== undefined && r.get('rope_parameters') !== undefined) {
     throw new RangeError('config has both rope_scaling and rope_parameters: keep the one the model was saved with');
   }
-  const key = scalingKey(c);
-  const s = r.raw(c, key);
-  const scaling = s === undefined ? undefined : requireObject(`config.${key}`, s);
-
-  const modelType = r.raw(c, 'model_type');
-  if (modelType !== undefined && typeof modelType !== 'string') {
-    throw new TypeError(`config.model_type must be a string, got ${JSON.stringify(modelType)}`);
-  }
-  let layout: RopeLayout;
-  if (options.layout !== undefined) {
-    layout = oneOf('options.layout', options.layout, ROPE_LAYOUTS);
-  } else {
-    const known = modelType === undefined ? undefined : LAYOUT_BY_MODEL_TYPE[modelType];
-    if (known === undefined) {
-      throw new RangeError(
-        `config.model_type ${modelType === undefined ? 'is missing' : `'${modelType}' is not in posenc's layout table`}: ` +
-          "pass options.layout ('half' for Hugging Face's rotate_half, 'interleaved' for adjacent pairs)");
+  const key = r.get('rope_parameters') !== undefined ? 'rope_parameters' : 'rope_scaling';
+  const raw = r.get(key);
+  const path = r.path(key);
+  const flat = raw === undefined ? undefined : requireObject(`config.${path}`, raw);
+  const parts = new Map<string, RopePart>();
+  const known = [...ATTENTION_LAYER_TYPES, ...OTHER_LAYER_TYPES];
+  const nested = flat !== undefined && Object.keys(flat).length > 0 && Object.keys(flat).every((k) => known.includes(k));
+  if (nested || (flat === undefined && defaults.ropeParameters !== undefined)) {
+    const byType = nested ? flat : r.fill(defaults.ropeParameters as Json, `rope_parameters: ${model.type}'s default per layer type`);
+    for (const t of types) {
+      const p = byType[t];
+      if (p === undefined || p === null) continue;  // a layer type without RoPE; a layer that needs it fails below
+      const dict = requireObject(`config.${path}.${t}`, p);
+      parts.set(t, { dict: nested ? dict : r.supplied({ ...dict }), path: nested ? `${path}.${t}` : `rope_parameters.${t} (${model.type}'s default)` });
     }
-    layout = known;
+    return parts;
   }
+  for (const t of types) {
+    const sliding = t === 'sliding_attention' ? defaults.slidingRope : undefined;
+    parts.set(t, sliding === undefined ? { dict: flat, path } : { dict: flat, path, sliding });
+  }
+  return parts;
+}
 
-  const { headDim, rotaryDim } = dims(r, c, scaling);
-  let base =
-    (scaling === undefined ? undefined : r.number(scaling, 'rope_theta', `${key}.rope_theta`)) ??
-    r.number(c, 'rope_theta') ??
-    r.number(c, 'rotary_emb_base');
-  if (base === undefined) {
-    base = 10000;
-    r.defaulted.push('base = 10000 (no rope_theta in the config, as transformers assumes)');
+/** The base of a layer type: the part's rope_theta, Gemma 3's local base, the config's, the class's, or 10000. */
+function ropeBase(r: Reader, model: Model, part: RopePart): number {
+  const defaults = model.type === undefined ? {} : (MODEL_DEFAULTS[model.type] ?? {});
+  if (part.sliding === 'local-base') {
+    return r.number('rope_local_base_freq') ??
+      r.fill(defaults.localBase!, `rope_local_base_freq = ${defaults.localBase} (${model.type}'s default, the sliding layers' base)`);
   }
-  const maxPositions = r.first(['max_position_embeddings', 'n_positions', 'seq_length'], (k) => r.integer(c, k));
+  const given =
+    (part.dict === undefined ? undefined : r.innerNumber(part.dict, 'rope_theta', part.path)) ??
+    r.number('rope_theta') ??
+    r.number('rotary_emb_base');
+  if (given !== undefined) return given;
+  if (defaults.ropeTheta !== undefined) return r.fill(defaults.ropeTheta, `base = ${defaults.ropeTheta} (${model.type}'s default rope_theta)`);
+  return r.fill(10000, 'base = 10000 (no rope_theta in the config, as transformers assumes)');
+}
 
-  let type: RopeScaling['type'] = 'default';
-  if (scaling !== undefined) {
-    const name = r.raw(scaling, 'rope_type', `${key}.rope_type`) ?? r.raw(scaling, 'type', `${key}.type`) ?? 'default';
-    if (typeof name !== 'string' || TYPE_NAMES[name] === undefined) {
-      throw new RangeError(
-        `config.${key}: rope type ${JSON.stringify(name)} is not one posenc reads (${Object.keys(TYPE_NAMES).join(', ')})`);
-    }
-    type = TYPE_NAMES[name]!;
-    for (const k of Object.keys(scaling)) {
-      if (!COMMON_KEYS.includes(k) && !KEYS[type].includes(k)) {
-        throw new RangeError(`config.${key}.${k} is not a key posenc understands for rope type '${name}'`);
-      }
+/** The scaling of one RoPE part, read as transformers' rope init functions read it. */
+function ropeScaling(r: Reader, model: Model, part: RopePart): RopeScaling {
+  const sc = part.dict;
+  if (sc === undefined || part.sliding !== undefined) return { type: 'default' };
+  const key = part.path;
+  const modern = r.inner(sc, 'rope_type', key);
+  const legacy = r.inner(sc, 'type', key);
+  if (modern !== undefined && legacy !== undefined && modern !== legacy) {
+    throw new RangeError(`config.${key}: rope_type ${JSON.stringify(modern)} and type ${JSON.stringify(legacy)} differ`);
+  }
+  const given = modern ?? legacy ?? 'default';
+  if (given === 'mrope' || (sc.mrope_section !== undefined && sc.mrope_section !== null)) {
+    throw new RangeError(`config.${key}: M-RoPE (mrope_section, Qwen2-VL and later) is not read yet; its three position rows ` +
+      'have no posenc equivalent, and one row would rotate image tokens wrongly');
+  }
+  if (typeof given !== 'string' || TYPE_NAMES[given] === undefined) {
+    throw new RangeError(
+      `config.${key}: rope type ${JSON.stringify(given)} is not one posenc reads (${Object.keys(TYPE_NAMES).join(', ')})`);
+  }
+  let name: string = given;
+  if (model.type !== undefined && MODEL_DEFAULTS[model.type]?.scalingIsLlama3 === true && name !== 'llama3') {
+    r.fill(undefined, `rope type llama3 for ${key} (its type says '${name}'; ${model.type} reads any rope_scaling as llama3)`);
+    name = 'llama3';
+  }
+  const type = TYPE_NAMES[name]!;
+  // HunYuan's configs carry YaRN-like keys beside alpha, which its rotary module does not read.
+  const hunyuan = type === 'dynamic' && sc.alpha !== undefined && sc.alpha !== null ? ['beta_fast', 'beta_slow', 'mscale', 'mscale_all_dim'] : [];
+  for (const k of Object.keys(sc)) {
+    if (!COMMON_KEYS.includes(k) && !KEYS[type].includes(k) && !hunyuan.includes(k)) {
+      throw new RangeError(`config.${key}.${k} is not a key posenc understands for rope type '${name}'`);
     }
   }
-  const sc = scaling ?? {};
-  const num = (k: string): number | undefined => r.number(sc, k, `${key}.${k}`);
+  const inner = sc.max_position_embeddings;
+  if (inner !== undefined && inner !== null && inner !== model.maxPositions) {
+    throw new RangeError(`config.${key}.max_position_embeddings (${JSON.stringify(inner)}) differs from config.max_position_embeddings (${String(model.maxPositions)})`);
+  }
+  if (inner !== undefined) r.inner(sc, 'max_position_embeddings', key);
+  const num = (k: string): number | undefined => r.innerNumber(sc, k, key);
   const need = (v: number | undefined, what: string): number => {
     if (v === undefined) throw new TypeError(`config: rope type '${type}' needs ${what}`);
     return v;
   };
   const list = (k: string): number[] => {
-    const v = r.raw(sc, k, `${key}.${k}`);
+    const v = r.inner(sc, k, key);
     if (!Array.isArray(v) || v.some((x) => typeof x !== 'number')) {
       throw new TypeError(`config.${key}.${k} must be an array of numbers, got ${JSON.stringify(v)}`);
     }
     return v as number[];
   };
-  const original = (): number | undefined => r.integer(sc, 'original_max_position_embeddings', `${key}.original_max_position_embeddings`);
+  const original = (): number | undefined => r.innerInteger(sc, 'original_max_position_embeddings', key);
+  /** transformers: a factor left null is the ratio of the two context lengths. */
+  const ratio = (L: number | undefined): number | undefined =>
+    L !== undefined && model.maxPositions !== undefined ? model.maxPositions / L : undefined;
 
-  let result: RopeScaling;
   switch (type) {
     case 'default':
-      result = { type };
-      break;
+      return { type };
     case 'linear':
     case 'ntk':
-      result = { type, factor: need(num('factor'), `${key}.factor`) };
-      break;
-    case 'dynamic':
+      return { type, factor: need(num('factor'), `${key}.factor`) };
+    case 'dynamic': {
+      const alpha = num('alpha');
+      if (alpha !== undefined) {
+        // HunYuan's rotary module: base * alpha^(d/(d-2)) once, at every length: static NTK with factor alpha
+        // (its `factor` is not used). Other model types ignore alpha, so a config giving it is not theirs.
+        if (model.type === undefined || !model.type.startsWith('hunyuan')) {
+          throw new RangeError(`config.${key}.alpha: only HunYuan's modeling code reads it, and model_type is ${JSON.stringify(model.type ?? null)}`);
+        }
+        for (const k of ['factor', ...hunyuan]) num(k);
+        return { type: 'ntk', factor: alpha };
+      }
       // transformers: the trained length is max_position_embeddings unless the scaling names its own.
-      result = {
+      return {
         type, factor: need(num('factor'), `${key}.factor`),
-        maxPositionEmbeddings: need(original() ?? maxPositions, 'max_position_embeddings'),
+        maxPositionEmbeddings: need(original() ?? model.maxPositions, 'max_position_embeddings'),
       };
-      break;
+    }
     case 'yarn': {
-      const y: RopeScaling = {
-        type, factor: need(num('factor'), `${key}.factor`),
-        originalMaxPositionEmbeddings: need(original() ?? maxPositions, `${key}.original_max_position_embeddings or max_position_embeddings`),
-      };
+      const L = need(original() ?? model.maxPositions, `${key}.original_max_position_embeddings or max_position_embeddings`);
+      const factor = num('factor') ?? ('factor' in sc ? ratio(L) : undefined);
+      const y: RopeScaling = { type, factor: need(factor, `${key}.factor`), originalMaxPositionEmbeddings: L };
       const betaFast = num('beta_fast');
       const betaSlow = num('beta_slow');
       const mscale = num('mscale');
       const mscaleAllDim = num('mscale_all_dim');
       const attentionFactor = num('attention_factor');
-      const truncate = r.raw(sc, 'truncate', `${key}.truncate`);
-      r.raw(sc, 'finetuned', `${key}.finetuned`);
+      const truncate = r.inner(sc, 'truncate', key);
+      r.inner(sc, 'finetuned', key);
       if (betaFast !== undefined) y.betaFast = betaFast;
       if (betaSlow !== undefined) y.betaSlow = betaSlow;
       if (mscale !== undefined) y.mscale = mscale;
@@ -226,37 +243,99 @@ function read(c: Json, options: RopeFromConfigOptions): Omit<RopeFromConfig, 'at
         if (typeof truncate !== 'boolean') throw new TypeError(`config.${key}.truncate must be a boolean, got ${JSON.stringify(truncate)}`);
         y.truncate = truncate;
       }
-      result = y;
-      break;
+      return y;
     }
     case 'longrope': {
-      // Phi-3 keeps the pre-extension length at the top level; transformers then takes the factor as the ratio
-      // of the two lengths, which is why those configs have no factor.
-      const topOriginal = r.integer(c, 'original_max_position_embeddings');
-      const L = need(original() ?? topOriginal, 'original_max_position_embeddings');
-      const factor = topOriginal !== undefined && maxPositions !== undefined ? maxPositions / topOriginal : num('factor');
+      // Phi-3 keeps the pre-extension length at the top level, which then wins over the scaling's own; with
+      // no factor, transformers takes the ratio of max_position_embeddings to it.
+      const topOriginal = r.integer('original_max_position_embeddings');
+      const L = need(topOriginal ?? original(), 'original_max_position_embeddings');
+      const factor = num('factor') ?? ratio(L);
       const l: RopeScaling = {
         type, factor: need(factor, `${key}.factor (or max_position_embeddings and original_max_position_embeddings)`),
         originalMaxPositionEmbeddings: L, shortFactor: list('short_factor'), longFactor: list('long_factor'),
       };
       const attentionFactor = num('attention_factor');
       if (attentionFactor !== undefined) l.attentionFactor = attentionFactor;
-      result = l;
-      break;
+      return l;
     }
     case 'llama3':
-      result = {
+      return {
         type, factor: need(num('factor'), `${key}.factor`),
         originalMaxPositionEmbeddings: need(original(), `${key}.original_max_position_embeddings`),
         lowFreqFactor: need(num('low_freq_factor'), `${key}.low_freq_factor`),
         highFreqFactor: need(num('high_freq_factor'), `${key}.high_freq_factor`),
       };
-      break;
+    case 'proportional': {
+      // transformers: the part's partial_rotary_factor (default 1) over the full head; factor default 1.
+      const p: RopeScaling = { type, partialRotaryFactor: num('partial_rotary_factor') ?? 1 };
+      const factor = num('factor');
+      if (factor !== undefined) p.factor = factor;
+      return p;
+    }
   }
-  return {
-    headDim, rotaryDim, base, layout, scaling: result, maxPositions,
-    modelType: modelType as string | undefined, keysRead: r.keysRead, defaulted: r.defaulted,
-  };
+  throw new RangeError(`config.${key}: no reader for rope type '${type}'`);
+}
+
+/** The query scaling outside cos and sin: Llama 4's temperature tuning, or a `llama_4_scaling_beta`. */
+function queryScaling(r: Reader, model: Model, parts: Map<string, RopePart>, types: string[], rope: boolean[]): QueryScaling | undefined {
+  const attends = (i: number): boolean => ATTENTION_LAYER_TYPES.includes(types[i]!);
+  if (model.type !== undefined && MODEL_DEFAULTS[model.type]?.temperatureTuning === true) {
+    const on = r.get('attn_temperature_tuning');
+    if (on === undefined || (on !== false && on !== 0)) {
+      if (on === undefined) r.fill(undefined, `attn_temperature_tuning = true (${model.type}'s default)`);
+      const beta = r.number('attn_scale') ?? r.fill(0.1, `attn_scale = 0.1 (${model.type}'s default)`);
+      const length = r.integer('floor_scale') ?? r.fill(8192, `floor_scale = 8192 (${model.type}'s default)`);
+      const layers = types.flatMap((_, i) => (attends(i) && !rope[i] ? [i] : []));
+      if (layers.length > 0) return { source: 'llama4', beta, length, shift: 1, layers };
+    }
+  }
+  for (const part of new Set(parts.values())) {
+    if (part.dict === undefined) continue;
+    const beta = r.innerNumber(part.dict, 'llama_4_scaling_beta', part.path);
+    if (beta === undefined) continue;
+    const length = r.innerInteger(part.dict, 'original_max_position_embeddings', part.path);
+    if (length === undefined) {
+      throw new TypeError(`config.${part.path}.llama_4_scaling_beta needs ${part.path}.original_max_position_embeddings (the query scale's step)`);
+    }
+    return { source: 'llama_4_scaling_beta', beta, length, shift: 0, layers: types.flatMap((_, i) => (attends(i) ? [i] : [])) };
+  }
+  return undefined;
+}
+
+/** The text model's type and the pair layout. */
+function modelOf(r: Reader, c: Json, options: RopeFromConfigOptions): Model {
+  const top = c.model_type;
+  if (top !== undefined && top !== null && typeof top !== 'string') {
+    throw new TypeError(`config.model_type must be a string, got ${JSON.stringify(top)}`);
+  }
+  const inner = r.text?.model_type;
+  if (inner !== undefined && inner !== null && typeof inner !== 'string') {
+    throw new TypeError(`config.text_config.model_type must be a string, got ${JSON.stringify(inner)}`);
+  }
+  if (top != null) r.keysRead.push('model_type');
+  if (inner != null) r.keysRead.push('text_config.model_type');
+  const type = (inner ?? (top == null ? undefined : (TEXT_MODEL_TYPE[top] ?? top))) as string | undefined;
+  let layout: RopeLayout;
+  if (options.layout !== undefined) {
+    layout = oneOf('options.layout', options.layout, ROPE_LAYOUTS);
+  } else {
+    const known = type === undefined ? undefined : (LAYOUT_BY_MODEL_TYPE[type] ?? (top == null ? undefined : LAYOUT_BY_MODEL_TYPE[top]));
+    if (known === undefined) {
+      throw new RangeError(
+        `config.model_type ${type === undefined ? 'is missing' : `'${type}' is not in posenc's layout table`}: ` +
+          "pass options.layout ('half' for Hugging Face's rotate_half, 'interleaved' for adjacent pairs)");
+    }
+    layout = known;
+  }
+  const maxPositions = r.first(['max_position_embeddings', 'n_positions', 'seq_length'], (k) => r.integer(k));
+  return { type, layout, maxPositions };
+}
+
+/** Same RoPE options (the attention factor follows from them). */
+function sameRope(a: RopeLayerOptions, b: RopeLayerOptions): boolean {
+  return a.headDim === b.headDim && a.rotaryDim === b.rotaryDim && a.base === b.base && a.layout === b.layout &&
+    JSON.stringify(a.scaling) === JSON.stringify(b.scaling);
 }
 
 /** `pe.ropeFromConfig` over one API object (the core checks the values and gives the attention factor). */
@@ -265,11 +344,42 @@ export function ropeFromConfigApi(pe: Pick<Posenc, 'ropeFrequencies'>): Pick<Pos
     ropeFromConfig(config: object, options?: RopeFromConfigOptions): RopeFromConfig {
       const c = requireObject('config', config);
       const o = options === undefined ? {} : (requireObject('options', options) as RopeFromConfigOptions);
-      const got = read(c, o);
-      const { attentionFactor } = pe.ropeFrequencies({
-        headDim: got.headDim, rotaryDim: got.rotaryDim, base: got.base, scaling: got.scaling,
+      const text = c.text_config === undefined || c.text_config === null ? undefined : requireObject('config.text_config', c.text_config);
+      const r = new Reader(c, text);
+      const model = modelOf(r, c, o);
+      const n = r.first(['num_hidden_layers', 'n_layer', 'num_layers'], (k) => r.integer(k));
+      if (n === undefined) throw new TypeError('config.num_hidden_layers is missing: posenc lists the RoPE of every decoder layer');
+      const plan = layerPlan(r, model.type, n);
+      const parts = ropeParts(r, model, plan.types);
+      const byType = new Map<string, RopeLayerOptions>();
+      const layers = plan.types.map((t, i): RopeLayerOptions | null => {
+        if (!plan.rope[i]) return null;
+        let got = byType.get(t);
+        if (got === undefined) {
+          const part = parts.get(t);
+          if (part === undefined) throw new RangeError(`config.${r.path('rope_parameters')} has no entry for layer type '${t}' (layer ${i})`);
+          const head = headDim(r, model, t);
+          const scaling = ropeScaling(r, model, part);
+          const base = ropeBase(r, model, part);
+          const rotary = rotaryDim(r, model, part, head, scaling);
+          if (scaling.type === 'ntk' && rotary !== head) {
+            throw new RangeError(`config: HunYuan's alpha raises the base over the whole head (${head}), but only ${rotary} dims rotate`);
+          }
+          const { attentionFactor } = pe.ropeFrequencies({ headDim: head, rotaryDim: rotary, base, scaling });
+          got = { headDim: head, rotaryDim: rotary, base, layout: model.layout, scaling, attentionFactor };
+          byType.set(t, got);
+        }
+        return { ...got, scaling: { ...got.scaling } };
       });
-      return { ...got, attentionFactor };
+      const common = {
+        layers, layerTypes: plan.types, queryScaling: queryScaling(r, model, parts, plan.types, plan.rope),
+        maxPositions: model.maxPositions, modelType: model.type, keysRead: [...new Set(r.keysRead)], defaulted: r.defaulted,
+      };
+      const roped = layers.filter((l): l is RopeLayerOptions => l !== null);
+      if (roped.length > 0 && roped.every((l) => sameRope(l, roped[0]!))) {
+        return { uniform: true, ...roped[0]!, scaling: { ...roped[0]!.scaling }, ...common };
+      }
+      return { uniform: false, ...common };
     },
   };
 }

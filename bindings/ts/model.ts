@@ -65,6 +65,7 @@ function publicScaling(w: RopeScalingWire): RopeScaling {
         lowFreqFactor: w.lowFreqFactor, highFreqFactor: w.highFreqFactor,
       };
       break;
+    case 'proportional': s = { type: 'proportional', factor, partialRotaryFactor: w.partialRotaryFactor }; break;
     default: s = { type: 'default' };
   }
   return Object.freeze(s);

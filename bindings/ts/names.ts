@@ -19,7 +19,7 @@ export const ROPE_LAYOUTS = ['half', 'interleaved'] as const;
  * RoPE context-extension methods, named as Hugging Face's `rope_type`
  * (C++ `RopeScalingType`); see `RopeScaling` for each one's fields.
  */
-export const ROPE_SCALINGS = ['default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'llama3'] as const;
+export const ROPE_SCALINGS = ['default', 'linear', 'ntk', 'dynamic', 'yarn', 'longrope', 'llama3', 'proportional'] as const;
 
 /**
  * Sinusoidal table layouts (C++ `SinusoidalLayout`).

@@ -6,7 +6,7 @@ import type { Heap } from './heap.js';
 import { ROPE_LAYOUTS, ROPE_SCALINGS } from './names.js';
 import type { AttentionRopeWire, RawModule, RopeConfigWire } from './raw.js';
 import type { ApplyRopeOptions, Posenc, RerotateOptions, RopeCache, RopeCacheOptions, RopeFrequencies, RopeFrequencyOptions, RopeScaling } from './types.js';
-import { checkElements, f32, i32, int, int32, num, number, oneOf, optBool, optInt, requireObject } from './validate.js';
+import { checkElements, f32, i32, int, int32, notLayered, num, number, oneOf, optBool, optInt, requireObject } from './validate.js';
 
 /** True when A and B are the same union (a compile-time check). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -81,6 +81,7 @@ function scalingField(name: string, kind: string, v: unknown): unknown {
  * (ValidateRopeConfig). rotaryDim is the effective one (headDim if left out).
  */
 export function ropeSpec(m: RawModule, o: Record<string, unknown>): { spec: RopeConfigWire; rotaryDim: number } {
+  if (o.mrope !== undefined) throw new TypeError('mrope: M-RoPE rotation is not available in this version yet');
   const headDim = int('headDim', o.headDim, 1);
   // Left out, rotaryDim is 0 in C++ (the whole head), so an explicit 0 is refused here.
   const rotaryDim = optInt('rotaryDim', o.rotaryDim, 0, 1);
@@ -112,9 +113,10 @@ export function attentionRope(m: RawModule, r: unknown, headDim: number, wire: A
   wire.freq = defaultRopeSpec(m, headDim, 0);
   if (r === undefined) return wire;
   const o = requireObject('rope', r);
+  notLayered(o, 'layout', 'rope.layout');
   wire.enabled = true;
   wire.layout = oneOf('rope.layout', o.layout, ROPE_LAYOUTS);
-  wire.freq = ropeSpec(m, { headDim, rotaryDim: o.rotaryDim, base: o.base, scaling: o.scaling }).spec;
+  wire.freq = ropeSpec(m, { headDim, rotaryDim: o.rotaryDim, base: o.base, scaling: o.scaling, mrope: o.mrope }).spec;
   wire.contextLength = optContextLength(o.contextLength, 'rope.contextLength');
   if (o.xpos !== undefined) {
     wire.xpos = true;
@@ -205,6 +207,7 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
   /** Rotates x (or, `pure`, re-rotates it by `delta`). */
   function rope(xIn: unknown, options: unknown, pure: boolean): Float32Array {
     const o = requireObject('options', options);
+    notLayered(o, 'headDim');
     if (o.batch !== undefined || o.axes !== undefined) return batched(xIn, o, pure);
     const heads = int('heads', o.heads, 1);
     const seqLen = int('seqLen', o.seqLen, 0);
@@ -249,6 +252,7 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
   return {
     ropeFrequencies(options: RopeFrequencyOptions): RopeFrequencies {
       const o = requireObject('options', options);
+      notLayered(o, 'headDim');
       const seqLen = optInt('seqLen', o.seqLen, 0, 0);
       return h.call((f) => {
         const { spec, rotaryDim } = ropeSpec(m, o);
@@ -280,6 +284,7 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
     },
     ropeCache(options: RopeCacheOptions): RopeCache {
       const o = requireObject('options', options);
+      notLayered(o, 'headDim');
       const layout = oneOf('layout', o.layout, ROPE_LAYOUTS);
       const format = o.format === undefined ? 'full' : oneOf('format', o.format, ['full', 'half'] as const);
       if (o.positions !== undefined && o.offset !== undefined) throw new TypeError('pass either positions or offset, not both');

@@ -85,6 +85,19 @@ export interface Llama3Scaling {
   highFreqFactor: number;
 }
 
+/**
+ * Gemma 4's global layers (Hugging Face `proportional`): the exponent runs over the whole `rotaryDim`
+ * (Gemma 4: the 512-wide global head), `invFreq[i] = base^(-2i/r) / factor` for the first
+ * `floor(partialRotaryFactor * r / 2)` pairs, and 0 (no rotation) for the rest.
+ */
+export interface ProportionalScaling {
+  type: 'proportional';
+  /** Divides the turning frequencies. Default 1. */
+  factor?: number;
+  /** The share of the `r / 2` pairs that turn, in (0, 1]. Default 1. */
+  partialRotaryFactor?: number;
+}
+
 /** A RoPE context-extension method, named as Hugging Face's `rope_type`. */
 export type RopeScaling =
   | DefaultScaling
@@ -93,10 +106,71 @@ export type RopeScaling =
   | DynamicScaling
   | YarnScaling
   | LongropeScaling
-  | Llama3Scaling;
+  | Llama3Scaling
+  | ProportionalScaling;
 
 /** The `type` of a `RopeScaling`: one of `ROPE_SCALINGS`. */
 export type RopeScalingType = (typeof ROPE_SCALINGS)[number];
+
+/**
+ * Multimodal RoPE (M-RoPE: Qwen2-VL, Qwen2.5-VL, Qwen3-VL and their kin): every frequency pair turns by
+ * one of three position rows, temporal, height and width. With it, positions are `[3, seqLen]` (or
+ * `[batch, 3, seqLen]`); three equal rows give plain RoPE, bit for bit.
+ */
+export interface MropeOptions {
+  /**
+   * Pairs per row (temporal, height, width), Hugging Face's `mrope_section`: three integers >= 0
+   * summing to `rotaryDim / 2`.
+   */
+  section: readonly number[];
+  /**
+   * How pairs are dealt to the rows. `false` (default): in chunks, the first `section[0]` pairs temporal,
+   * the next `section[1]` height, the rest width (Qwen2-VL, Qwen2.5-VL). `true`: in turn, pair `j` height
+   * when `j % 3 == 1` and `j < 3 section[1]`, width when `j % 3 == 2` and `j < 3 section[2]`, otherwise
+   * temporal (Qwen3-VL).
+   */
+  interleaved?: boolean;
+}
+
+/** Options of `pe.mropePositionIds`: a tokenized prompt and its image / video grids, as the processor gives them. */
+export interface MropePositionIdsOptions {
+  /** `[batch, seqLen]` token ids. */
+  inputIds: Int32Array;
+  /** Rows of `inputIds`. Default 1. */
+  batch?: number;
+  /** `[batch, seqLen]`, 1 = token, 0 = padding (padded slots get position 1, as in transformers). */
+  attentionMask?: Uint8Array;
+  /** `[images, 3]` (t, h, w) in patches, in prompt order over the whole batch (`image_grid_thw`). */
+  imageGridThw?: Int32Array;
+  /** `[videos, 3]` (t, h, w) (`video_grid_thw`). */
+  videoGridThw?: Int32Array;
+  /** `vision_config.spatial_merge_size`: h and w patches merged per token side. */
+  spatialMergeSize: number;
+  /** `image_token_id`, `video_token_id`, `vision_start_token_id` of the config. */
+  imageTokenId: number;
+  videoTokenId: number;
+  visionStartTokenId: number;
+  /**
+   * Qwen2.5-VL: `vision_config.tokens_per_second`. With it, a video's frames are
+   * `trunc(frame * secondPerGridTs[v] * tokensPerSecond)` positions apart; without it, 1 (Qwen2-VL).
+   */
+  tokensPerSecond?: number;
+  /** Qwen2.5-VL: seconds per temporal grid of each video (the processor's `second_per_grid_ts`). Default 1. */
+  secondPerGridTs?: ArrayLike<number>;
+  /** Qwen3-VL: each frame group of a video is a block of its own (the prompt repeats the vision start token per frame). */
+  splitVideoFrames?: boolean;
+}
+
+/** The M-RoPE position rows of a prompt (`pe.mropePositionIds`). */
+export interface MropePositionIds {
+  /** `[batch, 3, seqLen]`: temporal, height and width rows, ready for `applyRope`'s `positions` with `mrope`. */
+  positions: Int32Array;
+  /**
+   * `[batch]`: transformers' `rope_deltas`, the largest position + 1 minus `seqLen`. A token generated at
+   * index `i` sits at position `i + ropeDeltas[b]` on all three rows.
+   */
+  ropeDeltas: Int32Array;
+}
 
 export interface RopeFrequencyOptions {
   /** Head dimension `d` (integer >= 1). */
@@ -108,6 +182,8 @@ export interface RopeFrequencyOptions {
   scaling?: RopeScaling;
   /** Longest position + 1 the frequencies are for (only `dynamic` and `longrope` read it). Default 0. */
   seqLen?: number;
+  /** M-RoPE's split of the pairs (checked here; the frequencies do not depend on it). */
+  mrope?: MropeOptions;
 }
 
 /** Options of `ropeFromConfig`. */
@@ -120,34 +196,90 @@ export interface RopeFromConfigOptions {
 }
 
 /**
- * The RoPE settings of a Hugging Face `config.json` as posenc options
- * (`pe.ropeFromConfig`). Pass `headDim`, `rotaryDim`, `base`, `layout` and
- * `scaling` to `applyRope`, `attention` or a `KvCache`.
+ * One decoder layer's RoPE, as `ropeFromConfig` reads it: complete options, ready to spread into
+ * `applyRope`, `ropeCache` or `attention`'s `rope` (`attentionFactor` is what the core derives from them;
+ * the calls ignore it).
  */
-export interface RopeFromConfig {
-  /** Width of the rotated head vector: `head_dim`, `hidden_size / num_attention_heads`, or DeepSeek's `qk_rope_head_dim`. */
+export interface RopeLayerOptions {
+  /** Width of the head vector this layer rotates (Gemma 4's global layers: `global_head_dim`). */
   headDim: number;
   /** Rotated share: `rotary_dim`, or `floor(headDim * partial_rotary_factor)` (`rotary_pct` in GPT-NeoX). */
   rotaryDim: number;
-  /** `rope_theta` (GPT-NeoX: `rotary_emb_base`); 10000 when the config has none (listed in `defaulted`). */
+  /** `rope_theta` of this layer (Gemma 3's sliding layers: `rope_local_base_freq`). */
   base: number;
   /** From `model_type` (see `LAYOUT_BY_MODEL_TYPE`) or the `layout` option. */
   layout: RopeLayout;
-  /** `{ type: 'default' }` when the config has no scaling. */
+  /** `{ type: 'default' }` when the layer has no scaling. */
   scaling: RopeScaling;
+  /** M-RoPE (`mrope_section`), for the Qwen2-VL family: positions are then `[3, seqLen]`. */
+  mrope?: MropeOptions;
   /**
    * What cos and sin are multiplied by (YaRN's `mscale`, LongRoPE's factor; 1 otherwise), as transformers
    * computes it. DeepSeek's code multiplies its softmax scale by a second mscale of its own, which this is not.
    */
   attentionFactor: number;
+}
+
+/**
+ * A position-dependent multiplier of the queries, outside cos and sin (keys are not scaled): at position
+ * `p`, `q *= 1 + beta * ln(1 + floor((p + shift) / length))`. Llama 4's attention temperature tuning
+ * (`attn_scale`, `floor_scale`, `shift` 1, on its layers without RoPE) and Ministral 3's
+ * `llama_4_scaling_beta` (over `original_max_position_embeddings`, `shift` 0, on every layer).
+ * `pe.queryScale(positions, queryScaling)` gives the multipliers.
+ */
+export interface QueryScaling {
+  /** Where it comes from: `'llama4'` (`attn_temperature_tuning`) or `'llama_4_scaling_beta'`. */
+  source: 'llama4' | 'llama_4_scaling_beta';
+  beta: number;
+  /** Positions per step (an integer >= 1). */
+  length: number;
+  /** Added to the position before the division: 1 for Llama 4, 0 for Ministral 3. */
+  shift: number;
+  /** The decoder layers whose queries are scaled (indices into `layers`). */
+  layers: number[];
+}
+
+/** What every `ropeFromConfig` result has, whether or not its layers agree. */
+export interface RopeFromConfigCommon {
+  /**
+   * One entry per decoder layer (`num_hidden_layers`): that layer's complete RoPE options, or `null` for a
+   * layer without RoPE (Llama 4's and SmolLM3's NoPE layers, Cohere2's and EXAONE 4's global layers,
+   * linear-attention or convolution layers).
+   */
+  layers: Array<RopeLayerOptions | null>;
+  /** Each layer's kind as transformers names it (`layer_types`): `'full_attention'`, `'sliding_attention'`, ... */
+  layerTypes: string[];
+  /** Query scaling outside cos and sin, when the model has one (never dropped: apply it, see `QueryScaling`). */
+  queryScaling: QueryScaling | undefined;
   /** `max_position_embeddings` (`n_positions`, `seq_length`), if the config has it. */
   maxPositions: number | undefined;
+  /** The `model_type` whose rules were applied (the text model's, when the config nests a `text_config`). */
   modelType: string | undefined;
-  /** The dotted paths of the config keys that were read (for example `rope_scaling.factor`). */
+  /** The dotted paths of the config keys that were read (for example `text_config.rope_scaling.factor`). */
   keysRead: string[];
-  /** Settings the config did not give, with the value used. */
+  /** Settings the config did not give, with the value used (the config class's default, as transformers fills it). */
   defaulted: string[];
 }
+
+/**
+ * `ropeFromConfig` for a model whose RoPE layers all rotate alike (Llama, Qwen2, Mistral, ... and
+ * SmolLM3, whose other layers have no RoPE): the shared options at the top level, ready to spread.
+ */
+export interface UniformRopeFromConfig extends RopeFromConfigCommon, RopeLayerOptions {
+  uniform: true;
+}
+
+/**
+ * `ropeFromConfig` for a model whose layers rotate differently (Gemma 3's local and global layers, Gemma 4,
+ * or no layer with RoPE): no top-level RoPE fields. Take each layer's options from `layers`; spreading this
+ * object into `applyRope`, `ropeCache` or `attention` is a TypeError naming `layers`.
+ */
+export interface LayeredRopeFromConfig extends RopeFromConfigCommon {
+  uniform: false;
+}
+
+/** The RoPE settings of a Hugging Face `config.json` as posenc options (`pe.ropeFromConfig`). */
+export type RopeFromConfig = UniformRopeFromConfig | LayeredRopeFromConfig;
 
 export interface RopeFrequencies {
   /** `[rotaryDim / 2]` inverse frequencies, computed in double, rounded once. */
@@ -186,6 +318,8 @@ export interface RopeConfig {
   /** `rope_theta`. Default 10000. */
   base?: number;
   scaling?: RopeScaling;
+  /** Multimodal RoPE: `positions` become `[3, seqLen]` (`[batch, 3, seqLen]`), one row per axis. */
+  mrope?: MropeOptions;
   /**
    * The context length the frequencies are computed for (an integer >= 0;
    * -1 or omitted: derived from this call, the longest position + 1, as
@@ -362,6 +496,8 @@ export interface AttentionRopeOptions {
   rotaryDim?: number;
   base?: number;
   scaling?: RopeScaling;
+  /** Multimodal RoPE: `queryPositions` and `keyPositions` are then `[3, length]`. */
+  mrope?: MropeOptions;
   /** `[queryLength]` positions; default: the position of the key slot each query sits in. */
   queryPositions?: Int32Array;
   /** `[keyLength]` positions; default `0..keyLength-1`, or from `keyPadding` (see `positionsFromPadding`). */
@@ -852,6 +988,16 @@ export interface Posenc {
    * understand is a RangeError naming it.
    */
   ropeFromConfig(config: object, options?: RopeFromConfigOptions): RopeFromConfig;
+  /**
+   * The query multipliers of a `QueryScaling` (`ropeFromConfig(...).queryScaling`) at these positions:
+   * `[positions.length]`, computed in double and rounded once.
+   */
+  queryScale(positions: Int32Array, queryScaling: QueryScaling): Float32Array;
+  /**
+   * M-RoPE's three position rows for a prompt with images and videos, as the Qwen2-VL family's
+   * `get_rope_index` builds them, and the offset of generated tokens (`ropeDeltas`).
+   */
+  mropePositionIds(options: MropePositionIdsOptions): MropePositionIds;
   /**
    * The cos and sin tables of a rotation, to hand to another runtime (Hugging Face style full width, or
    * onnxruntime's half-width caches), with the attention factor applied and the angles formed in double

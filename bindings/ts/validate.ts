@@ -32,6 +32,18 @@ function show(v: unknown): string {
   return String(v);
 }
 
+/**
+ * Refuses options spread from a `ropeFromConfig` result whose layers rotate differently: such a result has no
+ * top-level RoPE fields (`missing` is undefined) but carries `layers`.
+ */
+export function notLayered(o: Record<string, unknown>, missing: string, name = missing): void {
+  if (o[missing] === undefined && Array.isArray(o.layers)) {
+    throw new TypeError(
+      `${name} is missing: these options come from ropeFromConfig for a model whose layers rotate differently ` +
+        '(uniform: false); spread one of its layers instead (layers[i], null for a layer without RoPE)');
+  }
+}
+
 export function requireObject(name: string, v: unknown): Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
     throw new TypeError(`${name} must be an options object, got ${show(v)}`);

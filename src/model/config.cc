@@ -56,6 +56,9 @@ std::string ScalingToJson(const RopeScaling& s) {
   j.Set("high_freq_factor", Json::Double(s.high_freq_factor));
   if (!s.short_factor.empty()) j.Set("short_factor", Doubles(s.short_factor));
   if (!s.long_factor.empty()) j.Set("long_factor", Doubles(s.long_factor));
+  if (s.type == RopeScalingType::kProportional) {
+    j.Set("partial_rotary_factor", Json::Double(s.partial_rotary_factor));
+  }
   return DumpJson(j);
 }
 
@@ -146,6 +149,8 @@ Status ScalingFromJson(const std::string& text, RopeScaling* out) {
       st = JsonList(v, k, &s.short_factor);
     } else if (k == "long_factor") {
       st = JsonList(v, k, &s.long_factor);
+    } else if (k == "partial_rotary_factor") {
+      st = JsonNumber(v, k, &s.partial_rotary_factor);
     } else {
       return ScalingError(StrCat("has an unknown key \"", k, "\""));
     }

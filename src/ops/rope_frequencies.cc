@@ -11,7 +11,8 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 
 const char* const kScalingNames[kNumRopeScalingTypes] = {
-    "default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3"};
+    "default", "linear",   "ntk",    "dynamic",
+    "yarn",    "longrope", "llama3", "proportional"};
 
 bool Finite(double x) { return std::isfinite(x); }
 
@@ -100,6 +101,8 @@ const char* RequiredScalingFields(RopeScalingType type) {
     case RopeScalingType::kLlama3:
       return "factor originalMaxPositionEmbeddings lowFreqFactor "
              "highFreqFactor";
+    case RopeScalingType::kProportional:
+      return "";  // factor and partialRotaryFactor default to 1, as in HF
   }
   return "";
 }
@@ -204,15 +207,36 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
           CheckPositiveFinite("lowFreqFactor", s.low_freq_factor));
       POSENC_RETURN_IF_ERROR(
           CheckPositiveFinite("highFreqFactor", s.high_freq_factor));
-      if (!(s.high_freq_factor > s.low_freq_factor)) {
+      // Equal factors (Llama 4 Scout: 1 and 1) leave no band between the
+      // two; Hugging Face reads them, so posenc does too.
+      if (!(s.high_freq_factor >= s.low_freq_factor)) {
         return Status::Invalid(
             StrCat("scaling.highFreqFactor (", s.high_freq_factor,
-                   ") must be greater than scaling.lowFreqFactor (",
+                   ") must not be less than scaling.lowFreqFactor (",
                    s.low_freq_factor, ")"));
       }
       break;
+    case RopeScalingType::kProportional: {
+      const double p = s.partial_rotary_factor;
+      if (!(p > 0.0 && p <= 1.0)) {
+        return Status::Invalid(
+            StrCat("scaling.partialRotaryFactor must be in (0, 1], got ", p));
+      }
+      if (ProportionalAngles(c) < 1) {
+        return Status::Invalid(StrCat(
+            "proportional scaling rotates floor(partialRotaryFactor * "
+            "rotaryDim / 2) = floor(",
+            p, " * ", r, " / 2) = 0 pairs; it must rotate at least one"));
+      }
+      break;
+    }
   }
   return Status::Ok();
+}
+
+int ProportionalAngles(const RopeFrequencyConfig& c) {
+  return static_cast<int>(std::floor(c.scaling.partial_rotary_factor *
+                                     EffectiveRotaryDim(c) / 2.0));
 }
 
 Status RopeFrequencies(const RopeFrequencyConfig& c, int seq_len,
@@ -307,6 +331,13 @@ Status RopeFrequencies(const RopeFrequencyConfig& c, int seq_len,
       }
       break;
     }
+    case RopeScalingType::kProportional: {
+      const int angles = ProportionalAngles(c);
+      for (int i = 0; i < half; ++i) {
+        (*inv_freq)[i] = i < angles ? (*inv_freq)[i] / s.factor : 0.0;
+      }
+      break;
+    }
     case RopeScalingType::kLlama3: {
       const double L = s.original_max_position_embeddings;
       const double low_wl = L / s.low_freq_factor;
@@ -322,8 +353,11 @@ Status RopeFrequencies(const RopeFrequencyConfig& c, int seq_len,
         // In [0, 1] on the band; clamped because L / wl can round past a
         // band edge that wl did not cross (factors an ulp apart: the
         // multiplier below left [1/s, 1], or went negative).
-        double smooth = (L / wl - s.low_freq_factor) /
-                        (s.high_freq_factor - s.low_freq_factor);
+        // With equal factors the band is the one wavelength L (0 / 0 in
+        // Hugging Face's formula): that pair is kept, as on the fast side.
+        const double width = s.high_freq_factor - s.low_freq_factor;
+        double smooth =
+            width > 0.0 ? (L / wl - s.low_freq_factor) / width : 1.0;
         smooth = smooth < 0.0 ? 0.0 : (smooth > 1.0 ? 1.0 : smooth);
         (*inv_freq)[i] = (1.0 - smooth) * f / s.factor + smooth * f;
       }
@@ -333,7 +367,9 @@ Status RopeFrequencies(const RopeFrequencyConfig& c, int seq_len,
   // Extreme but individually valid parameters (a factor of 1e-320, a base
   // of 1e300 with a tiny r, a huge mscale) can still overflow or underflow:
   // a frequency must be a normal positive double, the factor finite > 0.
-  for (int i = 0; i < half; ++i) {
+  const int rotated =
+      s.type == RopeScalingType::kProportional ? ProportionalAngles(c) : half;
+  for (int i = 0; i < rotated; ++i) {
     const double f = (*inv_freq)[i];
     if (!std::isnormal(f) || f < 0.0) {
       return Status::Invalid(StrCat(

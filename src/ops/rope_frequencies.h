@@ -24,10 +24,14 @@ enum class RopeScalingType : int {
   kYarn = 4,      // YaRN (Peng et al. 2023): ramp between interp. and extrap.
   kLongrope = 5,  // LongRoPE (Ding et al. 2024): per-pair rescale factors
   kLlama3 = 6,    // Llama 3.1 wavelength bands
+  // Gemma 4's global layers: base^(-2i/r) / s for the first
+  // floor(partial_rotary_factor * r / 2) pairs, 0 (no rotation) for the rest.
+  kProportional = 7,
 };
-constexpr int kNumRopeScalingTypes = 7;
+constexpr int kNumRopeScalingTypes = 8;
 
-// Parses "default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3".
+// Parses "default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3",
+// "proportional".
 Status ParseRopeScalingType(const std::string& name, RopeScalingType* type);
 const char* RopeScalingTypeName(RopeScalingType type);
 
@@ -54,7 +58,9 @@ const char* RopeScalingTypeName(RopeScalingType type);
   X(std::vector<double>, long_factor, longFactor, NumberList, {})         \
   /* llama3 */                                                            \
   X(double, low_freq_factor, lowFreqFactor, Plain, 1.0)                   \
-  X(double, high_freq_factor, highFreqFactor, Plain, 4.0)
+  X(double, high_freq_factor, highFreqFactor, Plain, 4.0)                 \
+  /* proportional: the share of the r/2 pairs that rotate, in (0, 1] */   \
+  X(double, partial_rotary_factor, partialRotaryFactor, Plain, 1.0)
 
 struct RopeScaling {
   POSENC_ROPE_SCALING_FIELDS(POSENC_DECLARE_FIELD)
@@ -86,7 +92,12 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& config);
 // TypeError; ValidateRopeConfig checks the values.
 const char* RequiredScalingFields(RopeScalingType type);
 
-// inv_freq: [r/2], computed in double. seq_len is the longest position + 1
+// Pairs a proportional scaling rotates: floor(partial_rotary_factor * r / 2),
+// as Python's int(partial_rotary_factor * head_dim // 2).
+int ProportionalAngles(const RopeFrequencyConfig& config);
+
+// inv_freq: [r/2], computed in double (0 only for the pairs a proportional
+// scaling leaves unrotated). seq_len is the longest position + 1
 // the caller will use (only `dynamic` and `longrope` read it). Parameters
 // that pass validation but overflow or underflow (a frequency that is not a
 // normal double > 0, an attention factor that is not finite > 0, a dynamic

@@ -217,6 +217,76 @@ TEST(RopeFrequencies, LongropeSwitchesShortToLongPastL) {
     EXPECT_NEAR(f[i], b[i] / c.scaling.long_factor[i], 1e-17);
 }
 
+void ExpectInvalid(const RopeFrequencyConfig& c, const std::string& needle) {
+  std::vector<double> f;
+  double af;
+  const Status s = RopeFrequencies(c, 10, &f, &af);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
+}
+
+// Llama 4 Scout: llama3 with lowFreqFactor = highFreqFactor = 1, L = 8192,
+// s = 16. No band between the edges: pairs turning within 8192 positions
+// keep their frequency, slower ones are divided by 16.
+TEST(RopeFrequencies, Llama3WithEqualFactorsSplitsAtOneWavelength) {
+  RopeFrequencyConfig c = Config(128, 0, 500000.0);
+  const std::vector<double> b = Freqs(c, 0);
+  c.scaling.type = RopeScalingType::kLlama3;
+  c.scaling.factor = 16.0;
+  c.scaling.low_freq_factor = 1.0;
+  c.scaling.high_freq_factor = 1.0;
+  c.scaling.original_max_position_embeddings = 8192;
+  const std::vector<double> f = Freqs(c, 0);
+  int kept = 0;
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (2 * kPi / b[i] < 8192.0) {
+      EXPECT_EQ(f[i], b[i]) << i;
+      ++kept;
+    } else {
+      EXPECT_EQ(f[i], b[i] / 16.0) << i;
+    }
+  }
+  // 2 pi 500000^(2i/128) < 8192 for i <= 34 (i = 34: 6695; i = 35: 8219).
+  EXPECT_EQ(kept, 35);
+}
+
+// Gemma 4's global layers (rope_type "proportional"): head 512, base 1e6,
+// partial_rotary_factor 0.25. The exponent runs over all 512 dims, so pair
+// 32 turns at 1e6^(-64/512) = 10^(-0.75); pairs 64 .. 255 do not turn.
+TEST(RopeFrequencies, ProportionalPadsWithZerosAndKeepsTheFullExponent) {
+  RopeFrequencyConfig c = Config(512, 0, 1e6);
+  c.scaling.type = RopeScalingType::kProportional;
+  c.scaling.partial_rotary_factor = 0.25;
+  EXPECT_EQ(ProportionalAngles(c), 64);
+  double af = 0;
+  std::vector<double> f = Freqs(c, 0, &af);
+  ASSERT_EQ(f.size(), 256u);
+  EXPECT_EQ(af, 1.0);
+  EXPECT_EQ(f[0], 1.0);
+  EXPECT_NEAR(f[32], 0.17782794100389228, 1e-16);  // 10^-0.75
+  EXPECT_NEAR(f[63], std::pow(10.0, -6.0 * 63.0 / 256.0), 1e-16);
+  for (size_t i = 64; i < f.size(); ++i) EXPECT_EQ(f[i], 0.0) << i;
+  // A factor divides the turning pairs only.
+  c.scaling.factor = 8.0;
+  f = Freqs(c, 0);
+  EXPECT_EQ(f[0], 1.0 / 8.0);
+  EXPECT_NEAR(f[32], 0.17782794100389228 / 8.0, 1e-17);
+  EXPECT_EQ(f[64], 0.0);
+  // int(p * r // 2): 0.3 * 10 / 2 = 1.5 -> 1 pair of 5.
+  c = Config(10, 0, 10000.0);
+  c.scaling.type = RopeScalingType::kProportional;
+  c.scaling.partial_rotary_factor = 0.3;
+  f = Freqs(c, 0);
+  EXPECT_EQ(f, (std::vector<double>{1.0, 0.0, 0.0, 0.0, 0.0}));
+  // Out of range, or no pair left turning.
+  c.scaling.partial_rotary_factor = 0.0;
+  ExpectInvalid(c, "scaling.partialRotaryFactor must be in (0, 1], got 0");
+  c.scaling.partial_rotary_factor = 1.5;
+  ExpectInvalid(c, "scaling.partialRotaryFactor must be in (0, 1], got 1.5");
+  c.scaling.partial_rotary_factor = 0.1;
+  ExpectInvalid(c, "= 0 pairs; it must rotate at least one");
+}
+
 TEST(RopeFrequencies, Llama3BandsByWavelength) {
   // Llama 3.1: base 500000, r 128, factor 8, low 1, high 4, L 8192.
   RopeFrequencyConfig c = Config(128, 0, 500000.0);
@@ -248,14 +318,6 @@ TEST(RopeFrequencies, Llama3BandsByWavelength) {
   EXPECT_GT(bands[2], 0);
 }
 
-void ExpectInvalid(const RopeFrequencyConfig& c, const std::string& needle) {
-  std::vector<double> f;
-  double af;
-  const Status s = RopeFrequencies(c, 10, &f, &af);
-  EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
-}
-
 TEST(RopeFrequencies, InvalidConfigsNameTheParameterAndValue) {
   ExpectInvalid(Config(7, 0, 10000.0),
                 "headDim must be even when rotaryDim is not given (RoPE "
@@ -282,9 +344,9 @@ TEST(RopeFrequencies, InvalidConfigsNameTheParameterAndValue) {
   ExpectInvalid(c, "shortFactor must have rotaryDim/2 = 4 values, got 0");
   c.scaling.type = RopeScalingType::kLlama3;
   c.scaling.low_freq_factor = 4;
-  c.scaling.high_freq_factor = 4;
+  c.scaling.high_freq_factor = 3;
   ExpectInvalid(
-      c, "highFreqFactor (4) must be greater than scaling.lowFreqFactor (4)");
+      c, "highFreqFactor (3) must not be less than scaling.lowFreqFactor (4)");
   c.scaling.type = RopeScalingType::kDynamic;
   ExpectInvalid(c, "maxPositionEmbeddings");
   c.scaling.type = static_cast<RopeScalingType>(42);

@@ -4,7 +4,8 @@
 // subnormal, huge) included. Either the config is rejected with a message,
 // or every inverse frequency and the attention factor are finite and > 0,
 // and they agree with a float64 computation from docs/formulas.md#rope-scaling
-// (default, linear, ntk: frequencies and factor, in the log domain here;
+// (default, linear, ntk, proportional: frequencies and factor, in the log
+// domain here, and proportional's unturned pairs exactly 0;
 // yarn, longrope: the factor of tests/cpp/reference/rope.h), and the
 // frequencies do not increase where the math guarantees it. Anything else
 // traps.
@@ -91,7 +92,14 @@ void CheckFrequencies(const RopeFrequencyConfig& c, int seq_len,
   const int r = c.rotary_dim == 0 ? c.head_dim : c.rotary_dim;
   CHECK(r >= 2 && r % 2 == 0 && r <= c.head_dim);
   CHECK(static_cast<int>(inv.size()) == r / 2);
-  for (double f : inv) CHECK(std::isfinite(f) && f > 0.0);
+  // Proportional turns int(p * r // 2) pairs; the rest have frequency 0.
+  const int turning = s.type == RopeScalingType::kProportional
+                          ? static_cast<int>(s.partial_rotary_factor * r / 2)
+                          : r / 2;
+  CHECK(turning >= 1 && turning <= r / 2);
+  for (int i = 0; i < r / 2; ++i) {
+    CHECK(i < turning ? std::isfinite(inv[i]) && inv[i] > 0.0 : inv[i] == 0.0);
+  }
   CHECK(std::isfinite(af) && af > 0.0);
 
   // ln inv_freq[i] = -(2i/r) ln base' - ln(s), independent of pow().
@@ -103,6 +111,7 @@ void CheckFrequencies(const RopeFrequencyConfig& c, int seq_len,
     case RopeScalingType::kDefault:
       break;
     case RopeScalingType::kLinear:
+    case RopeScalingType::kProportional:
       ln_div = std::log(s.factor);
       break;
     case RopeScalingType::kNtk:
@@ -114,7 +123,7 @@ void CheckFrequencies(const RopeFrequencyConfig& c, int seq_len,
   }
   if (exact) {
     CHECK(af == 1.0);
-    for (int i = 0; i < r / 2; ++i) {
+    for (int i = 0; i < turning; ++i) {
       const double term = (2.0 * i / r) * ln_base;
       const double want = -term - ln_div;
       const double got = std::log(inv[i]);
@@ -159,7 +168,7 @@ void CheckFrequencies(const RopeFrequencyConfig& c, int seq_len,
   }
   if (monotone) {
     for (size_t i = 1; i < inv.size(); ++i) {
-      CHECK(inv[i] <= inv[i - 1] * (1.0 + 1e-12));
+      CHECK(inv[i] <= inv[i - 1] * (1.0 + 1e-12));  // (0 after a turning pair)
     }
   }
 }
@@ -169,8 +178,8 @@ void CheckFrequencies(const RopeFrequencyConfig& c, int seq_len,
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider p(data, size);
   RopeFrequencyConfig c;
-  // Types 0..6 and, rarely, invalid enum values.
-  const int type = p.ConsumeIntegralInRange<int>(-1, 8);
+  // Types 0..7 and, rarely, invalid enum values.
+  const int type = p.ConsumeIntegralInRange<int>(-1, 9);
   c.scaling.type = static_cast<RopeScalingType>(type);
   c.head_dim =
       p.ConsumeBool() ? p.ConsumeIntegralInRange<int>(0, 130) : PickInt(p);
@@ -202,6 +211,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   const int seq_len = PickInt(p);
+  s.partial_rotary_factor =
+      p.ConsumeBool() ? p.ConsumeFloatingPointInRange<double>(0.0, 1.0)
+                      : PickDouble(p);
 
   std::vector<double> inv;
   double af = 0.0;

@@ -10,8 +10,9 @@ import { describe, it } from 'node:test';
 import { LAYOUT_BY_MODEL_TYPE, type RopeScaling } from 'posenc';
 
 import { flavours } from './flavours.js';
+import { at, leaves } from './config-paths.js';
 import { FIXTURES } from './hf-configs.js';
-import { hfDims, hfRope } from './hf-reference.js';
+import { hfDims, hfLayers, hfRope } from './hf-reference.js';
 
 /** Positions before and past the context each scaling switches at. */
 function lengths(scaling: RopeScaling): number[] {
@@ -26,6 +27,9 @@ for (const [flavour, ready] of flavours) {
       it(`${f.name}: the widths, layout and scaling, and transformers' frequencies`, async () => {
         const pe = await ready;
         const got = pe.ropeFromConfig(f.config);
+        assert.ok(got.uniform, `${f.name}: every layer rotates alike`);
+        assert.equal(got.layers.length, hfLayers(f.config, 16).length);
+        for (const layer of got.layers) assert.deepEqual(layer, { headDim: got.headDim, rotaryDim: got.rotaryDim, base: got.base, layout: got.layout, scaling: got.scaling, attentionFactor: got.attentionFactor });
         assert.deepEqual(
           { headDim: got.headDim, rotaryDim: got.rotaryDim, layout: got.layout, type: got.scaling.type, base: got.base },
           f.expect, f.source);
@@ -43,11 +47,7 @@ for (const [flavour, ready] of flavours) {
             `${f.name}: attention factor ${got.attentionFactor} vs ${want.attention}`);
         }
         assert.ok(got.keysRead.length > 0);
-        for (const key of got.keysRead) {
-          const [top, inner] = key.split('.');
-          const v = (f.config as Record<string, Record<string, unknown>>)[top!];
-          assert.ok(inner === undefined ? v !== undefined : v?.[inner] !== undefined, `${key} is in the config`);
-        }
+        for (const key of got.keysRead) assert.ok(at(f.config, key) !== undefined, `${key} is in the config`);
       });
     }
 
@@ -55,15 +55,10 @@ for (const [flavour, ready] of flavours) {
       const pe = await ready;
       for (const f of FIXTURES) {
         const read = new Set(pe.ropeFromConfig(f.config).keysRead);
-        for (const [k, v] of Object.entries(f.config)) {
-          if (v === null) continue;
-          if (typeof v === 'object' && !Array.isArray(v)) {
-            for (const inner of Object.keys(v as object)) assert.ok(read.has(`${k}.${inner}`), `${f.name}: ${k}.${inner} unread`);
-          } else {
-            // Alternatives a config gives only one of are read in order; the head size keys are skipped when head_dim is there.
-            const skipped = ['hidden_size', 'num_attention_heads', 'n_embd', 'n_head'].includes(k) && (f.config.head_dim !== undefined || f.config.qk_rope_head_dim !== undefined);
-            if (!skipped) assert.ok(read.has(k), `${f.name}: ${k} unread`);
-          }
+        for (const k of leaves(f.config)) {
+          // Alternatives a config gives only one of are read in order; the head size keys are skipped when head_dim is there.
+          const skipped = ['hidden_size', 'num_attention_heads', 'n_embd', 'n_head'].includes(k) && (f.config.head_dim !== undefined || f.config.qk_rope_head_dim !== undefined);
+          if (!skipped) assert.ok(read.has(k), `${f.name}: ${k} unread`);
         }
       }
     });
@@ -82,6 +77,7 @@ for (const [flavour, ready] of flavours) {
     it('a config without rope_theta says which default it used', async () => {
       const pe = await ready;
       const got = pe.ropeFromConfig(FIXTURES.find((f) => f.name.startsWith('Vicuna'))!.config);
+      assert.ok(got.uniform);
       assert.equal(got.base, 10000);
       assert.match(got.defaulted.join('\n'), /base = 10000/);
     });
@@ -90,26 +86,30 @@ for (const [flavour, ready] of flavours) {
       const pe = await ready;
       assert.equal(LAYOUT_BY_MODEL_TYPE.gptj, 'interleaved');
       assert.equal(LAYOUT_BY_MODEL_TYPE.llama, 'half');
-      const cfg = { model_type: 'my_port', head_dim: 64, rope_theta: 10000 };
+      const cfg = { model_type: 'my_port', num_hidden_layers: 2, head_dim: 64, rope_theta: 10000 };
       assert.throws(() => pe.ropeFromConfig(cfg), { name: 'RangeError', message: /model_type 'my_port' is not in posenc's layout table: pass options.layout/ });
-      assert.equal(pe.ropeFromConfig(cfg, { layout: 'interleaved' }).layout, 'interleaved');
-      assert.equal(pe.ropeFromConfig({ model_type: 'llama', head_dim: 64 }, { layout: 'interleaved' }).layout, 'interleaved');
+      assert.equal(pe.ropeFromConfig(cfg, { layout: 'interleaved' }).layers[1]?.layout, 'interleaved');
+      assert.equal(pe.ropeFromConfig({ model_type: 'llama', num_hidden_layers: 2, head_dim: 64 }, { layout: 'interleaved' }).layers[0]?.layout, 'interleaved');
     });
 
     it('unknown keys and types in the RoPE part are errors naming them', async () => {
       const pe = await ready;
-      const base = { model_type: 'llama', head_dim: 64, max_position_embeddings: 4096 };
+      const base = { model_type: 'llama', num_hidden_layers: 2, head_dim: 64, max_position_embeddings: 4096 };
       const cases: Array<[object, string, RegExp]> = [
         [{ ...base, rope_scaling: { type: 'linear', factor: 2, scale: 3 } }, 'RangeError', /config.rope_scaling.scale is not a key posenc understands for rope type 'linear'/],
         [{ ...base, rope_scaling: { rope_type: 'yarn', factor: 4, low_freq_factor: 1 } }, 'RangeError', /rope_scaling.low_freq_factor is not a key posenc understands for rope type 'yarn'/],
-        [{ ...base, rope_scaling: { rope_type: 'mrope', factor: 2 } }, 'RangeError', /rope type "mrope" is not one posenc reads/],
+        [{ ...base, rope_scaling: { rope_type: 'mrope', factor: 2 } }, 'RangeError', /config.rope_scaling: M-RoPE \(mrope_section, Qwen2-VL and later\) is not read yet/],
+        [{ ...base, rope_scaling: { rope_type: 'default', mrope_section: [16, 24, 24] } }, 'RangeError', /config.rope_scaling: M-RoPE/],
+        [{ ...base, rope_scaling: { rope_type: 'fancy' } }, 'RangeError', /rope type "fancy" is not one posenc reads/],
         [{ ...base, rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4 } }, 'TypeError', /rope type 'llama3' needs rope_scaling.original_max_position_embeddings/],
         [{ ...base, rope_scaling: { type: 'linear' } }, 'TypeError', /rope type 'linear' needs rope_scaling.factor/],
         [{ ...base, rope_scaling: { type: 'linear', factor: '2' } }, 'TypeError', /config.rope_scaling.factor must be a finite number, got "2"/],
         [{ ...base, rope_scaling: { type: 'linear', factor: 0 } }, 'RangeError', /scaling.factor must be > 0, got 0/],
         [{ ...base, rope_scaling: { type: 'linear', factor: 2 }, rope_parameters: { rope_type: 'default' } }, 'RangeError', /both rope_scaling and rope_parameters/],
-        [{ model_type: 'llama', hidden_size: 100, num_attention_heads: 3 }, 'RangeError', /hidden size 100 is not a multiple of the 3 attention heads/],
-        [{ model_type: 'llama' }, 'TypeError', /config has no head size/],
+        [{ model_type: 'llama', num_hidden_layers: 2, hidden_size: 100, num_attention_heads: 3 }, 'RangeError', /hidden size 100 is not a multiple of the 3 attention heads/],
+        [{ model_type: 'llama', num_hidden_layers: 2 }, 'TypeError', /config has no head size/],
+        [{ model_type: 'llama', head_dim: 64 }, 'TypeError', /config.num_hidden_layers is missing/],
+        [{ ...base, rope_scaling: { rope_type: 'linear', type: 'dynamic', factor: 2 } }, 'RangeError', /config.rope_scaling: rope_type "linear" and type "dynamic" differ/],
         [{ ...base, partial_rotary_factor: 1.5 }, 'RangeError', /rotary share must be in \(0, 1\], got 1.5/],
         ['config' as unknown as object, 'TypeError', /config must be an options object/],
       ];

@@ -36,26 +36,26 @@ export const FIXTURES: Fixture[] = [
   {
     name: 'Llama 2 7B',
     source: 'meta-llama/Llama-2-7b-hf config.json',
-    config: { model_type: 'llama', hidden_size: 4096, num_attention_heads: 32, max_position_embeddings: 4096, rope_theta: 10000.0, rope_scaling: null },
+    config: { model_type: 'llama', num_hidden_layers: 32, hidden_size: 4096, num_attention_heads: 32, max_position_embeddings: 4096, rope_theta: 10000.0, rope_scaling: null },
     expect: { headDim: 128, rotaryDim: 128, layout: 'half', type: 'default', base: 10000 },
   },
   {
     name: 'Vicuna 7B v1.5 16k (linear)',
     source: 'lmsys/vicuna-7b-v1.5-16k config.json (no rope_theta: transformers assumes 10000)',
-    config: { model_type: 'llama', hidden_size: 4096, num_attention_heads: 32, max_position_embeddings: 4096, rope_scaling: { factor: 4.0, type: 'linear' } },
+    config: { model_type: 'llama', num_hidden_layers: 32, hidden_size: 4096, num_attention_heads: 32, max_position_embeddings: 4096, rope_scaling: { factor: 4.0, type: 'linear' } },
     expect: { headDim: 128, rotaryDim: 128, layout: 'half', type: 'linear', base: 10000 },
   },
   {
     name: 'InternLM2.5 7B chat (dynamic NTK)',
     source: 'internlm/internlm2_5-7b-chat config.json (the language model of InternVL2-8B)',
-    config: { model_type: 'internlm2', hidden_size: 4096, num_attention_heads: 32, max_position_embeddings: 32768, rope_theta: 1000000, rope_scaling: { factor: 2.0, type: 'dynamic' } },
+    config: { model_type: 'internlm2', num_hidden_layers: 32, hidden_size: 4096, num_attention_heads: 32, max_position_embeddings: 32768, rope_theta: 1000000, rope_scaling: { factor: 2.0, type: 'dynamic' } },
     expect: { headDim: 128, rotaryDim: 128, layout: 'half', type: 'dynamic', base: 1000000 },
   },
   {
     name: 'Llama 3.1 8B (llama3)',
     source: 'meta-llama/Llama-3.1-8B config.json',
     config: {
-      model_type: 'llama', hidden_size: 4096, num_attention_heads: 32, max_position_embeddings: 131072, rope_theta: 500000.0,
+      model_type: 'llama', num_hidden_layers: 32, hidden_size: 4096, num_attention_heads: 32, max_position_embeddings: 131072, rope_theta: 500000.0,
       rope_scaling: { factor: 8.0, low_freq_factor: 1.0, high_freq_factor: 4.0, original_max_position_embeddings: 8192, rope_type: 'llama3' },
     },
     expect: { headDim: 128, rotaryDim: 128, layout: 'half', type: 'llama3', base: 500000 },
@@ -64,7 +64,7 @@ export const FIXTURES: Fixture[] = [
     name: 'Llama 3.2 1B (llama3, factor 32)',
     source: 'meta-llama/Llama-3.2-1B config.json',
     config: {
-      model_type: 'llama', hidden_size: 2048, num_attention_heads: 32, head_dim: 64, max_position_embeddings: 131072, rope_theta: 500000.0,
+      model_type: 'llama', num_hidden_layers: 16, hidden_size: 2048, num_attention_heads: 32, head_dim: 64, max_position_embeddings: 131072, rope_theta: 500000.0,
       rope_scaling: { factor: 32.0, high_freq_factor: 4.0, low_freq_factor: 1.0, original_max_position_embeddings: 8192, rope_type: 'llama3' },
     },
     expect: { headDim: 64, rotaryDim: 64, layout: 'half', type: 'llama3', base: 500000 },
@@ -73,7 +73,7 @@ export const FIXTURES: Fixture[] = [
     name: 'DeepSeek-V3 (yarn, mscale = mscale_all_dim)',
     source: 'deepseek-ai/DeepSeek-V3 config.json',
     config: {
-      model_type: 'deepseek_v3', hidden_size: 7168, num_attention_heads: 128, qk_rope_head_dim: 64, max_position_embeddings: 163840, rope_theta: 10000,
+      model_type: 'deepseek_v3', num_hidden_layers: 61, hidden_size: 7168, num_attention_heads: 128, qk_rope_head_dim: 64, max_position_embeddings: 163840, rope_theta: 10000,
       rope_scaling: { beta_fast: 32, beta_slow: 1, factor: 40, mscale: 1.0, mscale_all_dim: 1.0, original_max_position_embeddings: 4096, type: 'yarn' },
     },
     expect: { headDim: 64, rotaryDim: 64, layout: 'interleaved', type: 'yarn', base: 10000 },
@@ -82,7 +82,7 @@ export const FIXTURES: Fixture[] = [
     name: 'DeepSeek-V2-Lite (yarn, mscale 0.707)',
     source: 'deepseek-ai/DeepSeek-V2-Lite config.json',
     config: {
-      model_type: 'deepseek_v2', hidden_size: 2048, num_attention_heads: 16, qk_rope_head_dim: 64, max_position_embeddings: 163840, rope_theta: 10000,
+      model_type: 'deepseek_v2', num_hidden_layers: 27, hidden_size: 2048, num_attention_heads: 16, qk_rope_head_dim: 64, max_position_embeddings: 163840, rope_theta: 10000,
       rope_scaling: { beta_fast: 32, beta_slow: 1, factor: 40, mscale: 0.707, mscale_all_dim: 0.707, original_max_position_embeddings: 4096, type: 'yarn' },
     },
     expect: { headDim: 64, rotaryDim: 64, layout: 'interleaved', type: 'yarn', base: 10000 },
@@ -91,7 +91,7 @@ export const FIXTURES: Fixture[] = [
     name: 'gpt-oss 20B (yarn, truncate false)',
     source: 'openai/gpt-oss-20b config.json',
     config: {
-      model_type: 'gpt_oss', hidden_size: 2880, num_attention_heads: 64, head_dim: 64, max_position_embeddings: 131072, rope_theta: 150000,
+      model_type: 'gpt_oss', num_hidden_layers: 24, hidden_size: 2880, num_attention_heads: 64, head_dim: 64, max_position_embeddings: 131072, rope_theta: 150000,
       rope_scaling: { beta_fast: 32.0, beta_slow: 1.0, factor: 32.0, original_max_position_embeddings: 4096, rope_type: 'yarn', truncate: false },
     },
     expect: { headDim: 64, rotaryDim: 64, layout: 'half', type: 'yarn', base: 150000 },
@@ -100,7 +100,7 @@ export const FIXTURES: Fixture[] = [
     name: 'Phi-3 vision 128k (LongRoPE, legacy type "su")',
     source: 'microsoft/Phi-3-vision-128k-instruct config.json (as quoted in the OmniGen pipeline tests of huggingface/diffusers)',
     config: {
-      model_type: 'phi3', hidden_size: 3072, num_attention_heads: 32, max_position_embeddings: 131072, original_max_position_embeddings: 4096,
+      model_type: 'phi3', num_hidden_layers: 32, hidden_size: 3072, num_attention_heads: 32, max_position_embeddings: 131072, original_max_position_embeddings: 4096,
       rope_theta: 10000.0, rope_scaling: { long_factor: PHI3_LONG, short_factor: PHI3_SHORT, type: 'su' },
     },
     expect: { headDim: 96, rotaryDim: 96, layout: 'half', type: 'longrope', base: 10000 },
@@ -108,31 +108,31 @@ export const FIXTURES: Fixture[] = [
   {
     name: 'Pythia 70M (GPT-NeoX, rotary_pct)',
     source: 'EleutherAI/pythia-70m config.json',
-    config: { model_type: 'gpt_neox', hidden_size: 512, num_attention_heads: 8, rotary_pct: 0.25, rotary_emb_base: 10000, max_position_embeddings: 2048 },
+    config: { model_type: 'gpt_neox', num_hidden_layers: 6, hidden_size: 512, num_attention_heads: 8, rotary_pct: 0.25, rotary_emb_base: 10000, max_position_embeddings: 2048 },
     expect: { headDim: 64, rotaryDim: 16, layout: 'half', type: 'default', base: 10000 },
   },
   {
     name: 'GPT-J 6B (rotary_dim, adjacent pairs)',
     source: 'EleutherAI/gpt-j-6b config.json',
-    config: { model_type: 'gptj', n_embd: 4096, n_head: 16, rotary_dim: 64, n_positions: 2048 },
+    config: { model_type: 'gptj', n_layer: 28, n_embd: 4096, n_head: 16, rotary_dim: 64, n_positions: 2048 },
     expect: { headDim: 256, rotaryDim: 64, layout: 'interleaved', type: 'default', base: 10000 },
   },
   {
     name: 'Phi-2 (partial_rotary_factor)',
     source: 'microsoft/phi-2 config.json',
-    config: { model_type: 'phi', hidden_size: 2560, num_attention_heads: 32, partial_rotary_factor: 0.4, rope_theta: 10000.0, max_position_embeddings: 2048 },
+    config: { model_type: 'phi', num_hidden_layers: 32, hidden_size: 2560, num_attention_heads: 32, partial_rotary_factor: 0.4, rope_theta: 10000.0, max_position_embeddings: 2048 },
     expect: { headDim: 80, rotaryDim: 32, layout: 'half', type: 'default', base: 10000 },
   },
   {
     name: 'Gemma 7B (head_dim larger than hidden / heads)',
     source: 'google/gemma-7b config.json',
-    config: { model_type: 'gemma', hidden_size: 3072, num_attention_heads: 16, head_dim: 256, rope_theta: 10000.0, max_position_embeddings: 8192 },
+    config: { model_type: 'gemma', num_hidden_layers: 28, hidden_size: 3072, num_attention_heads: 16, head_dim: 256, rope_theta: 10000.0, max_position_embeddings: 8192 },
     expect: { headDim: 256, rotaryDim: 256, layout: 'half', type: 'default', base: 10000 },
   },
   {
     name: 'GLM-4 9B chat (GLM pairs, half rotated)',
     source: 'THUDM/glm-4-9b-chat-hf config.json',
-    config: { model_type: 'glm', hidden_size: 4096, num_attention_heads: 32, head_dim: 128, partial_rotary_factor: 0.5, rope_theta: 10000.0, max_position_embeddings: 131072 },
+    config: { model_type: 'glm', num_hidden_layers: 40, hidden_size: 4096, num_attention_heads: 32, head_dim: 128, partial_rotary_factor: 0.5, rope_theta: 10000.0, max_position_embeddings: 131072 },
     expect: { headDim: 128, rotaryDim: 64, layout: 'interleaved', type: 'default', base: 10000 },
   },
 ];

@@ -114,6 +114,14 @@ RopeFreqs InvFreq(const RopeFrequencyConfig& c, int64_t ctx) {
       }
       break;
     }
+    case RopeScalingType::kProportional: {
+      // Gemma 4: the exponent runs over all r dims, but only the first
+      // int(p * r // 2) pairs turn (divided by s); the others stand still.
+      const int turning = static_cast<int>(s.partial_rotary_factor * r / 2);
+      for (int i = 0; i < r / 2; ++i)
+        f[i] = i < turning ? f[i] / s.factor : 0.0;
+      break;
+    }
     default:
       break;
   }

@@ -9,8 +9,9 @@ import { getChoice, getNumber, setParam } from '../state.js';
 import { bindParam, coalesce, el, figure, fmtNum, select, slider, text } from '../ui.js';
 import type { Ctx } from './context.js';
 
-export const SCALINGS = ROPE_SCALINGS;
-export type ScalingName = (typeof SCALINGS)[number];
+/** The lab's context-extension methods: every scaling but Gemma 4's per-layer `proportional` (a model's layout, not an extension). */
+export type ScalingName = Exclude<(typeof ROPE_SCALINGS)[number], 'proportional'>;
+export const SCALINGS: readonly ScalingName[] = ROPE_SCALINGS.filter((s): s is ScalingName => s !== 'proportional');
 
 /** Scalings whose frequencies depend on the context length L. */
 export const LENGTH_DEPENDENT: ReadonlySet<ScalingName> = new Set(['dynamic', 'longrope']);

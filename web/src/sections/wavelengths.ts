@@ -15,8 +15,8 @@ import { coalesce, el, figure, fmtNum, select, slider, text, whenNear } from '..
 import type { Ctx } from './context.js';
 import { makeScaling } from './rope.js';
 
-type Method = Exclude<RopeScalingType, 'default'>;
-const METHODS = ROPE_SCALINGS.filter((s): s is Method => s !== 'default');
+type Method = Exclude<RopeScalingType, 'default' | 'proportional'>;
+const METHODS = ROPE_SCALINGS.filter((s): s is Method => s !== 'default' && s !== 'proportional');
 const TWO_PI = 2 * Math.PI;
 
 /** The RoPE settings of a model: head dim, rotary dim, base, training length. */
