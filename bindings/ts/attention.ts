@@ -117,8 +117,15 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
       const r = attentionRope(m, o.rope, D, spec.rope);
       if (o.rope !== undefined) {
         const ro = o.rope as AttentionRopeOptions;
-        if (ro.queryPositions !== undefined) r.queryPositions = f.i32(h.own(i32('rope.queryPositions', ro.queryPositions, Tq, 'queryLength')));
-        if (ro.keyPositions !== undefined) r.keyPositions = f.i32(h.own(i32('rope.keyPositions', ro.keyPositions, Tk, 'keyLength')));
+        // M-RoPE: three position rows per token.
+        const R = r.freq.mropeSection.length > 0 ? 3 : 1;
+        const times = R === 3 ? '3 * ' : '';
+        if (ro.queryPositions !== undefined) {
+          r.queryPositions = f.i32(h.own(i32('rope.queryPositions', ro.queryPositions, R * Tq, `${times}queryLength`)));
+        }
+        if (ro.keyPositions !== undefined) {
+          r.keyPositions = f.i32(h.own(i32('rope.keyPositions', ro.keyPositions, R * Tk, `${times}keyLength`)));
+        }
         r.positionsFromPadding = optBool('rope.positionsFromPadding', ro.positionsFromPadding, false);
         if (r.positionsFromPadding && spec.keyMask === 0) {
           throw new TypeError('rope.positionsFromPadding needs keyPadding');

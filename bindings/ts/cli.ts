@@ -107,6 +107,16 @@ function scalingText(layer: RopeLayerOptions): string {
   }
 }
 
+/** Which pairs turn by the temporal, height and width rows. */
+function mropeText(section: readonly number[], interleaved: boolean): string {
+  const [t, h, w] = section as [number, number, number];
+  if (!interleaved) {
+    const span = (a: number, n: number): string => (n === 0 ? 'none' : n === 1 ? `${a}` : `${a}-${a + n - 1}`);
+    return `pairs in chunks: ${span(0, t)} temporal, ${span(t, h)} height, ${span(t + h, w)} width`;
+  }
+  return `pairs in turn (temporal, height, width, ...): ${t} temporal, ${h} height (1, 4, ... < ${3 * h}), ${w} width (2, 5, ... < ${3 * w})`;
+}
+
 /** The context the model was trained on before extension: the scaling's own, else max_position_embeddings. */
 function originalContext(layer: RopeLayerOptions, maxPositions: number | undefined): number | undefined {
   const s = layer.scaling;
@@ -156,6 +166,7 @@ function report(pe: Posenc, rc: RopeFromConfig): string {
       const slow = wl.filter((w) => w > L).length;
       lines.push(`    against the original context ${L}: ${slow} of ${wl.length} rotating pairs never complete a turn within it`);
     }
+    if (l.mrope !== undefined) lines.push(`    M-RoPE: ${mropeText(l.mrope.section, l.mrope.interleaved ?? false)}`);
     const s = l.scaling;
     if (s.type === 'dynamic') lines.push(`    switches: frequencies change for every context longer than ${s.maxPositionEmbeddings} (recomputed from the longest position + 1)`);
     if (s.type === 'longrope') lines.push(`    switches: short factors up to a context of ${s.originalMaxPositionEmbeddings}, long factors from ${s.originalMaxPositionEmbeddings + 1}`);

@@ -10,11 +10,13 @@
  * the attention factor.
  */
 import { layerPlan } from './hf-layers.js';
-import { ATTENTION_LAYER_TYPES, LAYOUT_BY_MODEL_TYPE, MODEL_DEFAULTS, OTHER_LAYER_TYPES, TEXT_MODEL_TYPE } from './hf-model-types.js';
+import {
+  ATTENTION_LAYER_TYPES, LAYOUT_BY_MODEL_TYPE, MODEL_DEFAULTS, MROPE_INTERLEAVED, OTHER_LAYER_TYPES, TEXT_MODEL_TYPE,
+} from './hf-model-types.js';
 import { type Json, Reader } from './hf-reader.js';
 import { ROPE_LAYOUTS } from './names.js';
 import type {
-  Posenc, QueryScaling, RopeFromConfig, RopeFromConfigOptions, RopeLayerOptions, RopeLayout, RopeScaling,
+  MropeOptions, Posenc, QueryScaling, RopeFromConfig, RopeFromConfigOptions, RopeLayerOptions, RopeLayout, RopeScaling,
 } from './types.js';
 import { oneOf, requireObject } from './validate.js';
 
@@ -32,7 +34,8 @@ const TYPE_NAMES: Readonly<Record<string, RopeScaling['type']>> = {
  * Keys a scaling object may hold besides its type, per posenc type. `llama_4_scaling_beta` is a query
  * scaling (reported apart); `max_position_embeddings` is Ministral 3's copy of the top-level one.
  */
-const COMMON_KEYS = ['rope_type', 'type', 'rope_theta', 'partial_rotary_factor', 'llama_4_scaling_beta', 'max_position_embeddings'];
+const COMMON_KEYS = ['rope_type', 'type', 'rope_theta', 'partial_rotary_factor', 'llama_4_scaling_beta', 'max_position_embeddings',
+  'mrope_section', 'mrope_interleaved'];
 const KEYS: Readonly<Record<RopeScaling['type'], readonly string[]>> = {
   default: [],
   linear: ['factor'],
@@ -156,16 +159,16 @@ function ropeScaling(r: Reader, model: Model, part: RopePart): RopeScaling {
   if (modern !== undefined && legacy !== undefined && modern !== legacy) {
     throw new RangeError(`config.${key}: rope_type ${JSON.stringify(modern)} and type ${JSON.stringify(legacy)} differ`);
   }
+  // Qwen2-VL's first configs say "mrope": default frequencies, M-RoPE positions (the section is read apart).
   const given = modern ?? legacy ?? 'default';
-  if (given === 'mrope' || (sc.mrope_section !== undefined && sc.mrope_section !== null)) {
-    throw new RangeError(`config.${key}: M-RoPE (mrope_section, Qwen2-VL and later) is not read yet; its three position rows ` +
-      'have no posenc equivalent, and one row would rotate image tokens wrongly');
+  if (given === 'mrope' && (sc.mrope_section === undefined || sc.mrope_section === null)) {
+    throw new TypeError(`config.${key}: rope type 'mrope' needs ${key}.mrope_section`);
   }
-  if (typeof given !== 'string' || TYPE_NAMES[given] === undefined) {
+  if (typeof given !== 'string' || (TYPE_NAMES[given] === undefined && given !== 'mrope')) {
     throw new RangeError(
       `config.${key}: rope type ${JSON.stringify(given)} is not one posenc reads (${Object.keys(TYPE_NAMES).join(', ')})`);
   }
-  let name: string = given;
+  let name: string = given === 'mrope' ? 'default' : given;
   if (model.type !== undefined && MODEL_DEFAULTS[model.type]?.scalingIsLlama3 === true && name !== 'llama3') {
     r.fill(undefined, `rope type llama3 for ${key} (its type says '${name}'; ${model.type} reads any rope_scaling as llama3)`);
     name = 'llama3';
@@ -277,6 +280,27 @@ function ropeScaling(r: Reader, model: Model, part: RopePart): RopeScaling {
   throw new RangeError(`config.${key}: no reader for rope type '${type}'`);
 }
 
+/** M-RoPE's split of the pairs, from a part's `mrope_section`; the model type says how they are dealt. */
+function mrope(r: Reader, model: Model, part: RopePart): MropeOptions | undefined {
+  if (part.dict === undefined || part.sliding !== undefined) return undefined;
+  const section = r.inner(part.dict, 'mrope_section', part.path);
+  if (section === undefined) return undefined;
+  const path = `config.${part.path}.mrope_section`;
+  if (!Array.isArray(section) || section.length !== 3 || section.some((v) => !Number.isSafeInteger(v) || (v as number) < 0)) {
+    throw new RangeError(`${path} must be 3 integers >= 0 (pairs for the temporal, height and width rows), got ${JSON.stringify(section)}`);
+  }
+  const interleaved = model.type === undefined ? undefined : MROPE_INTERLEAVED[model.type];
+  if (interleaved === undefined) {
+    throw new RangeError(`${path}: posenc does not know how model type ${JSON.stringify(model.type ?? null)} deals its pairs to the three rows`);
+  }
+  const flag = r.inner(part.dict, 'mrope_interleaved', part.path);
+  if (flag !== undefined && flag !== interleaved) {
+    throw new RangeError(`config.${part.path}.mrope_interleaved is ${JSON.stringify(flag)}, but ${model.type}'s code deals the pairs ` +
+      `${interleaved ? 'in turn' : 'in chunks'} (transformers follows the model type)`);
+  }
+  return { section: section as number[], interleaved };
+}
+
 /** The query scaling outside cos and sin: Llama 4's temperature tuning, or a `llama_4_scaling_beta`. */
 function queryScaling(r: Reader, model: Model, parts: Map<string, RopePart>, types: string[], rope: boolean[]): QueryScaling | undefined {
   const attends = (i: number): boolean => ATTENTION_LAYER_TYPES.includes(types[i]!);
@@ -335,7 +359,7 @@ function modelOf(r: Reader, c: Json, options: RopeFromConfigOptions): Model {
 /** Same RoPE options (the attention factor follows from them). */
 function sameRope(a: RopeLayerOptions, b: RopeLayerOptions): boolean {
   return a.headDim === b.headDim && a.rotaryDim === b.rotaryDim && a.base === b.base && a.layout === b.layout &&
-    JSON.stringify(a.scaling) === JSON.stringify(b.scaling);
+    JSON.stringify(a.scaling) === JSON.stringify(b.scaling) && JSON.stringify(a.mrope) === JSON.stringify(b.mrope);
 }
 
 /** `pe.ropeFromConfig` over one API object (the core checks the values and gives the attention factor). */
@@ -365,11 +389,12 @@ export function ropeFromConfigApi(pe: Pick<Posenc, 'ropeFrequencies'>): Pick<Pos
           if (scaling.type === 'ntk' && rotary !== head) {
             throw new RangeError(`config: HunYuan's alpha raises the base over the whole head (${head}), but only ${rotary} dims rotate`);
           }
-          const { attentionFactor } = pe.ropeFrequencies({ headDim: head, rotaryDim: rotary, base, scaling });
-          got = { headDim: head, rotaryDim: rotary, base, layout: model.layout, scaling, attentionFactor };
+          const split = mrope(r, model, part);
+          const { attentionFactor } = pe.ropeFrequencies({ headDim: head, rotaryDim: rotary, base, scaling, ...(split ? { mrope: split } : {}) });
+          got = { headDim: head, rotaryDim: rotary, base, layout: model.layout, scaling, attentionFactor, ...(split ? { mrope: split } : {}) };
           byType.set(t, got);
         }
-        return { ...got, scaling: { ...got.scaling } };
+        return { ...got, scaling: { ...got.scaling }, ...(got.mrope ? { mrope: { ...got.mrope, section: [...got.mrope.section] } } : {}) };
       });
       const common = {
         layers, layerTypes: plan.types, queryScaling: queryScaling(r, model, parts, plan.types, plan.rope),
@@ -377,7 +402,11 @@ export function ropeFromConfigApi(pe: Pick<Posenc, 'ropeFrequencies'>): Pick<Pos
       };
       const roped = layers.filter((l): l is RopeLayerOptions => l !== null);
       if (roped.length > 0 && roped.every((l) => sameRope(l, roped[0]!))) {
-        return { uniform: true, ...roped[0]!, scaling: { ...roped[0]!.scaling }, ...common };
+        const first = roped[0]!;
+        return {
+          uniform: true, ...first, scaling: { ...first.scaling },
+          ...(first.mrope ? { mrope: { ...first.mrope, section: [...first.mrope.section] } } : {}), ...common,
+        };
       }
       return { uniform: false, ...common };
     },

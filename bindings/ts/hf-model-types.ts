@@ -21,6 +21,10 @@ export const LAYOUT_BY_MODEL_TYPE: Readonly<Record<string, RopeLayout>> = Object
   stablelm: 'half', persimmon: 'half', falcon: 'half', olmo: 'half', olmo2: 'half', olmo3: 'half',
   starcoder2: 'half', internlm2: 'half', gpt_oss: 'half', granite: 'half', smollm3: 'half', exaone4: 'half',
   glm4_moe: 'half', hunyuan_v1_dense: 'half', hunyuan_v1_moe: 'half', apertus: 'half', lfm2: 'half',
+  qwen2_vl: 'half', qwen2_vl_text: 'half', qwen2_5_vl: 'half', qwen2_5_vl_text: 'half', qwen3_vl: 'half',
+  qwen3_vl_text: 'half', qwen3_vl_moe: 'half', qwen3_vl_moe_text: 'half', qwen3_5: 'half', qwen3_5_text: 'half',
+  qwen3_5_moe: 'half', qwen3_5_moe_text: 'half', glm4v: 'interleaved', glm4v_text: 'interleaved',
+  glm4v_moe: 'interleaved', glm4v_moe_text: 'interleaved',
   gptj: 'interleaved', codegen: 'interleaved', glm: 'interleaved', glm4: 'interleaved', chatglm: 'interleaved',
   cohere: 'interleaved', cohere2: 'interleaved', deepseek_v2: 'interleaved', deepseek_v3: 'interleaved',
   llama4_text: 'interleaved', helium: 'interleaved', ernie4_5: 'interleaved',
@@ -29,6 +33,18 @@ export const LAYOUT_BY_MODEL_TYPE: Readonly<Record<string, RopeLayout>> = Object
 /** The text model of a multimodal wrapper whose `text_config` does not name its own `model_type`. */
 export const TEXT_MODEL_TYPE: Readonly<Record<string, string>> = Object.freeze({
   gemma3: 'gemma3_text', gemma3n: 'gemma3n_text', gemma4: 'gemma4_text', llama4: 'llama4_text', mistral3: 'mistral',
+  qwen2_vl: 'qwen2_vl_text', qwen2_5_vl: 'qwen2_5_vl_text', qwen3_vl: 'qwen3_vl_text', qwen3_vl_moe: 'qwen3_vl_moe_text',
+  qwen3_5: 'qwen3_5_text', qwen3_5_moe: 'qwen3_5_moe_text', glm4v: 'glm4v_text', glm4v_moe: 'glm4v_moe_text',
+});
+
+/**
+ * How each M-RoPE model type deals its frequency pairs to the three position rows (transformers fixes it
+ * by model class and never reads `mrope_interleaved`): `false` in chunks (Qwen2-VL, Qwen2.5-VL, GLM-4.1V),
+ * `true` in turn (Qwen3-VL, Qwen3.5).
+ */
+export const MROPE_INTERLEAVED: Readonly<Record<string, boolean>> = Object.freeze({
+  qwen2_vl_text: false, qwen2_5_vl_text: false, glm4v_text: false, glm4v_moe_text: false,
+  qwen3_vl_text: true, qwen3_vl_moe_text: true, qwen3_5_text: true, qwen3_5_moe_text: true,
 });
 
 /** Which layers of a model type have no RoPE, beyond `no_rope_layers` and non-attention layers. */

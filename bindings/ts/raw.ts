@@ -28,6 +28,9 @@ export interface RopeConfigWire {
   rotaryDim: number;
   base: number;
   scaling: RopeScalingWire;
+  /** M-RoPE's pairs per row; empty = plain RoPE. */
+  mropeSection: number[];
+  mropeInterleaved: boolean;
 }
 
 /** The value object `AttentionRope` (src/ops/attention.h, POSENC_ATTENTION_ROPE_FIELDS; addresses 0 = absent). */

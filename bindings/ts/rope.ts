@@ -20,7 +20,7 @@ const defaults = new WeakMap<RawModule, RopeConfigWire>();
 export function defaultRopeSpec(m: RawModule, headDim: number, rotaryDim: number, base?: number): RopeConfigWire {
   let d = defaults.get(m);
   if (d === undefined) defaults.set(m, (d = m.defaultRopeConfig()));
-  return { ...d, headDim, rotaryDim, base: base ?? d.base, scaling: { ...d.scaling } };
+  return { ...d, headDim, rotaryDim, base: base ?? d.base, scaling: { ...d.scaling }, mropeSection: [] };
 }
 
 const kinds = new WeakMap<RawModule, ReadonlyArray<readonly [string, string]>>();
@@ -81,13 +81,22 @@ function scalingField(name: string, kind: string, v: unknown): unknown {
  * (ValidateRopeConfig). rotaryDim is the effective one (headDim if left out).
  */
 export function ropeSpec(m: RawModule, o: Record<string, unknown>): { spec: RopeConfigWire; rotaryDim: number } {
-  if (o.mrope !== undefined) throw new TypeError('mrope: M-RoPE rotation is not available in this version yet');
   const headDim = int('headDim', o.headDim, 1);
   // Left out, rotaryDim is 0 in C++ (the whole head), so an explicit 0 is refused here.
   const rotaryDim = optInt('rotaryDim', o.rotaryDim, 0, 1);
   const base = o.base === undefined ? undefined : number('base', o.base);
   const spec = defaultRopeSpec(m, headDim, rotaryDim, base);
   const result = { spec, rotaryDim: rotaryDim || headDim };
+  if (o.mrope !== undefined) {
+    // Values (integers, the sum) are checked in C++ (ValidateRopeConfig).
+    const mr = requireObject('mrope', o.mrope);
+    const section = mr.section;
+    if (!Array.isArray(section) && !ArrayBuffer.isView(section)) {
+      throw new TypeError(`mrope.section must be an array of 3 integers, got ${typeof section}`);
+    }
+    spec.mropeSection = Array.from(section as ArrayLike<unknown>, (v, i) => number(`mrope.section[${i}]`, v));
+    spec.mropeInterleaved = optBool('mrope.interleaved', mr.interleaved, false);
+  }
   if (o.scaling === undefined) return result;
   const s = requireObject('scaling', o.scaling);
   const type = oneOf('scaling.type', s.type, ROPE_SCALINGS);
@@ -169,17 +178,21 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
     const x = h.own(f32('x', xIn, n, `${dims} = ${B} * ${axes === 'bhsd' ? `${H} * ${T}` : `${T} * ${H}`} * ${D}`));
     let rows: (b: number) => Int32Array | undefined = () => undefined;
     let contextLength = o.contextLength;
+    // M-RoPE: each row's positions are [3, seqLen] (the temporal, height and width rows).
+    const R = o.mrope === undefined ? 1 : 3;
     if (!pure) {
       if (o.positions !== undefined && o.offset !== undefined) throw new TypeError('pass either positions or offset, not both');
       const offset = optInt('offset', o.offset, 0, -2147483648, 2147483647 - Math.max(T - 1, 0));
       let all: Int32Array;
       if (o.positions !== undefined) {
         const p = h.own(i32('positions', o.positions));
-        if (p.length !== T && p.length !== B * T) {
-          throw new RangeError(`positions must have seqLen = ${T} or batch * seqLen = ${B * T} elements, got ${p.length}`);
+        const one = R * T;
+        if (p.length !== one && p.length !== B * one) {
+          const what = R === 3 ? ['3 * seqLen', 'batch * 3 * seqLen'] : ['seqLen', 'batch * seqLen'];
+          throw new RangeError(`positions must have ${what[0]} = ${one} or ${what[1]} = ${B * one} elements, got ${p.length}`);
         }
         all = p;
-        rows = p.length === T ? () => p : (b) => p.subarray(b * T, (b + 1) * T);
+        rows = p.length === one ? () => p : (b) => p.subarray(b * one, (b + 1) * one);
       } else {
         all = Int32Array.from({ length: T }, (_, t) => offset + t);
         rows = () => all;
@@ -194,8 +207,12 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
       let positions = rows(b);
       const shape = axes === 'bhsd' ? { heads: H, seqLen: T } : { heads: 1, seqLen: T * H };
       if (axes === 'bshd' && positions !== undefined) {
+        // Each row of positions, repeated for the heads of its token.
         const p = positions;
-        positions = Int32Array.from({ length: T * H }, (_, e) => p[Math.floor(e / H)]!);
+        positions = Int32Array.from({ length: R * T * H }, (_, e) => {
+          const a = Math.floor(e / (T * H));
+          return p[a * T + Math.floor((e % (T * H)) / H)]!;
+        });
       }
       const single = { ...o, ...shape, batch: undefined, axes: undefined, offset: undefined, positions, contextLength };
       if (pure) delete single.positions;
@@ -223,14 +240,18 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
       let xposScaleBase = 512;
       let xposCenter = 0;
       let xposKey = false;
+      // M-RoPE reads three position rows per token.
+      const rows = spec.mropeSection.length > 0 ? 3 : 1;
       if (pure) {
         const delta = int('delta', o.delta, -2147483648, 2147483647);
-        positions = f.i32(new Int32Array(seqLen).fill(delta));
+        positions = f.i32(new Int32Array(rows * seqLen).fill(delta));
       } else {
         if (o.positions !== undefined && o.offset !== undefined) {
           throw new TypeError('pass either positions or offset, not both');
         }
-        if (o.positions !== undefined) positions = f.i32(h.own(i32('positions', o.positions, seqLen, 'seqLen')));
+        if (o.positions !== undefined) {
+          positions = f.i32(h.own(i32('positions', o.positions, rows * seqLen, rows === 3 ? '3 * seqLen (mrope)' : 'seqLen')));
+        }
         offset = optInt('offset', o.offset, 0, -2147483648, 2147483647 - Math.max(seqLen - 1, 0));
         if (o.xpos !== undefined) {
           const xo = requireObject('xpos', o.xpos);
@@ -291,10 +312,14 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
       const contextLength = optContextLength(o.contextLength);
       return h.call((f) => {
         const { spec, rotaryDim } = ropeSpec(m, o);
+        const rows = spec.mropeSection.length > 0 ? 3 : 1;
         const given = o.positions === undefined ? undefined : h.own(i32('positions', o.positions));
-        const T = given?.length ?? int('seqLen', o.seqLen, 0, 1 << 24);
+        if (given !== undefined && given.length % rows !== 0) {
+          throw new RangeError(`positions must have 3 * seqLen elements with mrope (three rows), got ${given.length}`);
+        }
+        const T = given === undefined ? int('seqLen', o.seqLen, 0, 1 << 24) : given.length / rows;
         if (given !== undefined && o.seqLen !== undefined && o.seqLen !== T) {
-          throw new RangeError(`positions must have seqLen = ${String(o.seqLen)} elements, got ${T}`);
+          throw new RangeError(`positions must have ${rows === 3 ? '3 * ' : ''}seqLen = ${rows * Number(o.seqLen)} elements, got ${given.length}`);
         }
         const offset = optInt('offset', o.offset, 0, -2147483648, 2147483647 - Math.max(T - 1, 0));
         const half = rotaryDim / 2;

@@ -567,8 +567,8 @@ export interface AttentionResult {
 export interface KvCacheOptions {
   kvHeads: number;
   headDim: number;
-  /** Keys are rotated with this RoPE / xPos when appended (positions as given to `append`). */
-  rope?: Omit<AttentionRopeOptions, 'queryPositions' | 'keyPositions' | 'positionsFromPadding'>;
+  /** Keys are rotated with this RoPE / xPos when appended (positions as given to `append`; no M-RoPE). */
+  rope?: Omit<AttentionRopeOptions, 'queryPositions' | 'keyPositions' | 'positionsFromPadding' | 'mrope'>;
   /**
    * `dynamic` / `longrope` without `rope.contextLength`: rotate every cached key again whenever a longer
    * context changes the frequencies, so decoding equals the uncached pass at every length. Keeps an

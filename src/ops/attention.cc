@@ -118,6 +118,11 @@ Status ValidateAttention(const AttentionOptions& o) {
     if (o.rope.xpos) {
       POSENC_RETURN_IF_ERROR(
           CheckFiniteAbove("rope.xpos.scaleBase", o.rope.xpos_scale_base, 0.0));
+      if (RopePositionRows(o.rope.freq) != 1) {
+        return Status::Invalid(
+            "rope.xpos does not go with M-RoPE (mropeSection): no model uses "
+            "both");
+      }
     }
   }
   return Status::Ok();
@@ -127,36 +132,43 @@ void AttentionPositions(const AttentionOptions& o, std::vector<int32_t>* qpos,
                         std::vector<int32_t>* kpos) {
   const int64_t qoff =
       o.query_offset < 0 ? static_cast<int64_t>(o.Tk) - o.Tq : o.query_offset;
-  kpos->resize(o.Tk);
-  int32_t real = 0;
+  // One row, or M-RoPE's three (each filled by the same rules).
+  const size_t rows = static_cast<size_t>(RopePositionRows(o.rope.freq));
+  const size_t Tk = o.Tk;
+  const size_t Tq = o.Tq;
+  kpos->resize(rows * Tk);
+  qpos->resize(rows * Tq);
   const bool from_mask =
       !o.rope.k_positions && o.rope.positions_from_mask && o.key_mask;
-  for (size_t j = 0; j < o.Tk; ++j) {
-    if (o.rope.k_positions) {
-      (*kpos)[j] = o.rope.k_positions[j];
-    } else if (from_mask) {
-      // cumsum(mask) - 1 for real tokens; pad slots get 1 (masked anyway).
-      (*kpos)[j] = o.key_mask[j] ? real++ : 1;
-    } else {
-      (*kpos)[j] = static_cast<int32_t>(j);
+  for (size_t a = 0; a < rows; ++a) {
+    int32_t real = 0;
+    int32_t* kr = kpos->data() + a * Tk;
+    for (size_t j = 0; j < Tk; ++j) {
+      if (o.rope.k_positions) {
+        kr[j] = o.rope.k_positions[a * Tk + j];
+      } else if (from_mask) {
+        // cumsum(mask) - 1 for real tokens; pad slots get 1 (masked anyway).
+        kr[j] = o.key_mask[j] ? real++ : 1;
+      } else {
+        kr[j] = static_cast<int32_t>(j);
+      }
     }
-  }
-  qpos->resize(o.Tq);
-  for (size_t i = 0; i < o.Tq; ++i) {
-    const int64_t slot = static_cast<int64_t>(i) + qoff;
-    if (o.rope.q_positions) {
-      (*qpos)[i] = o.rope.q_positions[i];
-    } else if (slot >= 0 && slot < static_cast<int64_t>(o.Tk)) {
-      (*qpos)[i] = (*kpos)[slot];
-    } else if (from_mask) {
-      // Queries past the keys are real tokens: the count goes on (a pad
-      // in the last key slot must not set it back to 1).
-      (*qpos)[i] =
-          static_cast<int32_t>(real + slot - static_cast<int64_t>(o.Tk));
-    } else {
-      const int32_t last = o.Tk ? (*kpos)[o.Tk - 1] : -1;
-      (*qpos)[i] = static_cast<int32_t>(
-          o.Tk ? last + (slot - static_cast<int64_t>(o.Tk) + 1) : slot);
+    int32_t* qr = qpos->data() + a * Tq;
+    for (size_t i = 0; i < Tq; ++i) {
+      const int64_t slot = static_cast<int64_t>(i) + qoff;
+      if (o.rope.q_positions) {
+        qr[i] = o.rope.q_positions[a * Tq + i];
+      } else if (slot >= 0 && slot < static_cast<int64_t>(Tk)) {
+        qr[i] = kr[slot];
+      } else if (from_mask) {
+        // Queries past the keys are real tokens: the count goes on (a pad
+        // in the last key slot must not set it back to 1).
+        qr[i] = static_cast<int32_t>(real + slot - static_cast<int64_t>(Tk));
+      } else {
+        const int32_t last = Tk ? kr[Tk - 1] : -1;
+        qr[i] = static_cast<int32_t>(
+            Tk ? last + (slot - static_cast<int64_t>(Tk) + 1) : slot);
+      }
     }
   }
 }

@@ -32,7 +32,8 @@
 
 namespace posenc {
 
-// RoPE / xPos inside attention. Positions: explicit [Tq] / [Tk], or
+// RoPE / xPos inside attention. Positions: explicit [Tq] / [Tk] ([3, Tq] /
+// [3, Tk] with M-RoPE: freq.mrope_section), or
 // derived: keys j -> j (or, with a key mask and positions_from_mask,
 // cumsum(mask) - 1), queries -> the position of key slot qpos(i); past the
 // keys, positions go on from the last key's (from the number of real keys
@@ -96,7 +97,8 @@ Status ValidateAttention(const AttentionOptions& o);
 Status Attention(const AttentionOptions& o, const float* q, const float* k,
                  const float* v, float* out);
 
-// Positions used for RoPE (exposed for the KV cache and tests).
+// Positions used for RoPE (exposed for the KV cache and tests): [Tq] and
+// [Tk], or [3, Tq] and [3, Tk] with M-RoPE.
 void AttentionPositions(const AttentionOptions& o, std::vector<int32_t>* qpos,
                         std::vector<int32_t>* kpos);
 

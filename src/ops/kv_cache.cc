@@ -52,6 +52,11 @@ Status KvCache::Validate(size_t Hkv, size_t D, const AttentionRope& rope) {
     POSENC_RETURN_IF_ERROR(ValidateRopeLayout(rope.layout));
     POSENC_RETURN_IF_ERROR(ValidateRopeConfig(rope.freq));
     POSENC_RETURN_IF_ERROR(ValidateContextLength(rope.context_length));
+    if (RopePositionRows(rope.freq) != 1) {
+      return Status::Invalid(
+          "rope.mrope: the KV cache takes one position row per token; "
+          "rotate M-RoPE keys with applyRope and attend with attention");
+    }
   }
   return Status::Ok();
 }

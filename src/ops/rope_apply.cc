@@ -59,6 +59,10 @@ Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len) {
     }
   }
   if (o.xpos) {
+    if (RopePositionRows(o.freq) != 1) {
+      return Status::Invalid(
+          "xpos does not go with M-RoPE (mropeSection): no model uses both");
+    }
     POSENC_RETURN_IF_ERROR(
         ValidateXpos(EffectiveRotaryDim(o.freq), o.xpos_scale_base));
   }
@@ -70,8 +74,10 @@ Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len) {
 int64_t RopeContextLength(const RopeApplyOptions& o) {
   if (o.context_length >= 0) return o.context_length;
   int64_t max_pos = -1;
-  for (int64_t t = 0; t < o.seq_len; ++t) {
-    const int64_t p = o.positions ? o.positions[t] : o.offset + t;
+  const int64_t n =
+      o.positions ? o.seq_len * RopePositionRows(o.freq) : o.seq_len;
+  for (int64_t e = 0; e < n; ++e) {
+    const int64_t p = o.positions ? o.positions[e] : o.offset + e;
     if (p > max_pos) max_pos = p;
   }
   return max_pos + 1;
@@ -102,6 +108,23 @@ Status RopeTable(const RopeApplyOptions& o, std::vector<float>* cos,
   sin->assign(T * h, 0.0f);
   RopeCosSin(pos.data(), T, inv.data(), h, static_cast<float>(factor),
              cos->data(), sin->data());
+  if (RopePositionRows(o.freq) == 3 && o.positions != nullptr) {
+    // M-RoPE: the height and width rows' tables, then each pair's column
+    // from its row's table (row 0's is already in place).
+    std::vector<float> c(T * h), s(T * h);
+    for (int axis = 1; axis < 3; ++axis) {
+      for (size_t t = 0; t < T; ++t) pos[t] = o.positions[axis * T + t];
+      RopeCosSin(pos.data(), T, inv.data(), h, static_cast<float>(factor),
+                 c.data(), s.data());
+      for (size_t i = 0; i < h; ++i) {
+        if (MropeAxis(o.freq, static_cast<int>(i)) != axis) continue;
+        for (size_t t = 0; t < T; ++t) {
+          (*cos)[t * h + i] = c[t * h + i];
+          (*sin)[t * h + i] = s[t * h + i];
+        }
+      }
+    }
+  }
   if (o.xpos) {
     std::vector<float> scale(T * h);
     POSENC_RETURN_IF_ERROR(XposScales(pos.data(), T, 2 * h, o.xpos_scale_base,

@@ -1,7 +1,8 @@
 // The checked RoPE entry point: validates every argument, derives the
 // frequencies (any scaling), builds the cos/sin table for the tokens'
 // positions and rotates. This is what the bindings call.
-// Shapes: x, out: [H, T, d]; positions: [T].
+// Shapes: x, out: [H, T, d]; positions: [T], or [3, T] with M-RoPE
+// (freq.mrope_section set).
 #ifndef POSENC_OPS_ROPE_APPLY_H_
 #define POSENC_OPS_ROPE_APPLY_H_
 
@@ -20,7 +21,8 @@ struct RopeApplyOptions {
   RopeLayout layout = RopeLayout::kHalf;
   int64_t heads = 0;
   int64_t seq_len = 0;
-  // Token positions: explicit [seq_len], or offset + t when null.
+  // Token positions: explicit [seq_len] ([3, seq_len] with M-RoPE: the
+  // temporal, height and width rows), or offset + t on every row when null.
   const int32_t* positions = nullptr;
   int64_t offset = 0;
   // The context length the frequencies see (dynamic, longrope); -1 = derive
@@ -49,7 +51,9 @@ Status ValidateContextLength(int64_t context_length,
 // position + 1 (>= 0). Only `dynamic` and `longrope` depend on it.
 int64_t RopeContextLength(const RopeApplyOptions& o);
 
-// cos, sin: [T, r/2], attention factor (and xPos) folded in.
+// cos, sin: [T, r/2], attention factor (and xPos) folded in. With M-RoPE,
+// column i is the table of the position row MropeAxis(i): each row's table
+// is computed as plain RoPE's, so three equal rows give its bits.
 Status RopeTable(const RopeApplyOptions& o, std::vector<float>* cos,
                  std::vector<float>* sin);
 

@@ -66,7 +66,50 @@ Status CheckFactorList(const char* name, const std::vector<double>& f,
   return Status::Ok();
 }
 
+Status ValidateMrope(const RopeFrequencyConfig& c, int r) {
+  const std::vector<double>& sec = c.mrope_section;
+  if (sec.empty()) {
+    if (c.mrope_interleaved) {
+      return Status::Invalid(
+          "mropeInterleaved is set without mropeSection (the pairs per row)");
+    }
+    return Status::Ok();
+  }
+  if (sec.size() != 3) {
+    return Status::Invalid(
+        StrCat("mropeSection must have 3 values (pairs for the temporal, "
+               "height and width rows), got ",
+               sec.size()));
+  }
+  double sum = 0.0;
+  for (size_t a = 0; a < 3; ++a) {
+    if (!(sec[a] >= 0.0 && sec[a] <= r && sec[a] == std::floor(sec[a]))) {
+      return Status::Invalid(StrCat("mropeSection[", a,
+                                    "] must be an integer >= 0, got ", sec[a]));
+    }
+    sum += sec[a];
+  }
+  if (sum != r / 2) {
+    return Status::Invalid(
+        StrCat("mropeSection (", sec[0], ", ", sec[1], ", ", sec[2],
+               ") must sum to rotaryDim / 2 = ", r / 2, ", got ", sum));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+int MropeAxis(const RopeFrequencyConfig& c, int i) {
+  const int s0 = static_cast<int>(c.mrope_section[0]);
+  const int s1 = static_cast<int>(c.mrope_section[1]);
+  const int s2 = static_cast<int>(c.mrope_section[2]);
+  if (c.mrope_interleaved) {
+    if (i % 3 == 1 && i < 3 * s1) return 1;
+    if (i % 3 == 2 && i < 3 * s2) return 2;
+    return 0;
+  }
+  return i < s0 ? 0 : (i < s0 + s1 ? 1 : 2);
+}
 
 Status ParseRopeScalingType(const std::string& name, RopeScalingType* type) {
   for (int i = 0; i < kNumRopeScalingTypes; ++i) {
@@ -130,6 +173,7 @@ Status ValidateRopeConfig(const RopeFrequencyConfig& c) {
             : StrCat("rotaryDim must be even (RoPE rotates pairs), got ", r));
   }
   POSENC_RETURN_IF_ERROR(CheckFiniteAbove("base", c.base, 1.0));
+  POSENC_RETURN_IF_ERROR(ValidateMrope(c, r));
   const RopeScaling& s = c.scaling;
   const int type = static_cast<int>(s.type);
   if (type < 0 || type >= kNumRopeScalingTypes) {

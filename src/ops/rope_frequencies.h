@@ -67,11 +67,18 @@ struct RopeScaling {
   bool has_attention_factor = false;
 };
 
-#define POSENC_ROPE_CONFIG_FIELDS(X)                         \
-  X(int, head_dim, headDim, Plain, 0)                        \
-  X(int, rotary_dim, rotaryDim, Plain, 0) /* 0 = head_dim */ \
-  X(double, base, base, Plain, 10000.0)                      \
-  X(RopeScaling, scaling, scaling, Plain, {})
+// M-RoPE (Qwen2-VL and later): with mrope_section set, pair i turns by one
+// of three position rows (temporal, height, width; MropeAxis), so
+// positions are [3, T]; empty = plain RoPE.
+#define POSENC_ROPE_CONFIG_FIELDS(X)                                  \
+  X(int, head_dim, headDim, Plain, 0)                                 \
+  X(int, rotary_dim, rotaryDim, Plain, 0) /* 0 = head_dim */          \
+  X(double, base, base, Plain, 10000.0)                               \
+  X(RopeScaling, scaling, scaling, Plain, {})                         \
+  /* pairs per row (t, h, w), summing to r/2 */                       \
+  X(std::vector<double>, mrope_section, mropeSection, NumberList, {}) \
+  /* deal pairs to the rows in turn (Qwen3-VL), not in chunks */      \
+  X(bool, mrope_interleaved, mropeInterleaved, Plain, false)
 
 struct RopeFrequencyConfig {
   POSENC_ROPE_CONFIG_FIELDS(POSENC_DECLARE_FIELD)
@@ -82,7 +89,19 @@ inline int EffectiveRotaryDim(const RopeFrequencyConfig& c) {
   return c.rotary_dim == 0 ? c.head_dim : c.rotary_dim;
 }
 
-// Validates head/rotary dims, base and every scaling parameter.
+// Position rows a rotation reads: 3 with M-RoPE, else 1.
+inline int RopePositionRows(const RopeFrequencyConfig& c) {
+  return c.mrope_section.empty() ? 1 : 3;
+}
+
+// The position row (0 temporal, 1 height, 2 width) pair i of a validated
+// M-RoPE config turns by. Chunked (Qwen2-VL): i < s0 -> 0, i < s0 + s1 ->
+// 1, else 2. Interleaved (Qwen3-VL): i % 3 == 1 and i < 3 s1 -> 1,
+// i % 3 == 2 and i < 3 s2 -> 2, else 0.
+int MropeAxis(const RopeFrequencyConfig& c, int i);
+
+// Validates head/rotary dims, base, every scaling parameter and the M-RoPE
+// split.
 Status ValidateRopeConfig(const RopeFrequencyConfig& config);
 
 // The scaling fields a type needs from the caller, by their JS names and

@@ -67,11 +67,15 @@ describe('posenc inspect', () => {
     assert.match(row(r.stdout, 'R1')[6]!, /^llama3 x16 of 8192/);
   });
 
-  it('Phi-4-mini: LongRoPE switches past its original context; Gemma 4: pairs that do not rotate', () => {
+  it('Phi-4-mini: LongRoPE switches past its original context; Qwen VL: the M-RoPE split; Gemma 4: pairs that do not rotate', () => {
     let r = cli('inspect', configFile('Phi-4-mini').path);
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(row(r.stdout, 'R1').slice(3, 5), ['96 of 128', '10000']);
     assert.match(r.stdout, /switches: short factors up to a context of 4096, long factors from 4097/);
+    r = cli('inspect', configFile('Qwen2.5-VL').path);
+    assert.match(r.stdout, /M-RoPE: pairs in chunks: 0-15 temporal, 16-39 height, 40-63 width/);
+    r = cli('inspect', configFile('Qwen3-VL 8B').path);
+    assert.match(r.stdout, /M-RoPE: pairs in turn \(temporal, height, width, \.\.\.\): 24 temporal, 20 height \(1, 4, \.\.\. < 60\), 20 width/);
     r = cli('inspect', configFile('Gemma 4').path);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /R2: 256 pairs, 192 of them not rotating \(frequency 0\)/);

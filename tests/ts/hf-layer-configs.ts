@@ -7,14 +7,14 @@
  * out by hand from the config and the model's modeling file: one character
  * per decoder layer, a key of `ropes` or '.' for a layer without RoPE.
  */
-import type { QueryScaling, RopeLayout, RopeScalingType } from 'posenc';
+import type { MropeOptions, QueryScaling, RopeLayout, RopeScalingType } from 'posenc';
 
 export interface LayerFixture {
   name: string;
   source: string;
   config: Record<string, unknown>;
   plan: string;
-  ropes: Record<string, { headDim: number; rotaryDim: number; base: number; layout: RopeLayout; type: RopeScalingType }>;
+  ropes: Record<string, { headDim: number; rotaryDim: number; base: number; layout: RopeLayout; type: RopeScalingType; mrope?: MropeOptions }>;
   /** The query scaling, with the number of layers it applies to. */
   queryScaling?: Omit<QueryScaling, 'layers'> & { layers: number };
   /** Leaves of `config` that ropeFromConfig does not read (alternatives it does not need). */
@@ -35,7 +35,7 @@ export const LAYER_FIXTURES: LayerFixture[] = [
     config: {"model_type": "gemma3", "text_config": {"model_type": "gemma3_text", "num_hidden_layers": 34, "hidden_size": 2560, "rope_scaling": {"factor": 8.0, "rope_type": "linear"}}},
     plan: "lllllglllllglllllglllllglllllgllll",
     ropes: {"l": {"headDim": 256, "rotaryDim": 256, "base": 10000, "layout": "half", "type": "default"}, "g": {"headDim": 256, "rotaryDim": 256, "base": 1e6, "layout": "half", "type": "linear"}},
-    unread: ['text_config.hidden_size'],
+    unread: ["text_config.hidden_size"],
   },
   {
     name: "Gemma 3 12B (re-saved: layer_types and both pattern keys)",
@@ -43,7 +43,7 @@ export const LAYER_FIXTURES: LayerFixture[] = [
     config: {"model_type": "gemma3", "text_config": {"_sliding_window_pattern": 6, "head_dim": 256, "hidden_size": 3840, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "full_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "full_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "full_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "full_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "full_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "full_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "full_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "full_attention"], "max_position_embeddings": 131072, "model_type": "gemma3_text", "num_attention_heads": 16, "num_hidden_layers": 48, "rope_local_base_freq": 10000, "rope_scaling": {"factor": 8.0, "rope_type": "linear"}, "rope_theta": 1000000, "sliding_window_pattern": 6}},
     plan: "lllllglllllglllllglllllglllllglllllglllllglllllg",
     ropes: {"l": {"headDim": 256, "rotaryDim": 256, "base": 10000, "layout": "half", "type": "default"}, "g": {"headDim": 256, "rotaryDim": 256, "base": 1e6, "layout": "half", "type": "linear"}},
-    unread: ['text_config._sliding_window_pattern', 'text_config.sliding_window_pattern'],
+    unread: ["text_config._sliding_window_pattern", "text_config.sliding_window_pattern"],
   },
   {
     name: "Gemma 3 27B (linear x8 on global layers only)",
@@ -95,7 +95,7 @@ export const LAYER_FIXTURES: LayerFixture[] = [
     config: {"model_type": "qwen3_next", "num_hidden_layers": 48, "hidden_size": 2048, "num_attention_heads": 16, "head_dim": 256, "max_position_embeddings": 262144, "full_attention_interval": 4, "layer_types": ["linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention"], "partial_rotary_factor": 0.25, "rope_scaling": null, "rope_theta": 5000000},
     plan: "...a...a...a...a...a...a...a...a...a...a...a...a",
     ropes: {"a": {"headDim": 256, "rotaryDim": 64, "base": 5000000.0, "layout": "half", "type": "default"}},
-    unread: ['full_attention_interval'],
+    unread: ["full_attention_interval"],
   },
   {
     name: "EXAONE 4.0 32B (global layers without RoPE)",
@@ -188,5 +188,43 @@ export const LAYER_FIXTURES: LayerFixture[] = [
     config: {"model_type": "qwen3_moe", "num_hidden_layers": 48, "hidden_size": 2048, "num_attention_heads": 32, "head_dim": 128, "max_position_embeddings": 40960, "rope_scaling": null, "rope_theta": 1000000.0},
     plan: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
     ropes: {"a": {"headDim": 128, "rotaryDim": 128, "base": 1e6, "layout": "half", "type": "default"}},
+  },
+  {
+    name: "Qwen2.5-VL 7B (M-RoPE in chunks, keys at both levels)",
+    source: "Qwen/Qwen2.5-VL-7B-Instruct (architecture); this serialization matches the text_encoder/config.json shipped with Qwen-Image-style pipelines; text from find_string '\"tokens_per_second\": 2,' -> read_file id 1959876389 (Python QWEN2_5_VL_CONFIG_JSON string in a HunyuanImage-2.1 text-encoder loader; repository/path not returned). A second identical 4.53.1 copy: id 59734464781.",
+    config: {"model_type": "qwen2_5_vl", "num_hidden_layers": 28, "hidden_size": 3584, "num_attention_heads": 28, "max_position_embeddings": 128000, "rope_scaling": {"mrope_section": [16, 24, 24], "rope_type": "default", "type": "default"}, "rope_theta": 1000000.0, "text_config": {"model_type": "qwen2_5_vl_text", "num_hidden_layers": 28, "hidden_size": 3584, "num_attention_heads": 28, "layer_types": ["full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention"], "max_position_embeddings": 128000, "rope_scaling": {"mrope_section": [16, 24, 24], "rope_type": "default", "type": "default"}, "rope_theta": 1000000.0}},
+    plan: "aaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    ropes: {"a": {"headDim": 128, "rotaryDim": 128, "base": 1e6, "layout": "half", "type": "default", "mrope": {"section": [16, 24, 24], "interleaved": false}}},
+    // The top level repeats text_config's scaling (checked equal); the text model's copy is the one read.
+    unread: ["rope_scaling.mrope_section", "rope_scaling.rope_type", "rope_scaling.type"],
+  },
+  {
+    name: "Qwen2-VL 7B (M-RoPE in chunks)",
+    source: "Qwen/Qwen2-VL-7B-Instruct (architecture); this is a derived export, not the Hub file; text from search corpus=issues: https://github.com/modelscope/ms-swift/issues/2340 (full exported config.json pasted). The original Hub file is quoted in https://github.com/huggingface/transformers/issues/33401 but the stored excerpt stops after the first keys. [reconstructed: Verbatim copy of a DERIVED config...",
+    config: {"model_type": "qwen2_vl", "num_hidden_layers": 28, "hidden_size": 3584, "num_attention_heads": 28, "max_position_embeddings": 32768, "rope_scaling": {"mrope_section": [16, 24, 24], "rope_type": "default", "type": "default"}, "rope_theta": 1000000.0},
+    plan: "aaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    ropes: {"a": {"headDim": 128, "rotaryDim": 128, "base": 1e6, "layout": "half", "type": "default", "mrope": {"section": [16, 24, 24], "interleaved": false}}},
+  },
+  {
+    name: "Qwen3-VL 8B (interleaved M-RoPE)",
+    source: "Qwen/Qwen3-VL-8B-Instruct (config.json); text from find_string '\"mrope_section\": [24, 20, 20],' -> several agreeing reproductions: id 61007766600 (qwen3_vl_text_config: head_dim 128, hidden 4096, 32 heads, 36 layers, rope_theta 5e6, rope_scaling with mrope_interleaved), id 70552226956 (text_config with max_position_embeddings 262144), id 54687543601 (source config.json with rope_theta 5_000_000...",
+    config: {"model_type": "qwen3_vl", "text_config": {"model_type": "qwen3_vl_text", "num_hidden_layers": 36, "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128, "max_position_embeddings": 262144, "rope_scaling": {"mrope_interleaved": true, "mrope_section": [24, 20, 20], "rope_type": "default"}, "rope_theta": 5000000}},
+    plan: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    ropes: {"a": {"headDim": 128, "rotaryDim": 128, "base": 5000000.0, "layout": "half", "type": "default", "mrope": {"section": [24, 20, 20], "interleaved": true}}},
+  },
+  {
+    name: "Qwen3-VL 30B-A3B (MoE, interleaved M-RoPE)",
+    source: "Qwen/Qwen3-VL-30B-A3B-Instruct (config.json) — values taken from a copy whose model_type/architecture were renamed to 'omega17_vl_exp'; text from find_string '\"mrope_interleaved\": true' -> read_file id 49726838099 (Python dict: architectures ['Omega17VLExpForConditionalGeneration'], model_type 'omega17_vl_exp', transformers_version 4.57.1). Repository/path not returned. [reconstructed: Every nu...",
+    config: {"model_type": "qwen3_vl_moe", "text_config": {"model_type": "qwen3_vl_moe_text", "num_hidden_layers": 48, "hidden_size": 2048, "num_attention_heads": 32, "head_dim": 128, "max_position_embeddings": 262144, "rope_scaling": {"mrope_interleaved": true, "mrope_section": [24, 20, 20], "rope_type": "default"}, "rope_theta": 5000000}},
+    plan: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    ropes: {"a": {"headDim": 128, "rotaryDim": 128, "base": 5000000.0, "layout": "half", "type": "default", "mrope": {"section": [24, 20, 20], "interleaved": true}}},
+  },
+  {
+    name: "Qwen3.5 9B (interleaved M-RoPE over a quarter of the head, linear attention)",
+    source: "Qwen/Qwen3.5-9B (config.json); text from find_string '\"mrope_interleaved\": true,' -> read_file id 71387934500 (test 'real Qwen3.5 9B config as a fixture', TEXT_CONFIG / VISION_CONFIG); same rope_parameters block in several other copies (ids 70254044795, 59300101109, 65741976164). Repository/path not returned. [reconstructed: Bonus fixture for the transformers-5 layout: text_config.rope_paramete...",
+    config: {"model_type": "qwen3_5", "text_config": {"num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 16, "head_dim": 256, "full_attention_interval": 4, "layer_types": ["linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention", "linear_attention", "linear_attention", "linear_attention", "full_attention"], "rope_parameters": {"mrope_interleaved": true, "mrope_section": [11, 11, 10], "rope_type": "default", "rope_theta": 10000000, "partial_rotary_factor": 0.25}}},
+    plan: "...a...a...a...a...a...a...a...a",
+    ropes: {"a": {"headDim": 256, "rotaryDim": 64, "base": 10000000.0, "layout": "half", "type": "default", "mrope": {"section": [11, 11, 10], "interleaved": true}}},
+    unread: ["text_config.full_attention_interval"],
   },
 ];

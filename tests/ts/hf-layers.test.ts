@@ -16,7 +16,7 @@ import type { Posenc, RopeLayerOptions, RopeScalingType } from 'posenc';
 import { flavours } from './flavours.js';
 import { at, leaves } from './config-paths.js';
 import { LAYER_FIXTURES, type LayerFixture } from './hf-layer-configs.js';
-import { hfLayers } from './hf-reference.js';
+import { hfLayers, hfMropeRows } from './hf-reference.js';
 
 /** The context lengths to check a layer at: short, and before and past each switch of its scaling. */
 function lengths(layer: RopeLayerOptions): number[] {
@@ -45,7 +45,10 @@ function checkFixture(pe: Posenc, f: LayerFixture): void {
     assert.ok(layer !== null, `${f.name}: layer ${i} has RoPE`);
     const want = f.ropes[key]!;
     assert.deepEqual(
-      { headDim: layer.headDim, rotaryDim: layer.rotaryDim, base: layer.base, layout: layer.layout, type: layer.scaling.type },
+      {
+        headDim: layer.headDim, rotaryDim: layer.rotaryDim, base: layer.base, layout: layer.layout, type: layer.scaling.type,
+        ...(layer.mrope === undefined ? {} : { mrope: layer.mrope }),
+      },
       want, `${f.name}: layer ${i} (${key})`);
   }
   assert.equal(got.uniform, new Set(f.plan.replaceAll('.', '')).size === 1, `${f.name}: uniform`);
@@ -81,18 +84,23 @@ function checkFixture(pe: Posenc, f: LayerFixture): void {
       checked.add(key);
       // Hugging Face's full-width cos / sin at positions below T (T is the context the frequencies are for).
       const positions = positionsBelow(T);
-      const { cos, sin, width } = pe.ropeCache({ ...layer, positions, contextLength: T });
+      const n = positions.length;
+      // M-RoPE: three rows that differ (text runs on all three at once; here each row its own shift).
+      const rows = layer.mrope === undefined ? positions : Int32Array.from([...positions, ...positions.map((p) => p + 1), ...positions.map((p) => p + 2)]);
+      const { cos, sin, width } = pe.ropeCache({ ...layer, positions: rows, contextLength: T });
       const h = width / 2;
-      for (const [t, p] of positions.entries()) {
+      const axis = layer.mrope === undefined ? Array<number>(h).fill(0) : hfMropeRows(layer.mrope.section, layer.mrope.interleaved ?? false, h);
+      for (let t = 0; t < n; t++) {
         for (let j = 0; j < h; j++) {
-          // HF's angle: the float32 inverse frequency times the position.
+          // HF's angle: the float32 inverse frequency times the position (of the pair's row).
+          const p = rows[axis[j]! * n + t]!;
           const angle = p * Math.fround(want.invFreq[j]!);
           const slots = layer.layout === 'half' ? [j, j + h] : [2 * j, 2 * j + 1];
           for (const s of slots) {
             const c = cos[t * width + s]!;
             const sn = sin[t * width + s]!;
-            assert.ok(Math.abs(c - want.attention * Math.cos(angle)) < 4e-6 * want.attention, `${f.name} layer ${i} p=${p}: cos[${s}] ${c}`);
-            assert.ok(Math.abs(sn - want.attention * Math.sin(angle)) < 4e-6 * want.attention, `${f.name} layer ${i} p=${p}: sin[${s}] ${sn}`);
+            assert.ok(Math.abs(c - want.attention * Math.cos(angle)) < 4e-6 * want.attention, `${f.name} layer ${i} t=${t}: cos[${s}] ${c}`);
+            assert.ok(Math.abs(sn - want.attention * Math.sin(angle)) < 4e-6 * want.attention, `${f.name} layer ${i} t=${t}: sin[${s}] ${sn}`);
           }
         }
       }

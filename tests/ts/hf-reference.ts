@@ -250,3 +250,24 @@ export function hfRopeIndex(o: Json): { positions: number[]; deltas: number[] } 
   }
   return { positions, deltas };
 }
+
+/**
+ * The position row (0 temporal, 1 height, 2 width) each of the h frequency pairs takes, built as transformers
+ * builds it: Qwen2-VL's `apply_multimodal_rotary_pos_emb` splits cos = cat(freqs, freqs) into chunks of
+ * mrope_section * 2 and takes chunk k from row k % 3; Qwen3-VL's `apply_interleaved_mrope` starts from the
+ * temporal row and overwrites the slices [1 : 3 s1 : 3] and [2 : 3 s2 : 3] from the height and width rows.
+ */
+export function hfMropeRows(section: readonly number[], interleaved: boolean, h: number): number[] {
+  const rows = Array<number>(h).fill(0);
+  if (interleaved) {
+    for (let j = 1; j < 3 * section[1]! && j < h; j += 3) rows[j] = 1;
+    for (let j = 2; j < 3 * section[2]! && j < h; j += 3) rows[j] = 2;
+    return rows;
+  }
+  const chunks = [...section, ...section];
+  let c = 0;
+  chunks.forEach((len, k) => {
+    for (let e = 0; e < len; e++, c++) if (c < h) rows[c] = k % 3;
+  });
+  return rows;
+}
