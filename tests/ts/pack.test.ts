@@ -6,7 +6,7 @@
  * strict CSP (the bundler path users take).
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -58,7 +58,12 @@ describe('npm pack', () => {
     const pkg = JSON.parse(readFileSync(join(app, 'node_modules/posenc/package.json'), 'utf8'));
     assert.equal(pkg.exports['.'].default, './dist/index.js');
     assert.equal(Object.keys(pkg.exports['.'])[0], 'types');
-    const browserFiles = [...readdirSync(dist).filter((f) => f.endsWith('.js') && f !== 'node.js'),
+    // The `posenc` command (dist/cli.js) is Node's, like node.js: installed as the package's bin, and it runs.
+    assert.equal(pkg.bin.posenc, './dist/cli.js');
+    const help = spawnSync(join(app, 'node_modules/.bin/posenc'), ['--help'], { encoding: 'utf8' });
+    assert.equal(help.status, 0);
+    assert.match(help.stderr, /usage: posenc inspect <config.json>/);
+    const browserFiles = [...readdirSync(dist).filter((f) => f.endsWith('.js') && f !== 'node.js' && f !== 'cli.js'),
       ...readdirSync(join(dist, 'wasm')).filter((f) => f.endsWith('.mjs')).map((f) => `wasm/${f}`)];
     for (const f of browserFiles) {
       const src = readFileSync(join(dist, f), 'utf8');
