@@ -16,7 +16,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
 import { init } from './node.js';
-import type { Posenc, RopeFromConfig, RopeLayerOptions, RopeLayout } from './types.js';
+import { layerSpans, ropeGroups } from './rope-groups.js';
+import type { Posenc, RopeFromConfig, RopeGroup, RopeLayerOptions, RopeLayout } from './types.js';
 
 const USAGE = `usage: posenc inspect <config.json> [--layout half|interleaved] [--cos-sin L --layer i --out file.npy]
 
@@ -73,17 +74,8 @@ function parseArgs(argv: string[]): Args {
   return args;
 }
 
-/** "0-4, 6-10, 12" for sorted layer indices. */
-function ranges(layers: number[]): string {
-  const out: string[] = [];
-  for (let i = 0; i < layers.length; ) {
-    let j = i;
-    while (j + 1 < layers.length && layers[j + 1] === layers[j]! + 1) j++;
-    out.push(i === j ? `${layers[i]}` : `${layers[i]}-${layers[j]}`);
-    i = j + 1;
-  }
-  return out.join(', ');
-}
+/** "0-4, 6-10, 12": a group's spans. */
+const ranges = (spans: ReadonlyArray<[number, number]>): string => spans.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ');
 
 function table(head: string[], rows: string[][]): string {
   const w = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
@@ -117,45 +109,24 @@ function mropeText(section: readonly number[], interleaved: boolean): string {
   return `pairs in turn (temporal, height, width, ...): ${t} temporal, ${h} height (1, 4, ... < ${3 * h}), ${w} width (2, 5, ... < ${3 * w})`;
 }
 
-/** The context the model was trained on before extension: the scaling's own, else max_position_embeddings. */
-function originalContext(layer: RopeLayerOptions, maxPositions: number | undefined): number | undefined {
-  const s = layer.scaling;
-  if ('originalMaxPositionEmbeddings' in s) return s.originalMaxPositionEmbeddings;
-  if (s.type === 'dynamic') return s.maxPositionEmbeddings;
-  return maxPositions;
-}
-
-/** Distinct RoPEs, in order of first layer, with the layers that use each. */
-function groups(rc: RopeFromConfig): Array<{ layer: RopeLayerOptions; layers: number[] }> {
-  const out: Array<{ key: string; layer: RopeLayerOptions; layers: number[] }> = [];
-  for (const [i, l] of rc.layers.entries()) {
-    if (l === null) continue;
-    const key = JSON.stringify(l);
-    const g = out.find((x) => x.key === key);
-    if (g === undefined) out.push({ key, layer: l, layers: [i] });
-    else g.layers.push(i);
-  }
-  return out;
-}
-
 function report(pe: Posenc, rc: RopeFromConfig): string {
   const lines: string[] = [];
   const n = rc.layers.length;
   lines.push(`model_type ${rc.modelType ?? '(none)'}: ${n} decoder layers, ${rc.uniform ? 'every RoPE layer alike' : 'layers differ (use layers[i])'}` +
     (rc.maxPositions === undefined ? '' : `, max_position_embeddings ${rc.maxPositions}`));
   lines.push('');
-  const gs = groups(rc);
-  const rows = gs.map(({ layer: l, layers }, k) => [
-    `R${k + 1}`, ranges(layers), String(layers.length), `${l.rotaryDim} of ${l.headDim}`, num(l.base), l.layout, scalingText(l), num(l.attentionFactor),
+  const all = ropeGroups(rc);
+  const gs = all.filter((g): g is RopeGroup & { rope: RopeLayerOptions } => g.rope !== null);
+  const rows = gs.map(({ rope: l, layers, spans }, k) => [
+    `R${k + 1}`, ranges(spans), String(layers.length), `${l.rotaryDim} of ${l.headDim}`, num(l.base), l.layout, scalingText(l), num(l.attentionFactor),
   ]);
-  const none = rc.layers.flatMap((l, i) => (l === null ? [i] : []));
-  if (none.length > 0) {
-    const kinds = [...new Set(none.map((i) => rc.layerTypes[i]))].join(', ');
-    rows.push(['none', ranges(none), String(none.length), '-', '-', '-', `no RoPE (${kinds})`, '-']);
+  const none = all.find((g) => g.rope === null);
+  if (none !== undefined) {
+    const kinds = [...new Set(none.layers.map((i) => rc.layerTypes[i]))].join(', ');
+    rows.push(['none', ranges(none.spans), String(none.layers.length), '-', '-', '-', `no RoPE (${kinds})`, '-']);
   }
   lines.push(table(['rope', 'layers', 'count', 'rotated dims', 'base', 'layout', 'scaling', 'attention factor'], rows));
-  for (const [k, { layer: l }] of gs.entries()) {
-    const L = originalContext(l, rc.maxPositions);
+  for (const [k, { rope: l, originalContext: L }] of gs.entries()) {
     const { invFreq } = pe.ropeFrequencies({ ...l, seqLen: L ?? 0 });
     const turning = Array.from(invFreq).filter((f) => f > 0);
     const wl = turning.map((f) => (2 * Math.PI) / f);
@@ -174,7 +145,7 @@ function report(pe: Posenc, rc: RopeFromConfig): string {
   if (rc.queryScaling !== undefined) {
     const q = rc.queryScaling;
     lines.push('');
-    lines.push(`query scaling (${q.source}): q *= 1 + ${num(q.beta)} * ln(1 + floor((p + ${q.shift}) / ${q.length})) on layers ${ranges(q.layers)}` +
+    lines.push(`query scaling (${q.source}): q *= 1 + ${num(q.beta)} * ln(1 + floor((p + ${q.shift}) / ${q.length})) on layers ${ranges(layerSpans(q.layers))}` +
       ' (pe.queryScale gives the multipliers)');
   }
   if (rc.defaulted.length > 0) {

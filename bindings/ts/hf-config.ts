@@ -136,14 +136,19 @@ function ropeParts(r: Reader, model: Model, types: readonly string[]): Map<strin
 /** The base of a layer type: the part's rope_theta, Gemma 3's local base, the config's, the class's, or 10000. */
 function ropeBase(r: Reader, model: Model, part: RopePart): number {
   const defaults = model.type === undefined ? {} : (MODEL_DEFAULTS[model.type] ?? {});
+  // A base given in the config must be > 1 (the core's rule), named by its key.
+  const above1 = (v: number | undefined, path: string): number | undefined => {
+    if (v !== undefined && !(v > 1)) throw new RangeError(`config.${path} must be > 1 (a RoPE base), got ${v}`);
+    return v;
+  };
   if (part.sliding === 'local-base') {
-    return r.number('rope_local_base_freq') ??
+    return above1(r.number('rope_local_base_freq'), r.path('rope_local_base_freq')) ??
       r.fill(defaults.localBase!, `rope_local_base_freq = ${defaults.localBase} (${model.type}'s default, the sliding layers' base)`);
   }
   const given =
-    (part.dict === undefined ? undefined : r.innerNumber(part.dict, 'rope_theta', part.path)) ??
-    r.number('rope_theta') ??
-    r.number('rotary_emb_base');
+    (part.dict === undefined ? undefined : above1(r.innerNumber(part.dict, 'rope_theta', part.path), `${part.path}.rope_theta`)) ??
+    above1(r.number('rope_theta'), r.path('rope_theta')) ??
+    above1(r.number('rotary_emb_base'), r.path('rotary_emb_base'));
   if (given !== undefined) return given;
   if (defaults.ropeTheta !== undefined) return r.fill(defaults.ropeTheta, `base = ${defaults.ropeTheta} (${model.type}'s default rope_theta)`);
   return r.fill(10000, 'base = 10000 (no rope_theta in the config, as transformers assumes)');

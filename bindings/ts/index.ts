@@ -15,6 +15,7 @@ export type * from './types.js';
 export { simdSupported } from './loader.js';
 export { ALIBI_VARIANTS, ENCODINGS, POSITION_BUGS, ROPE_LAYOUTS, ROPE_SCALINGS, SINUSOIDAL_LAYOUTS, TASKS } from './names.js';
 export { LAYOUT_BY_MODEL_TYPE } from './hf-config.js';
+export { ropeGroups, ropeOriginalContext } from './rope-groups.js';
 
 /** Fetches and compiles the .wasm, streaming when the server sends application/wasm. */
 async function fetchAndCompile(url: URL): Promise<WebAssembly.Module> {

@@ -11,6 +11,7 @@ export type * from './types.js';
 export { simdSupported } from './loader.js';
 export { ALIBI_VARIANTS, ENCODINGS, POSITION_BUGS, ROPE_LAYOUTS, ROPE_SCALINGS, SINUSOIDAL_LAYOUTS, TASKS } from './names.js';
 export { LAYOUT_BY_MODEL_TYPE } from './hf-config.js';
+export { ropeGroups, ropeOriginalContext } from './rope-groups.js';
 
 async function readWasm(url: URL): Promise<Uint8Array> {
   if (url.protocol === 'file:') {

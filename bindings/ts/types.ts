@@ -281,6 +281,18 @@ export interface LayeredRopeFromConfig extends RopeFromConfigCommon {
 /** The RoPE settings of a Hugging Face `config.json` as posenc options (`pe.ropeFromConfig`). */
 export type RopeFromConfig = UniformRopeFromConfig | LayeredRopeFromConfig;
 
+/** One distinct RoPE of a model and the decoder layers that use it (`ropeGroups`). */
+export interface RopeGroup {
+  /** The layers' options, or `null` for the group of layers without RoPE (always last). */
+  rope: RopeLayerOptions | null;
+  /** Indices into `layers`, ascending. */
+  layers: number[];
+  /** `layers` as runs of consecutive indices, `[first, last]` each. */
+  spans: Array<[number, number]>;
+  /** The context the RoPE was trained on before extension (`ropeOriginalContext`); undefined when unknown or `rope` is null. */
+  originalContext: number | undefined;
+}
+
 export interface RopeFrequencies {
   /** `[rotaryDim / 2]` inverse frequencies, computed in double, rounded once. */
   invFreq: Float32Array;

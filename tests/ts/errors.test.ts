@@ -197,6 +197,12 @@ const cases: Case[] = [
 
   ['ropeFromConfig unknown scaling key', (pe) => pe.ropeFromConfig({ model_type: 'llama', num_hidden_layers: 2, head_dim: 64, rope_scaling: { type: 'linear', factor: 2, scale: 3 } }),
     'RangeError', /config.rope_scaling.scale is not a key posenc understands for rope type 'linear'/],
+  ['ropeFromConfig rope_theta below 1', (pe) => pe.ropeFromConfig({ model_type: 'llama', num_hidden_layers: 2, head_dim: 64, rope_theta: -5 }),
+    'RangeError', /^config.rope_theta must be > 1 \(a RoPE base\), got -5$/],
+  ['ropeFromConfig Gemma 3 local base 1', (pe) => pe.ropeFromConfig({ model_type: 'gemma3_text', num_hidden_layers: 6, head_dim: 64, rope_local_base_freq: 1 }),
+    'RangeError', /^config.rope_local_base_freq must be > 1 \(a RoPE base\), got 1$/],
+  ['ropeFromConfig rope_parameters rope_theta 0', (pe) => pe.ropeFromConfig({ model_type: 'llama', num_hidden_layers: 2, head_dim: 64, rope_parameters: { rope_type: 'default', rope_theta: 0 } }),
+    'RangeError', /^config.rope_parameters.rope_theta must be > 1 \(a RoPE base\), got 0$/],
   ['ropeFromConfig unknown model type', (pe) => pe.ropeFromConfig({ model_type: 'my_port', head_dim: 64 }),
     'RangeError', /config.model_type 'my_port' is not in posenc's layout table: pass options.layout/],
 
