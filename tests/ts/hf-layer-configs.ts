@@ -190,6 +190,13 @@ export const LAYER_FIXTURES: LayerFixture[] = [
     ropes: {"a": {"headDim": 128, "rotaryDim": 128, "base": 1e6, "layout": "half", "type": "default"}},
   },
   {
+    name: "Qwen2.5 7B Instruct with its model card's YaRN block",
+    source: "Qwen/Qwen2.5-7B-Instruct (config.json: 28 layers, hidden 3584, 28 heads, rope_theta 1e6, max_position_embeddings 32768), plus the rope_scaling block the model card says to add for inputs past 32,768 tokens ({factor 4.0, original_max_position_embeddings 32768, type yarn})",
+    config: {"model_type": "qwen2", "num_hidden_layers": 28, "hidden_size": 3584, "num_attention_heads": 28, "max_position_embeddings": 32768, "rope_theta": 1000000.0, "rope_scaling": {"factor": 4.0, "original_max_position_embeddings": 32768, "type": "yarn"}},
+    plan: "yyyyyyyyyyyyyyyyyyyyyyyyyyyy",
+    ropes: {"y": {"headDim": 128, "rotaryDim": 128, "base": 1e6, "layout": "half", "type": "yarn"}},
+  },
+  {
     name: "Qwen2.5-VL 7B (M-RoPE in chunks, keys at both levels)",
     source: "Qwen/Qwen2.5-VL-7B-Instruct (architecture); this serialization matches the text_encoder/config.json shipped with Qwen-Image-style pipelines; text from find_string '\"tokens_per_second\": 2,' -> read_file id 1959876389 (Python QWEN2_5_VL_CONFIG_JSON string in a HunyuanImage-2.1 text-encoder loader; repository/path not returned). A second identical 4.53.1 copy: id 59734464781.",
     config: {"model_type": "qwen2_5_vl", "num_hidden_layers": 28, "hidden_size": 3584, "num_attention_heads": 28, "max_position_embeddings": 128000, "rope_scaling": {"mrope_section": [16, 24, 24], "rope_type": "default", "type": "default"}, "rope_theta": 1000000.0, "text_config": {"model_type": "qwen2_5_vl_text", "num_hidden_layers": 28, "hidden_size": 3584, "num_attention_heads": 28, "layer_types": ["full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention", "full_attention"], "max_position_embeddings": 128000, "rope_scaling": {"mrope_section": [16, 24, 24], "rope_type": "default", "type": "default"}, "rope_theta": 1000000.0}},

@@ -11,10 +11,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import type { Posenc, RopeLayerOptions, RopeScalingType } from 'posenc';
+import { ropeGroups, ropeOriginalContext, type Posenc, type RopeLayerOptions, type RopeScalingType } from 'posenc';
+
+import { PUBLISHED_CONFIGS } from '../../web/src/sections/yourmodel-configs.js';
 
 import { flavours } from './flavours.js';
 import { at, leaves } from './config-paths.js';
+import { FIXTURES } from './hf-configs.js';
 import { LAYER_FIXTURES, type LayerFixture } from './hf-layer-configs.js';
 import { hfLayers, hfMropeRows } from './hf-reference.js';
 
@@ -124,6 +127,47 @@ for (const [flavour, ready] of flavours) {
         checkFixture(await ready, f);
       });
     }
+
+    it('ropeGroups: each distinct RoPE once, with its layers and their runs; the layers without RoPE last', async () => {
+      const pe = await ready;
+      for (const f of LAYER_FIXTURES) {
+        const rc = pe.ropeFromConfig(f.config);
+        const gs = ropeGroups(rc);
+        // Expected from the hand-written plan: one group per distinct key, in order of first layer; '.' last.
+        const keys = [...new Set(f.plan.replaceAll('.', ''))];
+        assert.equal(gs.length, keys.length + (f.plan.includes('.') ? 1 : 0), `${f.name}: groups`);
+        for (const [k, g] of gs.entries()) {
+          const key = k < keys.length ? keys[k]! : '.';
+          const want = [...f.plan].flatMap((c, i) => (c === key ? [i] : []));
+          assert.deepEqual(g.layers, want, `${f.name}: group ${k} layers`);
+          assert.deepEqual(g.spans.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, j) => a + j)), want, `${f.name}: group ${k} spans`);
+          assert.ok(g.spans.every(([a, b], j) => a <= b && (j === 0 || a > g.spans[j - 1]![1] + 1)), `${f.name}: spans are maximal runs`);
+          if (key === '.') {
+            assert.equal(g.rope, null);
+            assert.equal(g.originalContext, undefined);
+          } else {
+            for (const i of g.layers) assert.deepEqual(rc.layers[i], g.rope, `${f.name}: layer ${i} in group ${k}`);
+            assert.equal(g.originalContext, ropeOriginalContext(g.rope!, rc.maxPositions));
+          }
+        }
+      }
+      // The original context: the scaling's own, else max_position_embeddings.
+      const layer = (scaling: RopeLayerOptions['scaling']): RopeLayerOptions => ({ headDim: 8, rotaryDim: 8, base: 1e4, layout: 'half', scaling, attentionFactor: 1 });
+      assert.equal(ropeOriginalContext(layer({ type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 32768 }), 131072), 32768);
+      assert.equal(ropeOriginalContext(layer({ type: 'dynamic', factor: 2, maxPositionEmbeddings: 2048 }), 4096), 2048);
+      assert.equal(ropeOriginalContext(layer({ type: 'linear', factor: 8 }), 131072), 131072);
+      assert.equal(ropeOriginalContext(layer({ type: 'default' }), undefined), undefined);
+    });
+
+    it('every config the page offers is one of the published configs checked here, key for key', () => {
+      const published = [...FIXTURES, ...LAYER_FIXTURES];
+      assert.ok(PUBLISHED_CONFIGS.length >= 20, `${PUBLISHED_CONFIGS.length} configs on the page`);
+      assert.equal(new Set(PUBLISHED_CONFIGS.map((c) => c.id)).size, PUBLISHED_CONFIGS.length, 'ids are unique');
+      for (const c of PUBLISHED_CONFIGS) {
+        const same = published.filter((f) => JSON.stringify(f.config) === JSON.stringify(c.config));
+        assert.ok(same.length > 0, `${c.name}: not among the checked configs`);
+      }
+    });
 
     it('model-type rules on configs written here: Cohere2, LFM2, EXAONE 4\'s "LLLG", Gemma 4\'s defaults', async () => {
       const pe = await ready;

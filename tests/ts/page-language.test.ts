@@ -31,7 +31,7 @@ after(async () => {
 
 /**
  * Latin words allowed anywhere in Chinese mode: names (methods, models,
- * papers, tools, web APIs), code that appears in the prose (functions and
+ * papers, tools, web APIs, file formats), code that appears in the prose (functions and
  * variables of the formulas: max, clip, cat, out; the layouts' API names
  * half and interleaved), units (rad, nats), and the English terms Chinese ML
  * engineers write as they are (the articles do: token, attention, head,
@@ -47,6 +47,7 @@ webassembly wasm simd worker posenc safetensors typescript python gpu cuda jax h
 vaswani press raffel arxiv llm llms mlp gelu relu layernorm
 max min clip cat out cumsum gather config api restart-positions half interleaved rad nats nat
 rnn cnn
+gemma qwen phi mini deepseek deepseek-v json onnxruntime-web
 `.trim().split(/\s+/));
 
 /**

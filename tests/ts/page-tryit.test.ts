@@ -61,10 +61,13 @@ const promptState = async (page: Page, id: string): Promise<State> => {
     'bias.shared': { 'b.heads': 16, 'b.variant': 'paper', 'b.perhead': false },
     'bias.perhead': { 'b.heads': 16, 'b.variant': 'paper', 'b.perhead': true },
     'bias.simple': { 'b.heads': 16, 'b.variant': 'simple', 'b.perhead': false },
-    'ext.none': { 'wl.len': 1024, 'e.len': 1024, 'e.scaling': 'none' },
-    'ext.yarn': { 'wl.len': 1024, 'wl.method': 'yarn', 'wl.factor': 16, 'e.len': 1024, 'e.scaling': 'yarn', 'e.factor': 16 },
+    'ext.none': { 'wl.model': 'tiny', 'wl.len': 1024, 'e.len': 1024, 'e.scaling': 'none' },
+    'ext.yarn': { 'wl.model': 'tiny', 'wl.len': 1024, 'wl.method': 'yarn', 'wl.factor': 16, 'e.len': 1024, 'e.scaling': 'yarn', 'e.factor': 16 },
     'bugs.onlyq': { 'z.bug': 'only-q' },
     'bugs.restart': { 'z.bug': 'restart-positions' },
+    'ym.gemma': { 'y.model': 'gemma-3-27b' },
+    'ym.scout': { 'y.model': 'llama-4-scout' },
+    'ym.qwen3vl': { 'y.model': 'qwen3-vl-8b' },
   };
   // Every prompt on the page is covered here (and nothing else).
   const onPage = await page.$$eval('[data-tryit]', (es) => es.filter((e) => e.tagName === 'BUTTON').map((e) => (e as HTMLElement).dataset.tryit!));
@@ -245,6 +248,33 @@ describe('"Try this" prompts (Chromium, strict CSP)', () => {
     assert.ok((await num(page, '#bug-loss-buggy')) > clean);
     assert.equal(await num(page, '#bug-diverge-uncached'), -1, 'without the cache: the correct text');
     assert.ok((await num(page, '#bug-diverge')) >= 0, 'through the cache: parts from it');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('"Your model": Gemma 3\'s two RoPEs, Llama 4 Scout\'s layers without RoPE, Qwen3-VL\'s pairs in turn', async () => {
+    const { page, problems } = await h.open('#lang=en&section=yourmodel&y.model=llama-2-7b');
+    await page.waitForSelector('#yourmodel .body[data-state="ok"]', { timeout: 60000 });
+    const plan = (): Promise<string> => page.$eval('#ym-strip', (e) => (e as HTMLElement).dataset.plan ?? '');
+    const settled = (id: string) => () => page.waitForFunction((want) => document.querySelector<HTMLSelectElement>('#ym-pick')?.value === want, id).then(() => undefined);
+    await press(page, 'ym.gemma', settled('gemma-3-27b'));
+    // Five sliding layers (base 10,000) for each global one (base 1,000,000, linear x8): the global wavelength is 8 * 100^(2i/128) times the local one.
+    const p = await plan();
+    assert.equal(p.length, 62);
+    for (const [i, c] of [...p].entries()) assert.equal(c, i % 6 === 5 ? 'B' : 'A', `layer ${i}`);
+    const [local, global] = JSON.parse(await page.$eval('#ym-wl', (e) => (e as HTMLElement).dataset.value!)) as number[][];
+    for (const i of [0, 20, 63]) {
+      const want = 8 * 100 ** ((2 * i) / 128);
+      assert.ok(Math.abs(global![i]! / local![i]! - want) <= 1e-6 * want, `pair ${i}: ${global![i]! / local![i]!} vs ${want}`);
+    }
+    await press(page, 'ym.scout', settled('llama-4-scout'));
+    assert.equal(await plan(), 'AAA.'.repeat(12));
+    assert.match(await page.textContent('#ym-qs') ?? '', /on 12 of the layers/);
+    assert.deepEqual(await page.$$eval('#ym-plan tbody tr', (trs) => trs.map((tr) => tr.children[1]!.textContent)),
+      [Array.from({ length: 12 }, (_, k) => `${4 * k}-${4 * k + 2}`).join(', '), Array.from({ length: 12 }, (_, k) => 4 * k + 3).join(', ')]);
+    await press(page, 'ym.qwen3vl', settled('qwen3-vl-8b'));
+    // 64 pairs: temporal, height, width in turn for 60 pairs, then 4 temporal (24 / 20 / 20).
+    assert.equal(await page.$eval('#ym-mrope-R1', (e) => (e as HTMLElement).dataset.rows), '012'.repeat(20) + '0000');
     assert.deepEqual(problems, []);
     await page.close();
   });

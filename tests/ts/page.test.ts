@@ -16,7 +16,7 @@ import { init } from 'posenc';
 import { num, reachAndWait, screenshot, startHarness, type Harness } from './page-harness.js';
 
 const SECTIONS = ['order', 'taxonomy', 'pipeline', 'sinusoidal', 'derivation', 'rope', 'bias', 'examples', 'positions',
-  'extrapolation', 'bugs', 'train', 'quiz'];
+  'extrapolation', 'bugs', 'train', 'yourmodel', 'quiz'];
 
 let h: Harness;
 const open: Harness['open'] = (hash, viewport) => h.open(hash, viewport);

@@ -16,6 +16,7 @@ import * as visb from './text/visb.js';
 import * as controls from './text/controls.js';
 import * as loading from './text/loading.js';
 import * as tryit from './text/tryit.js';
+import * as yourmodel from './text/yourmodel.js';
 
 export type Lang = 'en' | 'zh';
 
@@ -90,6 +91,9 @@ const base = {
   'rope.score.shifted': 'q·k at (m+s, n+s)',
   'rope.layout': 'Pair layout',
   'rope.headDim': 'Head dim',
+  'rope.preset': 'Settings of',
+  'rope.preset.custom': 'your own (the controls below)',
+  'rope.preset.note': 'A published model’s settings are exactly what pe.ropeFromConfig reads from its config.json (see “Your model”), its own LongRoPE factors and YaRN attention factor included. Move any control and the settings are your own again.',
   'rope.rotary': 'Rotary fraction',
   'rope.base': 'Base',
   'rope.scaling': 'Scaling',
@@ -262,7 +266,7 @@ const base = {
 
 const en = {
   ...base, ...taxonomy.en, ...derivation.en, ...pipeline.en, ...examples.en, ...positions.en, ...quiz.en,
-  ...visa.en, ...visb.en, ...controls.en, ...loading.en, ...tryit.en,
+  ...visa.en, ...visb.en, ...controls.en, ...loading.en, ...tryit.en, ...yourmodel.en,
 };
 
 export type Key = keyof typeof en;
@@ -337,6 +341,9 @@ const zhBase: Record<keyof typeof base, string> = {
   'rope.score.shifted': '(m+s, n+s) 处的 q·k',
   'rope.layout': '维度配对方式',
   'rope.headDim': 'head_dim',
+  'rope.preset.custom': '自己设定（用下面的控件）',
+  'rope.preset': '参数取自',
+  'rope.preset.note': '已发布模型的参数，就是 pe.ropeFromConfig 从它的 config.json 里读出的结果（见“你的模型”一节），包括它自己的 LongRoPE 缩放因子和 YaRN 的注意力因子。动一下任何控件，参数就又变回你自己设定的了。',
   'rope.rotary': '参与旋转的比例',
   'rope.base': 'base',
   'rope.scaling': 'Scaling 方法',
@@ -509,7 +516,7 @@ const zhBase: Record<keyof typeof base, string> = {
 
 const zh: Record<Key, string> = {
   ...zhBase, ...taxonomy.zh, ...derivation.zh, ...pipeline.zh, ...examples.zh, ...positions.zh, ...quiz.zh,
-  ...visa.zh, ...visb.zh, ...controls.zh, ...loading.zh, ...tryit.zh,
+  ...visa.zh, ...visb.zh, ...controls.zh, ...loading.zh, ...tryit.zh, ...yourmodel.zh,
 };
 
 const tables: Record<Lang, Record<Key, string>> = { en, zh };

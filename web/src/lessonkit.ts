@@ -76,18 +76,26 @@ export interface CodePanels {
   refresh(): void;
 }
 
+/** One tab of `codeTabs`: its id suffix, label, code (rebuilt on every refresh) and a note shown under it. */
+export interface CodeTab {
+  key: string;
+  label: Key;
+  code: () => string;
+  note?: Key;
+}
+
 /**
- * Two code panels in tabs: the posenc call this page runs (TypeScript) and an
- * equivalent PyTorch snippet, labelled as not run here. The code is built by
- * functions, so its numbers and comments follow the controls and the language.
+ * Code panels in tabs (the first shown), each `<pre id="<id>-<key>">`, with a
+ * copy button. The code is built by functions, so its numbers and comments
+ * follow the controls and the language.
  */
-export function codePanels(id: string, ts: () => string, py: () => string): CodePanels {
-  const codes = [el('code'), el('code')] as const;
-  const pres = codes.map((c, i) => el('pre', { class: 'code', id: `${id}-${i === 0 ? 'ts' : 'py'}`, tabindex: '0' }, c));
-  const note = text('examples.py.note', 'p', 'note');
-  const tabs = (['examples.tab.ts', 'examples.tab.py'] as const).map((k, i) => {
-    const b = el('button', { type: 'button', role: 'tab', 'aria-selected': String(i === 0), 'aria-controls': `${id}-${i === 0 ? 'ts' : 'py'}` });
-    b.append(text(k));
+export function codeTabs(id: string, tabs: readonly CodeTab[]): CodePanels {
+  const codes = tabs.map(() => el('code'));
+  const pres = codes.map((c, i) => el('pre', { class: 'code', id: `${id}-${tabs[i]!.key}`, tabindex: '0' }, c));
+  const notes = tabs.map((tab) => (tab.note === undefined ? undefined : text(tab.note, 'p', 'note')));
+  const buttons = tabs.map((tab, i) => {
+    const b = el('button', { type: 'button', role: 'tab', 'aria-selected': String(i === 0), 'aria-controls': `${id}-${tab.key}` });
+    b.append(text(tab.label));
     b.addEventListener('click', () => show(i));
     return b;
   });
@@ -96,9 +104,9 @@ export function codePanels(id: string, ts: () => string, py: () => string): Code
   let current = 0;
   const show = (i: number): void => {
     current = i;
-    tabs.forEach((b, j) => b.setAttribute('aria-selected', String(i === j)));
+    buttons.forEach((b, j) => b.setAttribute('aria-selected', String(i === j)));
     pres.forEach((p, j) => (p.hidden = i !== j));
-    note.hidden = i !== 1;
+    notes.forEach((n, j) => { if (n) n.hidden = i !== j; });
   };
   copy.addEventListener('click', () => {
     const code = codes[current]?.textContent ?? '';
@@ -107,15 +115,23 @@ export function codePanels(id: string, ts: () => string, py: () => string): Code
       setTimeout(() => delete copy.dataset.copied, 1200);
     });
   });
-  const refresh = (): void => {
-    codes[0].textContent = ts();
-    codes[1].textContent = py();
-  };
+  const refresh = (): void => tabs.forEach((tab, i) => { codes[i]!.textContent = tab.code(); });
   refresh();
   show(0);
   onLangChange(refresh);
-  const bar = el('div', { class: 'code-tabs', role: 'tablist' }, ...tabs, copy);
-  return { el: el('div', { class: 'code-panels' }, bar, ...pres, note), refresh };
+  const bar = el('div', { class: 'code-tabs', role: 'tablist' }, ...buttons, copy);
+  return { el: el('div', { class: 'code-panels' }, bar, ...pres, ...notes.filter((n): n is HTMLElement => n !== undefined)), refresh };
+}
+
+/**
+ * Two code panels in tabs: the posenc call this page runs (TypeScript) and an
+ * equivalent PyTorch snippet, labelled as not run here.
+ */
+export function codePanels(id: string, ts: () => string, py: () => string): CodePanels {
+  return codeTabs(id, [
+    { key: 'ts', label: 'examples.tab.ts', code: ts },
+    { key: 'py', label: 'examples.tab.py', code: py, note: 'examples.py.note' },
+  ]);
 }
 
 /** `[a, b, ...]` with `digits` decimals (for short inline vectors). */

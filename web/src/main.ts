@@ -68,6 +68,7 @@ const SECTIONS: Array<[string, () => Promise<Mount>]> = [
   ['extrapolation', () => later().then((m) => m.mountExtrapolation)],
   ['bugs', () => later().then((m) => m.mountBugs)],
   ['train', () => later().then((m) => m.mountTrain)],
+  ['yourmodel', () => later().then((m) => m.mountYourModel)],
   ['quiz', () => later().then((m) => m.mountQuiz)],
 ];
 

@@ -39,12 +39,17 @@ export const PROMPTS: Readonly<Record<string, readonly Prompt[]>> = {
     { id: 'bias.simple', state: { 'b.heads': 16, 'b.variant': 'simple', 'b.perhead': false } },
   ],
   extrapolation: [
-    { id: 'ext.none', state: { 'wl.len': 1024, 'e.len': 1024, 'e.scaling': 'none' } },
-    { id: 'ext.yarn', state: { 'wl.len': 1024, 'wl.method': 'yarn', 'wl.factor': 16, 'e.len': 1024, 'e.scaling': 'yarn', 'e.factor': 16 } },
+    { id: 'ext.none', state: { 'wl.model': 'tiny', 'wl.len': 1024, 'e.len': 1024, 'e.scaling': 'none' } },
+    { id: 'ext.yarn', state: { 'wl.model': 'tiny', 'wl.len': 1024, 'wl.method': 'yarn', 'wl.factor': 16, 'e.len': 1024, 'e.scaling': 'yarn', 'e.factor': 16 } },
   ],
   bugs: [
     { id: 'bugs.onlyq', state: { 'z.bug': 'only-q' } },
     { id: 'bugs.restart', state: { 'z.bug': 'restart-positions' } },
+  ],
+  yourmodel: [
+    { id: 'ym.gemma', state: { 'y.model': 'gemma-3-27b' } },
+    { id: 'ym.scout', state: { 'y.model': 'llama-4-scout' } },
+    { id: 'ym.qwen3vl', state: { 'y.model': 'qwen3-vl-8b' } },
   ],
 };
 

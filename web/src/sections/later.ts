@@ -1,4 +1,4 @@
-// Sections 2 to 13, one chunk of the page: main.ts imports it dynamically
+// Sections 2 to 14, one chunk of the page: main.ts imports it dynamically
 // once section 1 is on screen (or at once, for a deep link), so the first
 // bundle holds only the start-up code, section 1 and the strings.
 export { mountBias } from './bias.js';
@@ -13,3 +13,4 @@ export { mountRope } from './rope.js';
 export { mountSinusoidal } from './sinusoidal.js';
 export { mountTaxonomy } from './taxonomy.js';
 export { mountTrain } from './train.js';
+export { mountYourModel } from './yourmodel.js';

@@ -6,8 +6,9 @@ import { AxedHeatmap } from '../axes.js';
 import { onLangChange, t, type Key } from '../i18n.js';
 import { cssVar, LinePlot } from '../plot.js';
 import { getChoice, getNumber, setParam } from '../state.js';
-import { bindParam, coalesce, el, figure, fmtNum, select, slider, text } from '../ui.js';
+import { applyState, bindParam, coalesce, el, figure, fmtNum, select, slider, text, type ParamValue } from '../ui.js';
 import type { Ctx } from './context.js';
+import { PRESET_IDS, presetLabel, ropePresets, type RopePreset } from './rope-presets.js';
 
 /** The lab's context-extension methods: every scaling but Gemma 4's per-layer `proportional` (a model's layout, not an extension). */
 export type ScalingName = Exclude<(typeof ROPE_SCALINGS)[number], 'proportional'>;
@@ -141,13 +142,13 @@ function listControl(label: Key, param: string, values: readonly number[], value
 }
 
 const BASES = [100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000] as const;
-const FACTORS = [1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64] as const;
+const FACTORS = [1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 40, 48, 64] as const;
 const CONTEXTS = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768] as const;
 
 export function mountRope(ctx: Ctx, root: HTMLElement): void {
   const pe = ctx.pe;
   const st = {
-    headDim: getNumber('r.d', 64, 8, 128),
+    headDim: getNumber('r.d', 64, 8, 256),
     frac: getNumber('r.frac', 1, 0.25, 1),
     base: getNumber('r.base', 10000, 100, 1e6),
     layout: getChoice<RopeLayout>('r.layout', 'interleaved', ['half', 'interleaved'] as const),
@@ -163,7 +164,28 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     highFreqFactor: getNumber('r.hf', 4, 1, 32),
   };
   const rotaryDim = (): number => Math.max(2, 2 * Math.round((st.headDim * st.frac) / 2));
-  const scaling = (): RopeScaling => makeScaling(st.scaling, st.factor, st.orig, rotaryDim(), st);
+  // A published model's settings (rope-presets.ts): its own scaling object
+  // (LongRoPE's searched factors, DeepSeek's mscale) while every control
+  // still shows that model's value.
+  const presets = ropePresets(pe);
+  let preset: RopePreset | undefined = presets.find((p) => p.id === getChoice('r.preset', 'custom', ['custom', ...PRESET_IDS]));
+  const presetState = (p: RopePreset): Record<string, ParamValue> => {
+    const l = p.layer, sc = l.scaling;
+    const out: Record<string, ParamValue> = { 'r.d': l.headDim, 'r.frac': l.rotaryDim / l.headDim, 'r.base': l.base, 'r.layout': l.layout, 'r.scaling': sc.type };
+    if ('factor' in sc && sc.factor !== undefined) out['r.factor'] = sc.factor;
+    if ('originalMaxPositionEmbeddings' in sc) out['r.orig'] = sc.originalMaxPositionEmbeddings;
+    if (sc.type === 'dynamic') out['r.orig'] = sc.maxPositionEmbeddings;
+    if (sc.type === 'yarn') Object.assign(out, { 'r.bf': sc.betaFast ?? 32, 'r.bs': sc.betaSlow ?? 1 });
+    if (sc.type === 'llama3') Object.assign(out, { 'r.lf': sc.lowFreqFactor, 'r.hf': sc.highFreqFactor });
+    return out;
+  };
+  const KEYS: Record<string, keyof typeof st> = {
+    'r.d': 'headDim', 'r.frac': 'frac', 'r.base': 'base', 'r.layout': 'layout', 'r.scaling': 'scaling', 'r.factor': 'factor', 'r.orig': 'orig',
+    'r.bf': 'betaFast', 'r.bs': 'betaSlow', 'r.lf': 'lowFreqFactor', 'r.hf': 'highFreqFactor',
+  };
+  /** Whether every control shows `p`'s value. */
+  const shows = (p: RopePreset): boolean => Object.entries(presetState(p)).every(([k, v]) => st[KEYS[k]!] === v);
+  const scaling = (): RopeScaling => (preset !== undefined && shows(preset) ? preset.layer.scaling : makeScaling(st.scaling, st.factor, st.orig, rotaryDim(), st));
 
   const scoreOut = el('output', { id: 'rope-score', class: 'big' });
   const shiftedOut = el('output', { id: 'rope-score-shifted', class: 'big' });
@@ -324,6 +346,12 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
 
   const update = coalesce(() => {
     const t0 = performance.now();
+    if (preset !== undefined && !shows(preset)) {
+      preset = undefined;
+      presetSel.input.value = 'custom';
+      setParam('r.preset', 'custom');
+    }
+    root.dataset.preset = preset?.id ?? 'custom';
     const d = st.headDim, r = rotaryDim();
     const q = seeded(d, 7), k = seeded(d, 11);
     // One sequence holds both pairs: L = its longest position + 1.
@@ -379,6 +407,9 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     const idx = Array.from({ length: r / 2 }, (_, i) => i);
     wave.setData([idx, idx.map((i) => (2 * Math.PI) / def.invFreq[i]!), idx.map((i) => (2 * Math.PI) / sc.invFreq[i]!)]);
     ramp.setData([idx, idx.map((i) => sc.invFreq[i]! / def.invFreq[i]!)]);
+    // The ratios as computed (tests compare them with a model's own factors).
+    ramp.el.dataset.value = idx.map((i) => sc.invFreq[i]! / def.invFreq[i]!).join(',');
+    ramp.el.id = 'rope-ramp';
     titleRamp();
 
     // Long-term decay: all-ones q and k, q at distance D, k at 0.
@@ -410,6 +441,16 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     llamaParams.hidden = st.scaling !== 'llama3';
   };
   showParams();
+  const presetSel = select<string>({
+    label: 'rope.preset', param: 'r.preset', value: preset?.id ?? 'custom',
+    options: [['custom', () => t('rope.preset.custom')] as const, ...presets.map((p) => [p.id, () => presetLabel(p)] as const)],
+    onChange: (v) => {
+      preset = presets.find((p) => p.id === v);
+      if (preset !== undefined) applyState(presetState(preset));
+      update();
+    },
+  });
+  presetSel.input.id = 'rope-preset';
   rampFigure.querySelector('div')!.replaceWith(ramp.el, text('rope.ramp.look', 'p', 'note look'));
   titleRamp();
   root.append(
@@ -423,7 +464,8 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     lengthNote,
     figure('rope.pairs', pairsBox, text('rope.pairs.look', 'p', 'note look')),
     el('div', { class: 'controls' },
-      sl('rope.headDim', 'r.d', 'headDim', 8, 128, 8).el,
+      presetSel.el,
+      sl('rope.headDim', 'r.d', 'headDim', 8, 256, 8).el,
       sl('rope.rotary', 'r.frac', 'frac', 0.25, 1, 0.25).el,
       listControl('rope.base', 'r.base', BASES, st.base, (v) => { st.base = v; update(); }).el,
       select<RopeLayout>({ label: 'rope.layout', param: 'r.layout', value: st.layout, options: [['interleaved', () => t('rope.layout.interleaved')], ['half', () => t('rope.layout.half')]], onChange: (v) => { st.layout = v; update(); } }).el,
@@ -431,6 +473,7 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
       factorSl.el,
       origSl.el,
       yarnParams, llamaParams),
+    text('rope.preset.note', 'p', 'note'),
     el('div', { class: 'figs' },
       figure('rope.shiftDiff', shiftPlot.el, shiftLook),
       figure('rope.angles', angles.el, text('rope.angles.look', 'p', 'note look'))),
@@ -439,5 +482,7 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
       figure('rope.wavelength', wave.el, text('rope.wavelength.look', 'p', 'note look'))),
     el('div', { class: 'figs' }, rampFigure),
   );
+  // A link naming a preset shows its settings, whatever else it says.
+  if (preset !== undefined && !shows(preset)) applyState(presetState(preset));
   update();
 }

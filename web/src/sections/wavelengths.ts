@@ -10,22 +10,27 @@ import { ROPE_SCALINGS, type RopeScalingType } from 'posenc';
 
 import { errorText, onLangChange, t, type Key } from '../i18n.js';
 import { LinePlot, type LineSeries } from '../plot.js';
-import { getChoice, getNumber } from '../state.js';
-import { coalesce, el, figure, fmtNum, select, slider, text, whenNear } from '../ui.js';
+import { getChoice, getNumber, getParam } from '../state.js';
+import { applyState, coalesce, el, figure, fmtNum, select, slider, text, whenNear } from '../ui.js';
 import type { Ctx } from './context.js';
+import { PRESET_IDS, presetLabel, ropePresets, type RopePreset } from './rope-presets.js';
 import { makeScaling } from './rope.js';
 
 type Method = Exclude<RopeScalingType, 'default' | 'proportional'>;
 const METHODS = ROPE_SCALINGS.filter((s): s is Method => s !== 'default' && s !== 'proportional');
 const TWO_PI = 2 * Math.PI;
 
-/** The RoPE settings of a model: head dim, rotary dim, base, training length. */
+/** The RoPE settings of a model: head dim, rotary dim, base, training length (and the published model's layer, for a preset). */
 interface RopeModel {
   headDim: number;
   rotaryDim: number;
   base: number;
   trainLen: number;
+  preset?: RopePreset;
 }
+
+const TINY = 'tiny';
+const LEN_MAX = 2 ** 20;
 
 /**
  * The angle range a pair covers over `len` tokens, len·θ, capped at one full
@@ -45,19 +50,26 @@ function outOfRange(base: Float32Array, inv: Float32Array, trainLen: number, len
  * Lays the panel out at once (its final height, so nothing below it moves)
  * and fills it when the shipped model's settings arrive.
  */
-function build(ctx: Ctx, box: HTMLElement, model: Promise<RopeModel>, status: HTMLElement): void {
+function build(ctx: Ctx, box: HTMLElement, tiny: () => Promise<RopeModel>, status: HTMLElement): () => void {
+  const presets = ropePresets(ctx.pe);
   const st = {
-    len: getNumber('wl.len', 256, 64, 8192),
+    model: getChoice<string>('wl.model', TINY, [TINY, ...PRESET_IDS]),
+    len: getNumber('wl.len', 256, 64, LEN_MAX),
     method: getChoice<Method>('wl.method', 'yarn', METHODS),
-    factor: getNumber('wl.factor', 4, 1, 32),
+    factor: getNumber('wl.factor', 4, 1, 64),
   };
   let m: RopeModel | undefined;
   let half = 0;
   let pairs: number[] = [];
   let def: Float32Array = new Float32Array(0);
+  /** The published model's own scaling, when the method and factor chosen are its own. */
+  const own = (rm: RopeModel): RopePreset | undefined => {
+    const sc = rm.preset?.layer.scaling;
+    return sc !== undefined && sc.type === st.method && 'factor' in sc && sc.factor === st.factor ? rm.preset : undefined;
+  };
   const freqs = (rm: RopeModel, scaled: boolean): { invFreq: Float32Array; attentionFactor: number } => ctx.pe.ropeFrequencies({
     headDim: rm.headDim, rotaryDim: rm.rotaryDim, base: rm.base, seqLen: st.len,
-    ...(scaled ? { scaling: makeScaling(st.method, st.factor, rm.trainLen, rm.rotaryDim) } : {}),
+    ...(scaled ? { scaling: own(rm)?.layer.scaling ?? makeScaling(st.method, st.factor, rm.trainLen, rm.rotaryDim) } : {}),
   });
 
   // Wavelengths (these do not move with the controls).
@@ -106,7 +118,11 @@ function build(ctx: Ctx, box: HTMLElement, model: Promise<RopeModel>, status: HT
     outScaled.textContent = `${b} / ${half}`;
     outScaled.dataset.value = String(b);
     outScaled.classList.toggle('zero', b === 0);
-    methodText.textContent = t(`wl.m.${st.method}` as Key);
+    // The tiny model's YaRN text counts its 8 pairs; a published model's LongRoPE uses its own factors.
+    const variant = (st.method === 'yarn' && rm.preset !== undefined) || (st.method === 'longrope' && own(rm) !== undefined) ? '.model' : '';
+    methodText.textContent = t(`wl.m.${st.method}${variant}` as Key);
+    methodText.dataset.key = `wl.m.${st.method}${variant}`;
+    ratio.el.dataset.own = String(own(rm) !== undefined);
     extra.textContent = `${t('wl.step')} ${fmtNum(def[0]!, 3)} → ${fmtNum(inv[0]!, 3)} rad · ${t('wl.attnFactor')} ${fmtNum(sc.attentionFactor, 4)}`;
     extra.dataset.attention = String(sc.attentionFactor);
     box.dataset.len = String(st.len);
@@ -116,9 +132,15 @@ function build(ctx: Ctx, box: HTMLElement, model: Promise<RopeModel>, status: HT
 
   box.append(
     el('div', { class: 'controls' },
-      slider({ label: 'wl.len', param: 'wl.len', min: 64, max: 8192, step: 1, log: true, value: st.len, onInput: (v) => { st.len = v; update(); } }).el,
+      select<string>({
+        label: 'wl.model.label', param: 'wl.model', value: st.model,
+        options: [[TINY, () => t('wl.model.tiny')] as const,
+          ...presets.map((p) => [p.id, () => t('wl.model.option').replace('{name}', presetLabel(p)).replace('{M}', String(p.context))] as const)],
+        onChange: (v) => { st.model = v; choose(); },
+      }).el,
+      slider({ label: 'wl.len', param: 'wl.len', min: 64, max: LEN_MAX, step: 1, log: true, value: st.len, onInput: (v) => { st.len = v; update(); } }).el,
       select<Method>({ label: 'wl.method.label', param: 'wl.method', value: st.method, options: METHODS.map((x) => [x, () => t(`scaling.${x}`)] as const), onChange: (v) => { st.method = v; update(); } }).el,
-      slider({ label: 'wl.factor', param: 'wl.factor', min: 1, max: 32, step: 0.5, log: true, value: st.factor, onInput: (v) => { st.factor = v; update(); } }).el),
+      slider({ label: 'wl.factor', param: 'wl.factor', min: 1, max: 64, step: 0.5, log: true, value: st.factor, onInput: (v) => { st.factor = v; update(); } }).el),
     el('div', { class: 'figs' },
       el('div', {},
         figure('wl.lambda.fig', wave.el),
@@ -131,7 +153,8 @@ function build(ctx: Ctx, box: HTMLElement, model: Promise<RopeModel>, status: HT
     methodText,
     el('div', { class: 'figs' }, el('div', {}, figure('wl.ratio.fig', ratio.el), text('wl.ratio.look', 'p', 'note'), extra)),
   );
-  model.then((rm) => {
+  /** Shows `rm`: its wavelengths (fixed), then the controls' view. */
+  const show = (rm: RopeModel): void => {
     m = rm;
     half = rm.rotaryDim / 2;
     pairs = Array.from({ length: half }, (_, i) => i);
@@ -142,9 +165,35 @@ function build(ctx: Ctx, box: HTMLElement, model: Promise<RopeModel>, status: HT
     wave.setData([pairs, lambdas]);
     count.textContent = `${long} / ${half}`;
     count.dataset.value = String(long);
+    box.dataset.model = rm.preset?.id ?? TINY;
     update();
     box.dataset.ready = '1';
-  }).catch((e: unknown) => { status.textContent = errorText(e); });
+  };
+  /**
+   * The chosen model: the tiny one (from the Worker), or a published one,
+   * with its own method, factor and length set on the controls (a link that
+   * names them keeps its own).
+   */
+  let first = true;
+  const choose = (): void => {
+    const p = presets.find((x) => x.id === st.model);
+    const linked = first;
+    first = false;
+    if (p === undefined) {
+      tiny().then((rm) => { if (st.model === TINY) show(rm); }, (e: unknown) => { status.textContent = errorText(e); });
+      return;
+    }
+    const sc = p.layer.scaling;
+    const view: Record<string, string | number> = {
+      ...(METHODS.some((x) => x === sc.type) ? { 'wl.method': sc.type } : {}),
+      ...('factor' in sc && sc.factor !== undefined ? { 'wl.factor': sc.factor } : {}),
+      'wl.len': Math.min(p.length, LEN_MAX),
+    };
+    // A link keeps the settings it names.
+    applyState(Object.fromEntries(Object.entries(view).filter(([k]) => !linked || getParam(k) === undefined)));
+    show({ headDim: p.layer.headDim, rotaryDim: p.layer.rotaryDim, base: p.layer.base, trainLen: p.context, preset: p });
+  };
+  return choose;
 }
 
 /** Mounts the wavelength panel into `root`; reads the model's settings only when the reader comes near. */
@@ -154,12 +203,11 @@ export function mountWavelengths(ctx: Ctx, root: HTMLElement): void {
     el('h3', {}, text('wl.title')), el('div', { class: 'explain', 'data-i18n-rich': 'wl.text' }), status);
   root.append(box);
   // The layout now (while the section mounts hidden), the model's settings
-  // only when the reader comes near.
-  const model = new Promise<RopeModel>((resolve, reject) => whenNear(box, () => {
-    ctx.worker.call('describe', { model: 'language-rope' }).then(({ config: c }) => {
-      const headDim = c.dModel / c.heads;
-      resolve({ headDim, rotaryDim: c.rotaryDim || headDim, base: c.ropeBase, trainLen: c.trainLen });
-    }, reject);
+  // only when the reader comes near (the tiny model's from the Worker, once).
+  let model: Promise<RopeModel> | undefined;
+  const tiny = (): Promise<RopeModel> => (model ??= ctx.worker.call('describe', { model: 'language-rope' }).then(({ config: c }) => {
+    const headDim = c.dModel / c.heads;
+    return { headDim, rotaryDim: c.rotaryDim || headDim, base: c.ropeBase, trainLen: c.trainLen };
   }));
-  build(ctx, box, model, status);
+  whenNear(box, build(ctx, box, tiny, status));
 }
