@@ -23,8 +23,10 @@ const USAGE = `usage: posenc inspect <config.json> [--layout half|interleaved] [
 
   Prints the RoPE of every decoder layer of a Hugging Face config.json as posenc reads it.
   --layout       the pair layout, for a model_type posenc's table does not know
-  --cos-sin L    with --layer and --out: write layer i's cos / sin for positions 0 .. L-1
-                 as a float32 .npy of shape (2, L, rotaryDim) ([0] cos, [1] sin)`;
+  --cos-sin L    with --layer and --out: write layer i's cos / sin for positions 0 .. L-1 of one
+                 L-token sequence (dynamic NTK / LongRoPE computed for length L, as one prefill),
+                 as a float32 .npy of shape (2, L, rotaryDim) ([0] cos, [1] sin), Hugging Face's
+                 full width for the layer's layout, attention factor included`;
 
 class UsageError extends Error {}
 
@@ -148,6 +150,10 @@ function report(pe: Posenc, rc: RopeFromConfig): string {
     lines.push(`query scaling (${q.source}): q *= 1 + ${num(q.beta)} * ln(1 + floor((p + ${q.shift}) / ${q.length})) on layers ${ranges(layerSpans(q.layers))}` +
       ' (pe.queryScale gives the multipliers)');
   }
+  if (rc.softmaxScale !== undefined) {
+    lines.push('');
+    lines.push(`softmax scale: ${rc.modelType} multiplies 1/sqrt(q.k width) by ${num(rc.softmaxScale)} (YaRN's mscale_all_dim, outside cos and sin)`);
+  }
   if (rc.defaulted.length > 0) {
     lines.push('');
     lines.push('not in the config, filled as transformers does:');
@@ -180,11 +186,18 @@ async function main(argv: string[]): Promise<number> {
     console.error(USAGE);
     return e.message === '' ? 0 : 2;
   }
+  let text: string;
+  try {
+    text = readFileSync(args.file, 'utf8');
+  } catch (e) {
+    console.error(`posenc: cannot read ${args.file}: ${(e as Error).message}`);
+    return 2;
+  }
   let config: unknown;
   try {
-    config = JSON.parse(readFileSync(args.file, 'utf8'));
+    config = JSON.parse(text);
   } catch (e) {
-    console.error(`posenc: cannot read ${args.file} as JSON: ${(e as Error).message}`);
+    console.error(`posenc: ${args.file} is not valid JSON: ${(e as Error).message}`);
     return 2;
   }
   const pe = await init();
@@ -202,7 +215,8 @@ async function main(argv: string[]): Promise<number> {
       both.set(cos, 0);
       both.set(sin, cos.length);
       writeFileSync(out, npy(both, [2, length, width]));
-      console.log(`\nwrote ${out}: layer ${layer}'s cos and sin, float32 (2, ${length}, ${width})`);
+      console.log(`\nwrote ${out}: layer ${layer}'s cos and sin, float32 (2, ${length}, ${width}), positions 0 .. ${length - 1} of one ` +
+        `${length}-token sequence (a length-dependent scaling computed for that length), full width (${l.layout} layout), attention factor included`);
     }
     return 0;
   } catch (e) {

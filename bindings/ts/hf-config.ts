@@ -181,8 +181,9 @@ function ropeScaling(r: Reader, model: Model, part: RopePart): RopeScaling {
   const type = TYPE_NAMES[name]!;
   // HunYuan's configs carry YaRN-like keys beside alpha, which its rotary module does not read.
   const hunyuan = type === 'dynamic' && sc.alpha !== undefined && sc.alpha !== null ? ['beta_fast', 'beta_slow', 'mscale', 'mscale_all_dim'] : [];
+  const mscales = type === 'longrope' && model.type !== undefined && MODEL_DEFAULTS[model.type]?.longropeMscales === true ? ['short_mscale', 'long_mscale'] : [];
   for (const k of Object.keys(sc)) {
-    if (!COMMON_KEYS.includes(k) && !KEYS[type].includes(k) && !hunyuan.includes(k)) {
+    if (!COMMON_KEYS.includes(k) && !KEYS[type].includes(k) && !hunyuan.includes(k) && !mscales.includes(k)) {
       throw new RangeError(`config.${key}.${k} is not a key posenc understands for rope type '${name}'`);
     }
   }
@@ -225,10 +226,11 @@ function ropeScaling(r: Reader, model: Model, part: RopePart): RopeScaling {
         for (const k of ['factor', ...hunyuan]) num(k);
         return { type: 'ntk', factor: alpha };
       }
-      // transformers: the trained length is max_position_embeddings unless the scaling names its own.
+      // transformers (_compute_dynamic_ntk_parameters and the rotary module's update) take the trained length
+      // from max_position_embeddings; an original_max_position_embeddings in the scaling is not read.
       return {
         type, factor: need(num('factor'), `${key}.factor`),
-        maxPositionEmbeddings: need(original() ?? model.maxPositions, 'max_position_embeddings'),
+        maxPositionEmbeddings: need(model.maxPositions, 'max_position_embeddings'),
       };
     }
     case 'yarn': {
@@ -265,6 +267,18 @@ function ropeScaling(r: Reader, model: Model, part: RopePart): RopeScaling {
       };
       const attentionFactor = num('attention_factor');
       if (attentionFactor !== undefined) l.attentionFactor = attentionFactor;
+      if (mscales.length > 0) {
+        // PhiMoE's rotary module multiplies cos and sin by short_mscale up to the original length and by
+        // long_mscale past it, instead of the attention factor: one value when the two agree.
+        const short = num('short_mscale'), long = num('long_mscale');
+        if (short !== undefined || long !== undefined) {
+          if (short !== long) {
+            throw new RangeError(`config.${key}: short_mscale (${String(short)}) and long_mscale (${String(long)}) differ; ` +
+              'posenc gives a LongRoPE one attention factor at every length');
+          }
+          l.attentionFactor = short!;
+        }
+      }
       return l;
     }
     case 'llama3':
@@ -356,9 +370,32 @@ function modelOf(r: Reader, c: Json, options: RopeFromConfigOptions): Model {
           "pass options.layout ('half' for Hugging Face's rotate_half, 'interleaved' for adjacent pairs)");
     }
     layout = known;
+    if (type !== undefined && MODEL_DEFAULTS[type]?.ropeInterleaveKey === true) {
+      // DeepSeek-V3's attention rotates with apply_rotary_pos_emb_interleave unless rope_interleave is false.
+      const flag = r.get('rope_interleave');
+      if (flag !== undefined && flag !== null && typeof flag !== 'boolean') {
+        throw new TypeError(`config.${r.path('rope_interleave')} must be a boolean, got ${JSON.stringify(flag)}`);
+      }
+      if (flag === false) layout = 'half';
+      if (flag === undefined || flag === null) r.fill(undefined, `rope_interleave = true (${type}'s default: interleaved pairs)`);
+    }
   }
-  const maxPositions = r.first(['max_position_embeddings', 'n_positions', 'seq_length'], (k) => r.integer(k));
+  const byClass = type === undefined ? undefined : MODEL_DEFAULTS[type]?.maxPositions;
+  const maxPositions = r.first(['max_position_embeddings', 'n_positions', 'seq_length'], (k) => r.integer(k)) ??
+    (byClass === undefined ? undefined : r.fill(byClass, `max_position_embeddings = ${byClass} (${type}'s default)`));
   return { type, layout, maxPositions };
+}
+
+/**
+ * DeepSeek-V2/V3: with a scaling whose `mscale_all_dim` is set, the attention multiplies its softmax scale by
+ * mscale² (mscale = 0.1 * mscale_all_dim * ln(factor) + 1, or 1 for factor <= 1), outside cos and sin.
+ */
+function softmaxScale(model: Model, roped: readonly RopeLayerOptions[]): number | undefined {
+  if (model.type === undefined || MODEL_DEFAULTS[model.type]?.softmaxMscale !== true || roped.length === 0) return undefined;
+  const s = roped[0]!.scaling;
+  if (s.type !== 'yarn' || !s.mscaleAllDim) return undefined;
+  const m = s.factor <= 1 ? 1 : 0.1 * s.mscaleAllDim * Math.log(s.factor) + 1;
+  return m * m;
 }
 
 /** Same RoPE options (the attention factor follows from them). */
@@ -394,6 +431,10 @@ export function ropeFromConfigApi(pe: Pick<Posenc, 'ropeFrequencies'>): Pick<Pos
           if (scaling.type === 'ntk' && rotary !== head) {
             throw new RangeError(`config: HunYuan's alpha raises the base over the whole head (${head}), but only ${rotary} dims rotate`);
           }
+          if (rotary % 2 !== 0) {
+            throw new RangeError(`config: layer ${i} would rotate ${rotary} dims (of a ${head}-wide head, from head_dim, or hidden_size / ` +
+              'num_attention_heads, and the rotary share): RoPE turns pairs of dims, so the width must be even');
+          }
           const split = mrope(r, model, part);
           const { attentionFactor } = pe.ropeFrequencies({ headDim: head, rotaryDim: rotary, base, scaling, ...(split ? { mrope: split } : {}) });
           got = { headDim: head, rotaryDim: rotary, base, layout: model.layout, scaling, attentionFactor, ...(split ? { mrope: split } : {}) };
@@ -401,11 +442,12 @@ export function ropeFromConfigApi(pe: Pick<Posenc, 'ropeFrequencies'>): Pick<Pos
         }
         return { ...got, scaling: { ...got.scaling }, ...(got.mrope ? { mrope: { ...got.mrope, section: [...got.mrope.section] } } : {}) };
       });
+      const roped = layers.filter((l): l is RopeLayerOptions => l !== null);
       const common = {
         layers, layerTypes: plan.types, queryScaling: queryScaling(r, model, parts, plan.types, plan.rope),
-        maxPositions: model.maxPositions, modelType: model.type, keysRead: [...new Set(r.keysRead)], defaulted: r.defaulted,
+        softmaxScale: softmaxScale(model, roped), maxPositions: model.maxPositions, modelType: model.type,
+        keysRead: [...new Set(r.keysRead)], defaulted: [...new Set(r.defaulted)],
       };
-      const roped = layers.filter((l): l is RopeLayerOptions => l !== null);
       if (roped.length > 0 && roped.every((l) => sameRope(l, roped[0]!))) {
         const first = roped[0]!;
         return {

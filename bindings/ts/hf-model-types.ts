@@ -84,13 +84,21 @@ export interface ModelDefaults {
   scalingIsLlama3?: boolean;
   /** Llama 4's attention temperature tuning on layers without RoPE (see `QueryScaling`). */
   temperatureTuning?: boolean;
+  /** `max_position_embeddings` when the config has none. */
+  maxPositions?: number;
+  /** DeepSeek-V3: `rope_interleave` (default true) picks the interleaved or the half rotation. */
+  ropeInterleaveKey?: boolean;
+  /** DeepSeek-V2/V3: a YaRN `mscale_all_dim` also multiplies the softmax scale by mscale² (see `softmaxScale`). */
+  softmaxMscale?: boolean;
+  /** PhiMoE: `short_mscale` / `long_mscale` replace LongRoPE's attention factor. */
+  longropeMscales?: boolean;
 }
 
 /** `(i + 1) % n` nonzero: sliding (transformers' `bool((i + 1) % pattern)`). */
 const everyNth = (n: number) => (i: number): string => ((i + 1) % n !== 0 ? 'sliding_attention' : 'full_attention');
 
 export const MODEL_DEFAULTS: Readonly<Record<string, ModelDefaults>> = Object.freeze({
-  gemma3_text: { ropeTheta: 1_000_000, slidingRope: 'local-base', localBase: 10_000, layerType: everyNth(6), headDim: 256 },
+  gemma3_text: { ropeTheta: 1_000_000, slidingRope: 'local-base', localBase: 10_000, layerType: everyNth(6), headDim: 256, maxPositions: 131_072 },
   gemma3n_text: {
     ropeTheta: 1_000_000, slidingRope: 'local-base', localBase: 10_000,
     layerType: (i) => ((i + 1) % 5 === 0 ? 'full_attention' : 'sliding_attention'),
@@ -113,6 +121,9 @@ export const MODEL_DEFAULTS: Readonly<Record<string, ModelDefaults>> = Object.fr
   glm: { partialRotaryFactor: 0.5 },
   glm4: { partialRotaryFactor: 0.5 },
   glm4_moe: { partialRotaryFactor: 0.5 },
+  deepseek_v2: { softmaxMscale: true },
+  deepseek_v3: { ropeInterleaveKey: true, softmaxMscale: true },
+  phimoe: { longropeMscales: true },
 });
 
 /** Layer types whose layers attend (and so may rotate); the others (linear attention, convolutions, SSMs) never do. */

@@ -251,7 +251,14 @@ export interface RopeFromConfigCommon {
   layerTypes: string[];
   /** Query scaling outside cos and sin, when the model has one (never dropped: apply it, see `QueryScaling`). */
   queryScaling: QueryScaling | undefined;
-  /** `max_position_embeddings` (`n_positions`, `seq_length`), if the config has it. */
+  /**
+   * A constant the model multiplies its softmax scale (1/sqrt of the q.k width) by, outside cos and sin:
+   * DeepSeek-V2/V3 with YaRN's `mscale_all_dim` (mscale², about 1.87 for DeepSeek-V3). Pass
+   * `scale: softmaxScale / Math.sqrt(qkHeadDim)` to `attention` (DeepSeek's q.k width is
+   * `qk_nope_head_dim + qk_rope_head_dim`, not the rotated width).
+   */
+  softmaxScale: number | undefined;
+  /** `max_position_embeddings` (`n_positions`, `seq_length`; the config class's default if absent). */
   maxPositions: number | undefined;
   /** The `model_type` whose rules were applied (the text model's, when the config nests a `text_config`). */
   modelType: string | undefined;

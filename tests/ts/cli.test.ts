@@ -110,7 +110,12 @@ describe('posenc inspect', () => {
   it('bad input: a message and the exit status, never a stack trace', () => {
     const missing = cli('inspect', join(work, 'nope.json'));
     assert.equal(missing.status, 2);
-    assert.match(missing.stderr, /posenc: cannot read .*nope.json as JSON/);
+    assert.match(missing.stderr, /posenc: cannot read .*nope.json: ENOENT/);
+    const notJson = join(work, 'not.json');
+    writeFileSync(notJson, '{"model_type": "llama",');
+    const broken = cli('inspect', notJson);
+    assert.equal(broken.status, 2);
+    assert.match(broken.stderr, /posenc: .*not.json is not valid JSON: /);
     const bad = join(work, 'bad.json');
     writeFileSync(bad, JSON.stringify({ model_type: 'llama', num_hidden_layers: 2, head_dim: 64, rope_scaling: { rope_type: 'linear', factor: 2, scale: 3 } }));
     const refused = cli('inspect', bad);

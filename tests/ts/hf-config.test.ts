@@ -82,6 +82,45 @@ for (const [flavour, ready] of flavours) {
       assert.match(got.defaulted.join('\n'), /base = 10000/);
     });
 
+    it('model-type rules a porter found missing: DeepSeek-V3 rope_interleave, dynamic NTK\'s length, PhiMoE\'s mscales, DeepSeek\'s softmax scale', async () => {
+      const pe = await ready;
+      const ds = { model_type: 'deepseek_v3', num_hidden_layers: 2, qk_rope_head_dim: 64, max_position_embeddings: 163840, rope_theta: 10000,
+        rope_scaling: { type: 'yarn', factor: 40, original_max_position_embeddings: 4096, beta_fast: 32, beta_slow: 1, mscale: 1, mscale_all_dim: 1 } };
+      // modeling_deepseek_v3: apply_rotary_pos_emb_interleave when config.rope_interleave (default true), rotate_half otherwise.
+      const interleaved = pe.ropeFromConfig(ds);
+      assert.equal(interleaved.uniform && interleaved.layout, 'interleaved');
+      assert.ok(interleaved.defaulted.some((d) => d.startsWith('rope_interleave = true')));
+      const half = pe.ropeFromConfig({ ...ds, rope_interleave: false });
+      assert.equal(half.uniform && half.layout, 'half');
+      assert.ok(half.keysRead.includes('rope_interleave'));
+      assert.throws(() => pe.ropeFromConfig({ ...ds, rope_interleave: 'no' }), /config.rope_interleave must be a boolean, got "no"/);
+      // DeepseekV3Attention: scaling *= yarn_get_mscale(factor, mscale_all_dim)^2.
+      const m = 0.1 * 1 * Math.log(40) + 1;
+      assert.ok(Math.abs(interleaved.softmaxScale! - m * m) < 1e-15, `softmaxScale ${interleaved.softmaxScale}`);
+      assert.equal(pe.ropeFromConfig({ model_type: 'llama', num_hidden_layers: 1, head_dim: 64, rope_scaling: { type: 'yarn', factor: 4, original_max_position_embeddings: 4096 } }).softmaxScale, undefined);
+      // _compute_dynamic_ntk_parameters: config.max_position_embeddings, whatever the scaling's own original length says.
+      const dyn = pe.ropeFromConfig({ model_type: 'llama', num_hidden_layers: 1, head_dim: 64, max_position_embeddings: 4096,
+        rope_scaling: { rope_type: 'dynamic', factor: 2, original_max_position_embeddings: 2048 } });
+      assert.deepEqual(dyn.uniform && dyn.scaling, { type: 'dynamic', factor: 2, maxPositionEmbeddings: 4096 });
+      // PhimoeRotaryEmbedding: cos and sin times short_mscale / long_mscale instead of the attention factor.
+      const phimoe = { model_type: 'phimoe', num_hidden_layers: 1, hidden_size: 4096, num_attention_heads: 32, max_position_embeddings: 131072,
+        rope_scaling: { type: 'longrope', original_max_position_embeddings: 4096, short_factor: Array(64).fill(1), long_factor: Array(64).fill(2),
+          short_mscale: 1.243163121016122, long_mscale: 1.243163121016122 } };
+      const moe = pe.ropeFromConfig(phimoe);
+      assert.equal(moe.uniform && moe.attentionFactor, 1.243163121016122);
+      assert.throws(() => pe.ropeFromConfig({ ...phimoe, rope_scaling: { ...phimoe.rope_scaling, short_mscale: 1.1 } }),
+        /config.rope_scaling: short_mscale \(1.1\) and long_mscale \(1.243163121016122\) differ/);
+      assert.throws(() => pe.ropeFromConfig({ ...phimoe, model_type: 'phi3' }), /config.rope_scaling.short_mscale is not a key posenc understands/);
+      // An odd rotated width names where it came from.
+      assert.throws(() => pe.ropeFromConfig({ model_type: 'llama', num_hidden_layers: 1, hidden_size: 4000, num_attention_heads: 32 }),
+        /config: layer 0 would rotate 125 dims .*hidden_size \/ num_attention_heads/);
+      // Gemma 3's class default for max_position_embeddings, each default listed once.
+      const gemma = pe.ropeFromConfig({ model_type: 'gemma3_text', num_hidden_layers: 6 });
+      assert.equal(gemma.maxPositions, 131072);
+      assert.equal(new Set(gemma.defaulted).size, gemma.defaulted.length);
+      assert.ok(gemma.defaulted.includes('max_position_embeddings = 131072 (gemma3_text\'s default)'));
+    });
+
     it('the layout table and its override', async () => {
       const pe = await ready;
       assert.equal(LAYOUT_BY_MODEL_TYPE.gptj, 'interleaved');

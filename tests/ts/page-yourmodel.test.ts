@@ -184,6 +184,10 @@ describe('"Your model" (Chromium, strict CSP)', () => {
     await page.selectOption('#ym-pick', 'deepseek-v3');
     await waitState(page, 'ok');
     assert.match(await page.textContent('#ym-plan tbody') ?? '', /YaRN ×40，原始长度 4,096/);
+    // DeepSeek's softmax scale, mscale(40, mscale_all_dim 1)^2, shown beside the attention factor.
+    const m = 0.1 * Math.log(40) + 1;
+    assert.ok(Math.abs(Number(await page.$eval('#ym-softmax', (e) => (e as HTMLElement).dataset.value)) - m * m) < 1e-12);
+    assert.match(await page.textContent('#ym-softmax') ?? '', /deepseek_v3 还把 softmax 的缩放系数 1\/√d 乘以 1\.87/);
     assert.deepEqual(problems, []);
     await page.close();
 

@@ -266,7 +266,11 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
     switches.replaceChildren(...(sw.length > 0 ? sw : rs.length > 0 ? [el('p', { class: 'result' }, t('ym.switch.none'))] : []));
     const fs = rs.flatMap((g, k) => (g.rope.attentionFactor === 1 ? [] : [el('p', { class: 'result', 'data-factor': String(g.rope.attentionFactor) },
       fill('ym.factor', { rope: `R${k + 1}`, a: fmt(g.rope.attentionFactor), a2: fmt(g.rope.attentionFactor ** 2) }))]));
-    factors.replaceChildren(...(fs.length > 0 ? fs : rs.length > 0 ? [el('p', { class: 'result' }, t('ym.factor.one'))] : []));
+    if (fs.length === 0 && rs.length > 0) fs.push(el('p', { class: 'result' }, t('ym.factor.one')));
+    if (rc.softmaxScale !== undefined) {
+      fs.push(el('p', { class: 'result', id: 'ym-softmax', 'data-value': String(rc.softmaxScale) }, fill('ym.softmax', { type: rc.modelType ?? '', s: fmt(rc.softmaxScale) })));
+    }
+    factors.replaceChildren(...fs);
 
     // M-RoPE: the split in words and a bar of the pairs, coloured by row.
     mrope.replaceChildren(...rs.flatMap((g, k) => {
