@@ -1,13 +1,13 @@
 // Evaluates every shipped model (web/public/models) natively through the
 // kernel inference path (src/cli/eval_models.cc) and prints the tables of
-// the README's "Tiny models" section.
+// docs/models.md.
 //   npm run eval-models                print the tables
-//   npm run eval-models -- --readme    also rewrite them in README.md
+//   npm run eval-models -- --docs    also rewrite them in docs/models.md
 import { readdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 
-import { rewriteReadme } from '../tests/bench/common.mjs';
+import { rewriteDocs } from '../tests/bench/common.mjs';
 import { capture, root } from './common.mjs';
 
 const dir = join(root, 'web/public/models');
@@ -60,7 +60,7 @@ for (const e of ENC) {
   out.push(`| ${e} | ${LENGTHS.map((L) => cell(find('retrieval', e, L), (r) => pct(r.accuracy))).join(' | ')} |`);
 }
 out.push('');
-out.push(`Measured by \`npm run eval-models\` (${names.length} models, ${secs.toFixed(0)} s, ${cpus()[0].model.replace(/\s+/g, ' ').trim()}, ${new Date().toISOString().slice(0, 10)}).`);
+out.push(`Measured by \`npm run eval-models\` (${names.length} models, ${secs.toFixed(0)} s, ${cpus()[0].model.replace(/\s+/g, ' ').trim()}).`);
 const text = out.join('\n');
 console.log(text);
-if (process.argv.includes('--readme')) rewriteReadme('eval-models', text);
+if (process.argv.includes('--docs')) rewriteDocs('eval-models', text);

@@ -1,13 +1,13 @@
-// Regenerates the README's Reliability figures: runs each hardening check
+// Regenerates the reliability figures of docs/testing.md: runs each hardening check
 // once and reports what it did and found.
 //   npm run reliability                              fuzz 60 s per target
-//   npm run reliability -- --fuzz 3600 --readme      an hour per target, rewrite README.md
+//   npm run reliability -- --fuzz 3600 --docs      an hour per target, rewrite docs/testing.md
 // (`npm test` runs the same checks with short budgets; this is the report.)
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import { rewriteReadme } from '../tests/bench/common.mjs';
+import { rewriteDocs } from '../tests/bench/common.mjs';
 import { root } from './common.mjs';
 
 const arg = (name, dflt) => {
@@ -99,8 +99,8 @@ const table = [
   '|---|---|---|',
   ...rows,
   '',
-  `Measured by \`npm run reliability -- --fuzz ${fuzzSeconds}\` on ${new Date().toISOString().slice(0, 10)}.`,
+  `Measured by \`npm run reliability -- --fuzz ${fuzzSeconds}\`.`,
 ].join('\n');
 console.log(table);
-if (process.argv.includes('--readme')) rewriteReadme('reliability', table);
+if (process.argv.includes('--docs')) rewriteDocs('reliability', table);
 process.exit(allOk ? 0 : 1);

@@ -1,4 +1,4 @@
-// Refreshes the README's screenshots: runs the page's end-to-end test (which
+// Refreshes the page's screenshots (docs/page.md): runs the page's end-to-end test (which
 // writes build/screenshots/) and copies a few into web/screenshots/.
 //   npm run screenshots
 import { copyFileSync, mkdirSync } from 'node:fs';

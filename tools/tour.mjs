@@ -56,4 +56,4 @@ console.log('\n4. Why attention needs position: permute 6 tokens, attend, un-per
   console.log(`   RoPE                 : max |difference| = ${gap({ causal: false, rope: { layout: 'half' } }).toFixed(3)}`);
   console.log(`   ALiBi (slope 1)      : max |difference| = ${gap({ causal: false, alibi: { variant: 'simple' } }).toFixed(3)}`);
 }
-console.log('\nNext: npm test runs every suite; README.md documents the API.');
+console.log('\nNext: npm test runs every suite; docs/api.md documents the API.');

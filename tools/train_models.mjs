@@ -5,19 +5,19 @@
 //   npm run train-models                 retrain and overwrite
 //   npm run train-models -- --check      retrain and compare
 //   npm run train-models -- [--check] word-order-rope ...   only these
-//   npm run train-models -- --readme     retrain all, record the time in README.md
+//   npm run train-models -- --docs     retrain all, record the time in docs/models.md
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { rewriteReadme } from '../tests/bench/common.mjs';
+import { rewriteDocs } from '../tests/bench/common.mjs';
 import { capture, root } from './common.mjs';
 
 const cli = join(root, 'build/native/posenc_train_models');
 const args = process.argv.slice(2);
 const check = args.includes('--check');
-const readme = args.includes('--readme');
+const docs = args.includes('--docs');
 const names = args.filter((a) => !a.startsWith('--'));
 const all = capture(cli, ['--list']).trim().split('\n');
 const todo = names.length > 0 ? names : all;
@@ -53,9 +53,9 @@ const wall = (Date.now() - t0) / 1000;
 const total = results.reduce((s, r) => s + r.bytes, 0);
 const summary = `${results.length} models, ${(total / 1e6).toFixed(2)} MB, ${wall.toFixed(0)} s wall clock on ${Math.min(2, cpus().length)} processes (${results.reduce((s, r) => s + r.seconds, 0).toFixed(0)} s of training)`;
 console.log(`\n${summary}`);
-if (readme && !check && names.length === 0) {
+if (docs && !check && names.length === 0) {
   const slowest = results.reduce((a, r) => (r.seconds > a.seconds ? r : a));
-  rewriteReadme('train-models', `Training all ${summary}, ${cpus()[0].model.replace(/\s+/g, ' ').trim()}; the slowest model (${slowest.name}) takes ${slowest.seconds.toFixed(0)} s. Measured by \`npm run train-models -- --readme\`, ${new Date().toISOString().slice(0, 10)}.`);
+  rewriteDocs('train-models', `Training all ${summary}, ${cpus()[0].model.replace(/\s+/g, ' ').trim()}; the slowest model (${slowest.name}) takes ${slowest.seconds.toFixed(0)} s. Measured by \`npm run train-models -- --docs\`.`);
 }
 
 if (check) {

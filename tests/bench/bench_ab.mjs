@@ -4,7 +4,6 @@
 // sinusoidal, KV-cache attention) and of the models (forward, greedy decoding
 // through the KV cache, evaluation, training steps), both flavours.
 //   npm run bench:ab -- --baseline <git ref>            print the table
-//   npm run bench:ab -- --baseline <git ref> --readme   also rewrite it in README.md
 // The baseline is built once in build/baseline/<sha> (wasm modules + dist/).
 // Each case is timed A B A B A B (the best of each side's batches), so machine
 // noise hits both sides alike; the ratio is this build's time over the
@@ -14,12 +13,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { root } from '../../tools/common.mjs';
-import { bestSeconds, buildBaseline, rewriteReadme } from './common.mjs';
+import { bestSeconds, buildBaseline } from './common.mjs';
 
 const argv = process.argv.slice(2);
 const ref = argv.includes('--baseline') ? argv[argv.indexOf('--baseline') + 1] : undefined;
 if (!ref) {
-  console.error('usage: npm run bench:ab -- --baseline <git ref> [--readme]');
+  console.error('usage: npm run bench:ab -- --baseline <git ref>');
   process.exit(2);
 }
 const { sha, dir } = buildBaseline(ref);
@@ -114,4 +113,3 @@ const lines = [
 ];
 const table = lines.join('\n');
 console.log(table);
-if (argv.includes('--readme')) rewriteReadme('ab', table);

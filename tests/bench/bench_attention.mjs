@@ -2,7 +2,7 @@
 // CLI), one table. Shapes: batch 1, 8 heads, head dim 64, T in {128, 512,
 // 1024, 4096}, float32, single thread. GFLOP/s = 2 * H * T^2 * D / time.
 //   npm run bench:attention                 print the table
-//   npm run bench:attention -- --readme     also rewrite it in README.md
+//   npm run bench:attention -- --docs     also rewrite it in docs/
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { init } from 'posenc';
 import { benchHooks } from '../../dist/internal.js';
 
 import { root } from '../../tools/common.mjs';
-import { bestSeconds, loadPeers, rewriteReadme } from './common.mjs';
+import { bestSeconds, loadPeers, rewriteDocs } from './common.mjs';
 import { fusedAttention, unfusedAttention } from './onnx_graphs.mjs';
 
 const H = 8;
@@ -209,8 +209,8 @@ const extra = [
   `Memory at T = ${big} (H=8, D=64): wasm heap ${(heapBefore / 2 ** 20).toFixed(0)} MiB before, ${(heapAfter / 2 ** 20).toFixed(0)} MiB after (high-water mark); q, k, v and out alone are ${(ioBytes / 2 ** 20).toFixed(0)} MiB, one T x T float matrix would be ${(big * big * 4 / 2 ** 20).toFixed(0)} MiB per head.`,
   `KV-cache decoding at T = 1024: one query over the cache ${(decode.step * 1e3).toFixed(3)} ms vs the full causal pass ${(decode.full * 1e3).toFixed(2)} ms: ${(decode.full / decode.step).toFixed(0)}x cheaper (target >= 50x).`,
 ];
-const note = `Measured by \`npm run bench:attention\` on ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, onnxruntime-web ${ort.env.versions?.web ?? '?'}, tfjs ${tf.version_core}, ${new Date().toISOString().slice(0, 10)}.`;
+const note = `Measured by \`npm run bench:attention\` on ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, onnxruntime-web ${ort.env.versions?.web ?? '?'}, tfjs ${tf.version_core}.`;
 const text = `${lines.join('\n')}\n\n${extra.map((e) => `- ${e}`).join('\n')}\n\n${note}`;
 console.log(text);
 
-if (process.argv.includes('--readme')) rewriteReadme('bench:attention', text);
+if (process.argv.includes('--docs')) rewriteDocs('bench:attention', text);

@@ -2,7 +2,7 @@
 // scalar, the same seeded run) and generation tokens/s with and without the
 // KV cache (wasm, the shipped language-rope model).
 //   npm run bench:models                 print the table
-//   npm run bench:models -- --readme     also rewrite it in README.md
+//   npm run bench:models -- --docs     also rewrite it in docs/
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { init } from 'posenc';
 
 import { root } from '../../tools/common.mjs';
-import { rewriteReadme } from './common.mjs';
+import { rewriteDocs } from './common.mjs';
 
 const STEPS = 40;
 const cfg = { task: 'language', encoding: 'rope', steps: STEPS, seqLen: 64, batch: 16 };
@@ -74,7 +74,7 @@ const text = [
   '|---|---:|---:|---:|',
   ...rows,
   '',
-  `Measured by \`npm run bench:models\` on ${cpus()[0].model.replace(/\s+/g, ' ').trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Training: ${STEPS} steps, best of 3 after a warm-up run; it runs the model layer's products through \`MatMul\` / \`MatMulAcc\` (Highway); generation runs the attention kernel.`,
+  `Measured by \`npm run bench:models\` on ${cpus()[0].model.replace(/\s+/g, ' ').trim()}, Node ${process.version}. Training: ${STEPS} steps, best of 3 after a warm-up run; it runs the model layer's products through \`MatMul\` / \`MatMulAcc\` (Highway); generation runs the attention kernel.`,
 ].join('\n');
 console.log(text);
-if (process.argv.includes('--readme')) rewriteReadme('bench:models', text);
+if (process.argv.includes('--docs')) rewriteDocs('bench:models', text);

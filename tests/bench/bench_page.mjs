@@ -7,7 +7,7 @@
 //   npm run bench:page                          print the table
 //   npm run bench:page -- --baseline <git ref>  also measure the page as it was
 //                                               at that commit, in the same run
-//   npm run bench:page -- --readme              also rewrite it in README.md
+//   npm run bench:page -- --docs              also rewrite it in docs/
 // Absolute times move between machines and Chromium updates (the ALiBi
 // update measured 14 ms on 2026-11-29 and 49 ms on 2026-12-01 for the same
 // build), so a claim "no slower" is made against a baseline built and
@@ -20,7 +20,7 @@ import { chromium } from 'playwright-core';
 
 import { root } from '../../tools/common.mjs';
 import { serve } from '../../tools/serve.mjs';
-import { buildBaseline, rewriteReadme } from './common.mjs';
+import { buildBaseline, rewriteDocs } from './common.mjs';
 
 const REPS = 25;
 const argv = process.argv.slice(2);
@@ -292,12 +292,12 @@ try {
     ...(baseline ? [`Each build measured twice, alternating (${baseline.sha}, this build, ${baseline.sha}, this build), on fresh pages; the pass with the lower median work is shown. Ratio: this build's median work over ${baseline.sha}'s (below 1: faster).`, ''] : []),
     `While the Worker trained a language model for 200 steps (${longest.seconds.toFixed(1)} s), the page drew ${longest.frames} frames; the longest gap between frames was ${f(longest.worstGap)} ms and the longest main-thread task ${longest.longTask ? `${f(longest.longTask)} ms` : 'under 50 ms (none reported)'}.`,
     '',
-    `Measured by \`npm run bench:page${baseline ? ` -- --baseline ${baselineRef}` : ''}\`, ${REPS} repetitions each after 3 warm-ups, ${new Date().toISOString().slice(0, 10)}. "Input to next frame" includes waiting for the display frame (about 16.7 ms at 60 Hz).`,
+    `Measured by \`npm run bench:page${baseline ? ` -- --baseline ${baselineRef}` : ''}\`, ${REPS} repetitions each after 3 warm-ups. "Input to next frame" includes waiting for the display frame (about 16.7 ms at 60 Hz).`,
     '',
     loads,
   ].join('\n');
   console.log(table);
-  if (argv.includes('--readme')) rewriteReadme('page-latency', table);
+  if (argv.includes('--docs')) rewriteDocs('page-latency', table);
 } finally {
   await browser.close();
   for (const sv of servers) sv.close();

@@ -4,7 +4,7 @@
 // (2 * H * T * d * 4) with the cos/sin table precomputed, i.e. the kernel
 // a model runs per layer.
 //   npm run bench:rope                 print the table
-//   npm run bench:rope -- --readme     also rewrite the table in README.md
+//   npm run bench:rope -- --docs       also rewrite the table in docs/
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { init } from 'posenc';
 
 import { benchHooks } from '../../dist/internal.js';
 
-import { bestSeconds, loadPeers, rewriteReadme } from './common.mjs';
+import { bestSeconds, loadPeers, rewriteDocs } from './common.mjs';
 import { rotaryEmbedding } from './onnx_graphs.mjs';
 
 import { root } from '../../tools/common.mjs';
@@ -132,7 +132,7 @@ const scalarCeiling = ratio(results['wasm scalar (Highway SCALAR)'], results['wa
 lines.push(`| wasm SIMD / wasm memcpy (fraction of the ceiling) | ${ceiling.map((v) => v.toFixed(2)).join(' | ')} |`);
 lines.push(`| wasm scalar / wasm memcpy | ${scalarCeiling.map((v) => v.toFixed(2)).join(' | ')} |`);
 const table = lines.join('\n');
-const note = `Measured by \`npm run bench:rope\` on ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`;
+const note = `Measured by \`npm run bench:rope\` on ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}.`;
 console.log(`${table}\n\n${note}`);
 
-if (process.argv.includes('--readme')) rewriteReadme('bench:rope', `${table}\n\n${note}`);
+if (process.argv.includes('--docs')) rewriteDocs('bench:rope', `${table}\n\n${note}`);

@@ -7,7 +7,6 @@
 // (dense layers, the head, and causal attention's QK^T and PV); the wasm
 // SIMD ceiling is the package's mul+add probe (benchHooks().peak).
 //   npm run bench:train -- --baseline <git ref>            print the table
-//   npm run bench:train -- --baseline <git ref> --readme   also rewrite it in README.md
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -16,12 +15,12 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
 import { root, run } from '../../tools/common.mjs';
-import { buildBaseline, rewriteReadme } from './common.mjs';
+import { buildBaseline } from './common.mjs';
 
 const argv = process.argv.slice(2);
 const ref = argv.includes('--baseline') ? argv[argv.indexOf('--baseline') + 1] : undefined;
 if (!ref) {
-  console.error('usage: npm run bench:train -- --baseline <git ref> [--readme]');
+  console.error('usage: npm run bench:train -- --baseline <git ref>');
   process.exit(2);
 }
 const { sha, dir } = buildBaseline(ref);
@@ -108,8 +107,7 @@ const lines = [
     return `| ${task} | ${build} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${(b / a).toFixed(2)}x | ${g.toFixed(1)}${share} |`;
   }),
   '',
-  `Measured by \`npm run bench:train -- --baseline ${ref}\` on ${cpus()[0].model.replace(/\s+/g, ' ').trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}: RoPE, batch ${B} x ${T} tokens, d=${C}, ${L} layers, ${H} heads, MLP ${F}; best of ${ROUNDS} alternating runs (native ${NATIVE_STEPS} steps, wasm ${WASM_STEPS}). A step counts ${(stepFlops(vocabs.language) / 1e6).toFixed(0)} MFLOP (language) / ${(stepFlops(vocabs.retrieval) / 1e6).toFixed(0)} MFLOP (retrieval).`,
+  `Measured by \`npm run bench:train -- --baseline ${ref}\` on ${cpus()[0].model.replace(/\s+/g, ' ').trim()}, Node ${process.version}: RoPE, batch ${B} x ${T} tokens, d=${C}, ${L} layers, ${H} heads, MLP ${F}; best of ${ROUNDS} alternating runs (native ${NATIVE_STEPS} steps, wasm ${WASM_STEPS}). A step counts ${(stepFlops(vocabs.language) / 1e6).toFixed(0)} MFLOP (language) / ${(stepFlops(vocabs.retrieval) / 1e6).toFixed(0)} MFLOP (retrieval).`,
 ];
 const table = lines.join('\n');
 console.log(table);
-if (argv.includes('--readme')) rewriteReadme('bench:train', table);

@@ -7,7 +7,7 @@
 // context, so the models module is fetched and compiled inside the timed
 // run, as for a reader's first training.
 //   npm run bench:train-page                print the table
-//   npm run bench:train-page -- --readme    also rewrite it in README.md
+//   npm run bench:train-page -- --docs    also rewrite it in docs/
 // POSENC_SITE_DIR: measure another build of the page (default: dist/site).
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { chromium } from 'playwright-core';
 
 import { root } from '../../tools/common.mjs';
 import { serve } from '../../tools/serve.mjs';
-import { rewriteReadme } from './common.mjs';
+import { rewriteDocs } from './common.mjs';
 
 const argv = process.argv.slice(2);
 const ENCODINGS = ['rope', 'alibi'];
@@ -64,7 +64,6 @@ const lines = [
   '|---|---:|---:|---:|---:|---:|---|',
   ...rows.map((r) => `| ${r.enc === 'rope' ? 'RoPE' : 'ALiBi'} | ${r.steps} | ${r.seconds.toFixed(1)} s | ${r.rate.toFixed(1)} | ${pct(r.accuracy)} | ${r.wall.toFixed(1)} s | ${r.seconds <= TARGET.seconds && r.accuracy >= TARGET.accuracy ? 'met' : 'not met'} |`),
 ];
-const date = new Date().toISOString().slice(0, 10);
-const table = `${lines.join('\n')}\n\nMeasured by \`npm run bench:train-page\` in headless Chromium ${version} (wasm SIMD, the page's Worker) on ${cpus()[0]?.model.trim() ?? 'this machine'} (${cpus().length} cores), ${date}. Training time is the Worker's, from the call to the last step (the models module's fetch and compile included); the accuracy is on 32 seeded examples the training never saw; "click to result" adds messaging and that evaluation.`;
+const table = `${lines.join('\n')}\n\nMeasured by \`npm run bench:train-page\` in headless Chromium ${version} (wasm SIMD, the page's Worker) on ${cpus()[0]?.model.trim() ?? 'this machine'} (${cpus().length} cores). Training time is the Worker's, from the call to the last step (the models module's fetch and compile included); the accuracy is on 32 seeded examples the training never saw; "click to result" adds messaging and that evaluation.`;
 console.log(table);
-if (argv.includes('--readme')) rewriteReadme('bench:train-page', table);
+if (argv.includes('--docs')) rewriteDocs('bench:train-page', table);

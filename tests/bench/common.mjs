@@ -1,7 +1,7 @@
 // Shared by the benchmark scripts: timing, the peers' set-up (onnxruntime-web
 // and tfjs-backend-wasm on one thread, offline from node_modules) and the
-// README table rewrite.
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+// rewrite of the generated tables in docs/.
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -47,17 +47,24 @@ export async function loadPeers() {
   return { ort, tf };
 }
 
-/** Replaces the text between `<!-- NAME begin -->` and `<!-- NAME end -->` in README.md. */
-export function rewriteReadme(name, text) {
-  const path = join(root, 'README.md');
-  const readme = readFileSync(path, 'utf8');
+/**
+ * Replaces the text between `<!-- NAME begin -->` and `<!-- NAME end -->` in
+ * the one file of docs/ that holds those markers (the benchmarks' --docs).
+ */
+export function rewriteDocs(name, text) {
   const begin = `<!-- ${name} begin -->`;
   const end = `<!-- ${name} end -->`;
-  const a = readme.indexOf(begin);
-  const b = readme.indexOf(end);
-  if (a < 0 || b < 0) throw new Error(`README.md has no ${name} markers`);
-  writeFileSync(path, `${readme.slice(0, a + begin.length)}\n${text}\n${readme.slice(b)}`);
-  console.log('README.md updated');
+  const dir = join(root, 'docs');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.md')).map((f) => join(dir, f))
+    .filter((f) => readFileSync(f, 'utf8').includes(begin));
+  if (files.length !== 1) throw new Error(`docs/: ${files.length} files hold the ${name} markers (want 1)`);
+  const path = files[0];
+  const doc = readFileSync(path, 'utf8');
+  const a = doc.indexOf(begin);
+  const b = doc.indexOf(end);
+  if (b < a) throw new Error(`${path}: the ${name} end marker comes before its begin`);
+  writeFileSync(path, `${doc.slice(0, a + begin.length)}\n${text}\n${doc.slice(b)}`);
+  console.log(`${path} updated`);
 }
 
 /**

@@ -1,6 +1,6 @@
 // What the shipped wasm weighs, and what in it weighs (issue 14, item 7).
 //   npm run size             prints the tables
-//   npm run size -- --readme also rewrites the README's size table
+//   npm run size -- --docs also rewrites the size table in docs/size.md
 // For each flavour (as built in build/wasm-<flavour>, which tools/build.mjs
 // copies to dist/wasm) and each of its two modules (the core, and the models
 // module loaded on first use): the .wasm and its Emscripten loader (.mjs), raw and
@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 import { root } from '../../tools/common.mjs';
-import { rewriteReadme } from './common.mjs';
+import { rewriteDocs } from './common.mjs';
 
 const gz = (buf) => gzipSync(buf, { level: 9 }).length;
 const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
@@ -224,4 +224,4 @@ function sumCode(key) {
 const table = lines.join('\n');
 console.log(table);
 if (process.argv.includes('--verbose')) console.log(`\nlargest unattributed (SIMD):\n${unknown.sort((a, b) => parseInt(b) - parseInt(a)).slice(0, 20).join('\n')}`);
-if (process.argv.includes('--readme')) rewriteReadme('size', table);
+if (process.argv.includes('--docs')) rewriteDocs('size', table);

@@ -132,7 +132,7 @@ for (const [flavour, ready] of flavours) {
         using m = await pe.loadModel(shipped(`retrieval-${enc}`));
         const [r] = m.evaluate({ lengths: [64], examples: 64, seed: 8 });
         // Chance 1/16; answering by elimination 13%. NoPE and T5 did not
-        // learn to retrieve in 6000 steps (README); the others did.
+        // learn to retrieve in 6000 steps (docs/models.md); the others did.
         const floor = enc === 'nope' || enc === 't5' ? 0.13 : 0.95;
         assert.ok(r!.accuracy > floor, `retrieval-${enc}: ${r!.accuracy}`);
       }
