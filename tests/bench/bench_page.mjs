@@ -156,7 +156,7 @@ async function loadTable(urls) {
     '|---|---:|---:|---:|---:|---:|',
     ...rows.map((r) => `| ${baseline ? `${r.build}: ` : ''}${r.name} | ${r.requests} | ${mb(r.bytes)} | ${r.wasmFetched} / ${r.wasmCompiled} | ${r.interactive.toFixed(0)} | ${r.cls.toFixed(3)} |`),
     '',
-    `Targets (issue 13): at most 1.5 MB, the wasm fetched and compiled once, the first section interactive within 1000 ms, layout shift at most 0.1. ` +
+    `Targets: at most 1.5 MB, the wasm fetched and compiled once, the first section interactive within 1000 ms, layout shift at most 0.1. ` +
       `Each load in a fresh browser context of a warm browser, served by tools/serve.mjs (gzip for text and wasm, no cache shared between loads); counted until the network was quiet for ${QUIET / 1000} s, the Worker's requests included. ` +
       `Median time of ${LOAD_RUNS} loads, largest byte count and layout shift (the sum of every shift without recent input, an upper bound of the web-vitals CLS).`,
   ].join('\n');

@@ -47,7 +47,7 @@ webassembly wasm simd worker posenc safetensors typescript python gpu cuda jax h
 vaswani press raffel arxiv llm llms mlp gelu relu layernorm
 max min clip cat out cumsum gather config api restart-positions half interleaved rad nats nat
 rnn cnn
-gemma qwen phi mini deepseek deepseek-v json onnxruntime-web
+gemma qwen phi mini deepseek deepseek-v scout json onnxruntime-web
 `.trim().split(/\s+/));
 
 /**

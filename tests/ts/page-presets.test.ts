@@ -52,6 +52,14 @@ describe('published models as presets (Chromium, strict CSP)', () => {
     await page.waitForSelector('#rope .body[data-preset="custom"]');
     assert.equal(await page.$eval('#rope-preset', (e) => (e as HTMLSelectElement).value), 'custom');
     await page.waitForFunction(() => (document.getElementById('rope-ramp')?.dataset.value ?? '').split(',').every((v) => Number(v) === 1));
+    // Back to the model's base: its own factors return, and the select names it again.
+    await page.focus('#rope-r-base');
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForSelector('#rope .body[data-preset="phi-3.5-mini"]');
+    assert.equal(await page.$eval('#rope-preset', (e) => (e as HTMLSelectElement).value), 'phi-3.5-mini');
+    // Both lengths (113 and 13) within the original 4096: the note says the score cannot move, and why.
+    assert.equal(await page.$eval('#rope-length-note', (e) => (e as HTMLElement).dataset.i18n), 'rope.length.same');
+    assert.equal(await page.textContent('#rope-score'), await page.textContent('#rope-score-short'));
     // Picking a preset from the select sets the controls again.
     await page.selectOption('#rope-preset', 'deepseek-v3');
     await page.waitForSelector('#rope .body[data-preset="deepseek-v3"]');
@@ -92,9 +100,14 @@ describe('published models as presets (Chromium, strict CSP)', () => {
     for (const [i, w] of gw.entries()) assert.ok(Math.abs(g[i]! - w) <= 1e-6 * w, `Gemma global λ_${i}`);
     assert.equal(await num(page, '#wl-count'), gw.filter((w) => w > 32768).length);
 
+    // The panel offers no sliding-window layers (their distances never pass the window).
+    assert.deepEqual(await page.$$eval('[data-param="wl.model"] option', (os) => os.map((o) => (o as HTMLOptionElement).value).filter((v) => v.includes('local'))), []);
     await page.selectOption('[data-param="wl.model"] select', 'tiny');
     await page.waitForSelector('#wl-panel[data-model="tiny"]');
     assert.equal((await numbers(page, '#wl-lambdas')).length, 8);
+    // Back to the tiny model's own view.
+    assert.equal(await page.$eval('#wl-panel', (e) => (e as HTMLElement).dataset.len), '256');
+    assert.equal(await page.$eval('#wl-model-note', (e) => (e as HTMLElement).hidden), true);
     assert.deepEqual(problems, []);
     await page.close();
   });

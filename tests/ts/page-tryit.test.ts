@@ -258,14 +258,16 @@ describe('"Try this" prompts (Chromium, strict CSP)', () => {
     const plan = (): Promise<string> => page.$eval('#ym-strip', (e) => (e as HTMLElement).dataset.plan ?? '');
     const settled = (id: string) => () => page.waitForFunction((want) => document.querySelector<HTMLSelectElement>('#ym-pick')?.value === want, id).then(() => undefined);
     await press(page, 'ym.gemma', settled('gemma-3-27b'));
-    // Five sliding layers (base 10,000) for each global one (base 1,000,000, linear x8): the global wavelength is 8 * 100^(2i/128) times the local one.
+    // Five sliding layers (base 10,000) for each global one (base 1,000,000, linear x8): the global wavelength is 100^(2i/128) times the local one, 8 times that with the scaling (dashed).
     const p = await plan();
     assert.equal(p.length, 62);
     for (const [i, c] of [...p].entries()) assert.equal(c, i % 6 === 5 ? 'B' : 'A', `layer ${i}`);
     const [local, global] = JSON.parse(await page.$eval('#ym-wl', (e) => (e as HTMLElement).dataset.value!)) as number[][];
+    const [scaled] = JSON.parse(await page.$eval('#ym-wl', (e) => (e as HTMLElement).dataset.scaled!)) as number[][];
     for (const i of [0, 20, 63]) {
-      const want = 8 * 100 ** ((2 * i) / 128);
+      const want = 100 ** ((2 * i) / 128);
       assert.ok(Math.abs(global![i]! / local![i]! - want) <= 1e-6 * want, `pair ${i}: ${global![i]! / local![i]!} vs ${want}`);
+      assert.ok(Math.abs(scaled![i]! / local![i]! - 8 * want) <= 8e-6 * want, `pair ${i}, scaled: ${scaled![i]! / local![i]!} vs ${8 * want}`);
     }
     await press(page, 'ym.scout', settled('llama-4-scout'));
     assert.equal(await plan(), 'AAA.'.repeat(12));

@@ -81,9 +81,16 @@ describe('"Your model" (Chromium, strict CSP)', () => {
       ['R2', '10', '128 of 128', '1,000,000', 'half', 'linear ×8', '1'],
     ]);
     assert.equal(rows[1]![1], '5, 11, 17, 23, 29, 35, 41, 47, 53, 59');
+    // Solid: the wavelengths before extension; dashed (data-scaled): with the global layers' linear x8.
     const lists = JSON.parse(await data(page, '#ym-wl', 'value')) as Array<Array<number | null>>;
     close(lists[0]!, wavelengths(1e4, 128), 'R1');
-    close(lists[1]!, wavelengths(1e6, 128, 8), 'R2 (linear x8)');
+    close(lists[1]!, wavelengths(1e6, 128), 'R2 before extension');
+    const scaled = JSON.parse(await data(page, '#ym-wl', 'scaled')) as Array<Array<number | null>>;
+    assert.equal(scaled.length, 1, 'one scaled line: R2');
+    close(scaled[0]!, wavelengths(1e6, 128, 8), 'R2 with linear x8');
+    // Gemma 3's class default max_position_embeddings (131072) is the line they are compared with.
+    assert.equal(await data(page, '#ym-wl', 'contexts'), '131072');
+    assert.match(await page.textContent('#ym-wl-R1') ?? '', /within the max_position_embeddings of 131,072 tokens\. These are sliding-window layers/);
     const code = await page.textContent('#ym-code-posenc') ?? '';
     assert.match(code, /pe\.ropeFromConfig\(config\)/);
     assert.match(code, /for \(const \[i, layer\] of rope\.layers\.entries\(\)\)/);
@@ -134,6 +141,7 @@ describe('"Your model" (Chromium, strict CSP)', () => {
       rope_theta: 10000, rope_scaling: { type: 'dynamic', factor: 2 } }));
     await waitState(page, 'ok');
     assert.equal(await page.$eval('#ym-pick', (e) => (e as HTMLSelectElement).value), 'paste');
+    assert.match(await page.evaluate(() => window.location.hash), /y\.model=paste/);
     assert.match(await page.textContent('#ym-source') ?? '', /the config in the box/);
     assert.equal(await data(page, '#ym-summary', 'layers'), '4');
     assert.equal(await data(page, '#ym-switch p', 'switch'), '2048');
@@ -144,7 +152,7 @@ describe('"Your model" (Chromium, strict CSP)', () => {
       ['[1, 2]', /^A config\.json is one JSON object \(\{ … \}\); this is an array\.$/],
       ['   ', /^The box is empty/],
       [JSON.stringify({ model_type: 'llama', num_hidden_layers: 2, head_dim: 64, rope_theta: -5 }), /RangeError: config\.rope_theta must be > 1 \(a RoPE base\), got -5$/],
-      [JSON.stringify({ model_type: 'my_port', num_hidden_layers: 2, head_dim: 64 }), /config\.model_type 'my_port' is not in posenc's layout table/],
+      [JSON.stringify({ model_type: 'my_port', num_hidden_layers: 2, head_dim: 64 }), /^posenc does not know this model type’s pair layout\.[^]*GPT-2, BERT[^]*config\.model_type 'my_port' is not in posenc's layout table/],
     ];
     for (const [text, want] of bad) {
       await paste(page, text);

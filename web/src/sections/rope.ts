@@ -240,7 +240,8 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
   rampTitle.id = 'rope-ramp-title';
   const titleRamp = (): void => {
     rampTitle.dataset.scaling = st.scaling;
-    rampTitle.textContent = t('rope.ramp.by').replace('{method}', t(`scaling.${st.scaling}` as Key));
+    rampTitle.textContent = t('rope.ramp.by').replace('{method}', t(`scaling.${st.scaling}` as Key)) +
+      (LENGTH_DEPENDENT.has(st.scaling) ? ` (L = ${Math.max(st.m, st.n, st.m + st.s, st.n + st.s) + 1})` : '');
   };
   onLangChange(titleRamp);
   const ramp = new LinePlot({ xLabel: () => t('rope.pair'), yLabel: () => 'θ′/θ', series: [{ label: 'θ′/θ' }], height: 200, points: true });
@@ -346,12 +347,13 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
 
   const update = coalesce(() => {
     const t0 = performance.now();
-    if (preset !== undefined && !shows(preset)) {
-      preset = undefined;
-      presetSel.input.value = 'custom';
-      setParam('r.preset', 'custom');
+    // The select names the chosen model while every setting shows its value (moved back, it names it again).
+    const showing = preset !== undefined && shows(preset) ? preset.id : 'custom';
+    if (presetSel.input.value !== showing) {
+      presetSel.input.value = showing;
+      setParam('r.preset', showing);
     }
-    root.dataset.preset = preset?.id ?? 'custom';
+    root.dataset.preset = showing;
     const d = st.headDim, r = rotaryDim();
     const q = seeded(d, 7), k = seeded(d, 11);
     // One sequence holds both pairs: L = its longest position + 1.
@@ -372,8 +374,10 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     lengthOut.textContent = String(L);
     lengthOut.dataset.value = String(L);
     shortLengthOut.textContent = String(Ls);
-    lengthNote.dataset.i18n = LENGTH_DEPENDENT.has(st.scaling) ? 'rope.length.dependent' : 'rope.length.fixed';
-    lengthNote.textContent = t(lengthNote.dataset.i18n as Key);
+    // Both lengths within the original context: the same frequencies, nothing moves (say so, and how to see it move).
+    const same = LENGTH_DEPENDENT.has(st.scaling) && Math.max(L, Ls) <= st.orig;
+    lengthNote.dataset.i18n = same ? 'rope.length.same' : LENGTH_DEPENDENT.has(st.scaling) ? 'rope.length.dependent' : 'rope.length.fixed';
+    lengthNote.textContent = t(lengthNote.dataset.i18n as Key).replaceAll('{orig}', String(st.orig));
     shortOut.classList.toggle('zero', Math.abs(short - score) < 1e-4 * Math.max(1, Math.abs(score)));
     drawPairs(qm, kn);
 

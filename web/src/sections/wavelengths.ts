@@ -51,9 +51,11 @@ function outOfRange(base: Float32Array, inv: Float32Array, trainLen: number, len
  * and fills it when the shipped model's settings arrive.
  */
 function build(ctx: Ctx, box: HTMLElement, tiny: () => Promise<RopeModel>, status: HTMLElement): () => void {
-  const presets = ropePresets(ctx.pe);
+  // A sliding-window layer never meets distances past its window, so the panel's question (angles past
+  // the training length) is not its own: those presets are the RoPE lab's only.
+  const presets = ropePresets(ctx.pe).filter((p) => p.kind !== 'local');
   const st = {
-    model: getChoice<string>('wl.model', TINY, [TINY, ...PRESET_IDS]),
+    model: getChoice<string>('wl.model', TINY, [TINY, ...PRESET_IDS.filter((id) => !id.endsWith('-local'))]),
     len: getNumber('wl.len', 256, 64, LEN_MAX),
     method: getChoice<Method>('wl.method', 'yarn', METHODS),
     factor: getNumber('wl.factor', 4, 1, 64),
@@ -98,6 +100,9 @@ function build(ctx: Ctx, box: HTMLElement, tiny: () => Promise<RopeModel>, statu
   const outNone = el('output', { id: 'wl-out-none', class: 'big' });
   const outScaled = el('output', { id: 'wl-out-scaled', class: 'big' });
   const methodText = el('p', { class: 'explain', id: 'wl-method' });
+  const modelNote = text('wl.model.note', 'p', 'note');
+  modelNote.id = 'wl-model-note';
+  modelNote.hidden = true;
   const extra = el('p', { class: 'note', id: 'wl-extra' });
 
   const update = coalesce(() => {
@@ -141,6 +146,7 @@ function build(ctx: Ctx, box: HTMLElement, tiny: () => Promise<RopeModel>, statu
       slider({ label: 'wl.len', param: 'wl.len', min: 64, max: LEN_MAX, step: 1, log: true, value: st.len, onInput: (v) => { st.len = v; update(); } }).el,
       select<Method>({ label: 'wl.method.label', param: 'wl.method', value: st.method, options: METHODS.map((x) => [x, () => t(`scaling.${x}`)] as const), onChange: (v) => { st.method = v; update(); } }).el,
       slider({ label: 'wl.factor', param: 'wl.factor', min: 1, max: 64, step: 0.5, log: true, value: st.factor, onInput: (v) => { st.factor = v; update(); } }).el),
+    modelNote,
     el('div', { class: 'figs' },
       el('div', {},
         figure('wl.lambda.fig', wave.el),
@@ -179,7 +185,10 @@ function build(ctx: Ctx, box: HTMLElement, tiny: () => Promise<RopeModel>, statu
     const p = presets.find((x) => x.id === st.model);
     const linked = first;
     first = false;
+    modelNote.hidden = p === undefined;
     if (p === undefined) {
+      // Back from a published model: the tiny model's own view.
+      if (!linked) applyState({ 'wl.len': 256, 'wl.method': 'yarn', 'wl.factor': 4 });
       tiny().then((rm) => { if (st.model === TINY) show(rm); }, (e: unknown) => { status.textContent = errorText(e); });
       return;
     }

@@ -13,7 +13,7 @@ import { ropeGroups, type RopeFromConfig, type RopeGroup, type RopeLayerOptions 
 import { errorText, lang, onLangChange, t, type Key } from '../i18n.js';
 import { codeTabs } from '../lessonkit.js';
 import { LinePlot, PALETTE, type LineSeries } from '../plot.js';
-import { getChoice } from '../state.js';
+import { getChoice, setParam } from '../state.js';
 import { el, figure, select, text, whenNear } from '../ui.js';
 import type { Ctx } from './context.js';
 import { PUBLISHED_CONFIGS } from './yourmodel-configs.js';
@@ -108,34 +108,52 @@ function posencCode(rc: RopeFromConfig, gs: RopeGroup[]): string {
 /** The onnxruntime-web code that feeds the same tables to a graph's RotaryEmbedding. */
 function ortCode(rc: RopeFromConfig, gs: RopeGroup[]): string {
   const rs = withRope(gs);
+  const none = gs.find((g) => g.rope === null);
   const lines = [`import * as ort from 'onnxruntime-web';`, `import { init } from 'posenc';`, '', 'const pe = await init();', 'const rope = pe.ropeFromConfig(config);'];
   if (rs.length === 0) return lines.join('\n');
-  const maxLen = rc.maxPositions ?? 4096;
-  lines.push(`const maxLen = ${maxLen};`);
+  const known = rc.maxPositions !== undefined || rs.some((g) => g.originalContext !== undefined);
+  lines.push(`const maxLen = ${Math.max(...rs.map((g) => targetLength(rc, g)))};${known ? '' : `  // ${t('ym.c.maxLen')}`}`);
   for (const [k, g] of rs.entries()) {
     const l = g.rope;
+    const s = l.scaling;
     const src = rc.uniform ? 'rope' : `rope.layers[${g.layers[0]}]!`;
-    const suffix = rs.length > 1 ? String(k + 1) : '';
+    const n = rs.length > 1 ? String(k + 1) : '';
+    const tensors = (c: string, rows: string): void => {
+      lines.push(`const cos${n} = new ort.Tensor('float32', ${c}.cos, [${rows}, ${c}.width]);`);
+      lines.push(`const sin${n} = new ort.Tensor('float32', ${c}.sin, [${rows}, ${c}.width]);`);
+    };
     lines.push('');
     if (!rc.uniform) lines.push(`// ${fill('ym.c.layer', { layers: spansText(g.spans), what: ropeText(l) })}`);
     if (l.mrope !== undefined) {
       lines.push(`// ${t('ym.c.mropeOrt')}`);
       if (k === 0) lines.push(...MROPE_POSITIONS);
-      lines.push(`const c${suffix} = pe.ropeCache({ ...${src}, positions, format: 'half' });`);
-      lines.push(`const cos${suffix} = new ort.Tensor('float32', c${suffix}.cos, [seqLen, c${suffix}.width]);`);
-      lines.push(`const sin${suffix} = new ort.Tensor('float32', c${suffix}.sin, [seqLen, c${suffix}.width]);`);
+      lines.push(`const c${n} = pe.ropeCache({ ...${src}, positions, format: 'half' });`);
+      tensors(`c${n}`, 'seqLen');
+    } else if (s.type === 'longrope') {
+      lines.push(`// ${fill('ym.c.longrope', { L: fmt(s.originalMaxPositionEmbeddings) })}`);
+      lines.push(`const short${n} = pe.ropeCache({ ...${src}, seqLen: maxLen, contextLength: ${s.originalMaxPositionEmbeddings}, format: 'half' });`);
+      lines.push(`const long${n} = pe.ropeCache({ ...${src}, seqLen: maxLen, contextLength: maxLen, format: 'half' });`);
+      lines.push(`const c${n} = seqLen > ${s.originalMaxPositionEmbeddings} ? long${n} : short${n};`);
+      tensors(`c${n}`, 'maxLen');
+    } else if (s.type === 'dynamic') {
+      lines.push(`// ${fill('ym.c.dynamic', { L: fmt(s.maxPositionEmbeddings) })}`);
+      lines.push(`const c${n} = pe.ropeCache({ ...${src}, seqLen, contextLength: seqLen, format: 'half' });`);
+      tensors(`c${n}`, 'seqLen');
     } else {
       lines.push(`// ${t('ym.c.cache')}`);
-      if (isLengthDependent(l)) lines.push(`// ${t('ym.c.ctx')}`);
-      const ctx = isLengthDependent(l) ? ', contextLength: maxLen' : '';
-      lines.push(`const c${suffix} = pe.ropeCache({ ...${src}, seqLen: maxLen${ctx}, format: 'half' });`);
-      lines.push(`const cosCache${suffix} = new ort.Tensor('float32', c${suffix}.cos, [maxLen, c${suffix}.width]);`);
-      lines.push(`const sinCache${suffix} = new ort.Tensor('float32', c${suffix}.sin, [maxLen, c${suffix}.width]);`);
+      lines.push(`const c${n} = pe.ropeCache({ ...${src}, seqLen: maxLen, format: 'half' });`);
+      tensors(`c${n}`, 'maxLen');
     }
     lines.push(`// ${fill('ym.c.attrs', { i: l.layout === 'interleaved' ? 1 : 0, r: l.rotaryDim })}`);
   }
+  if (none !== undefined) lines.push('', `// ${fill('ym.c.noneOrt', { layers: spansText(none.spans) })}`);
+  if (rc.queryScaling !== undefined) lines.push(`// ${fill('ym.c.qsOrt', { layers: spansText(layerSpans(rc.queryScaling.layers)) })}`);
   return lines.join('\n');
 }
+
+/** Dims that turn: the rotary width, or under Gemma 4's proportional the share with a nonzero frequency. */
+const rotated = (l: RopeLayerOptions): number =>
+  (l.scaling.type === 'proportional' ? 2 * Math.floor(((l.scaling.partialRotaryFactor ?? 1) * l.headDim) / 2) : l.rotaryDim);
 
 /** [first, last] runs of sorted indices. */
 function layerSpans(layers: readonly number[]): Array<[number, number]> {
@@ -150,6 +168,24 @@ function layerSpans(layers: readonly number[]): Array<[number, number]> {
 
 /** The colour of RoPE group k (the strip, the table and the wavelength lines agree). */
 const colour = (k: number): string => PALETTE[k % PALETTE.length]!;
+/** The dashed (scaled) wavelength line of group k: a colour of its own, so the legend tells them apart. */
+const SCALED_COLOURS = ['#9467bd', '#8c564b', '#e377c2', '#17becf'];
+
+/** What the context a RoPE is compared with is: the scaling's original length, or max_position_embeddings. */
+const contextName = (l: RopeLayerOptions): string =>
+  t('originalMaxPositionEmbeddings' in l.scaling || l.scaling.type === 'dynamic' ? 'ym.ctx.original' : 'ym.ctx.max');
+
+/**
+ * The length the model is meant to reach: max_position_embeddings when it is past the original context,
+ * else factor x the original context, else max_position_embeddings, else 4096.
+ */
+function targetLength(rc: RopeFromConfig, g: RopeGroup & { rope: RopeLayerOptions }): number {
+  const L = g.originalContext;
+  const s = g.rope.scaling;
+  if (rc.maxPositions !== undefined && (L === undefined || rc.maxPositions > L)) return rc.maxPositions;
+  if (L !== undefined && 'factor' in s && s.factor !== undefined && s.factor > 1) return Math.round(s.factor * L);
+  return rc.maxPositions ?? (L !== undefined ? 4 * L : 4096);
+}
 
 export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
   const ids = PUBLISHED_CONFIGS.map((c) => c.id);
@@ -166,6 +202,7 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
   const wave = new LinePlot({
     xLabel: () => t('ym.wl.x'), yLabel: () => t('ym.wl.y'), series: [{ label: 'R1' }], height: 240, logY: true, points: true, integerX: true,
     hMarkers: () => contexts,
+    hMarkerText: () => contextLabels,
   });
   wave.el.id = 'ym-wl';
   const wlLines = el('div', { id: 'ym-wl-lines' });
@@ -175,6 +212,8 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
   const qs = el('p', { id: 'ym-qs', class: 'result' });
   const defaulted = el('div', { id: 'ym-defaulted' });
   let contexts: number[] = [];
+  let contextLabels: string[] = [];
+  const wlLook = el('p', { class: 'note look', id: 'ym-wl-look' });
   let current: { rc: RopeFromConfig; gs: RopeGroup[]; sourceOf: () => Array<Node | string> } | undefined;
   const code = codeTabs('ym-code', [
     { key: 'posenc', label: 'ym.tab.posenc', code: () => (current ? posencCode(current.rc, current.gs) : '') },
@@ -215,7 +254,7 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
     const rows = rs.map((g, k) => el('tr', { 'data-group': `R${k + 1}` },
       el('th', { scope: 'row' }, el('span', { class: 'ym-swatch', style: `background:${colour(k)}` }), `R${k + 1}`),
       el('td', {}, spansText(g.spans)), el('td', {}, String(g.layers.length)),
-      el('td', {}, fill('ym.dims', { r: g.rope.rotaryDim, d: g.rope.headDim })), el('td', {}, fmt(g.rope.base)), el('td', {}, g.rope.layout),
+      el('td', {}, fill('ym.dims', { r: rotated(g.rope), d: g.rope.headDim })), el('td', {}, fmt(g.rope.base)), el('td', {}, g.rope.layout),
       el('td', {}, scalingText(g.rope)), el('td', {}, fmt(g.rope.attentionFactor))));
     const none = gs.find((g) => g.rope === null);
     if (none !== undefined) {
@@ -225,33 +264,47 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
     }
     plan.replaceChildren(el('thead', {}, head), el('tbody', {}, ...rows));
 
-    // Wavelengths: λ_i = 2π / θ_i, computed by the core for the original context.
-    const lists = rs.map((g) => Array.from(ctx.pe.ropeFrequencies({ ...g.rope, seqLen: g.originalContext ?? 0 }).invFreq, (f) => (f > 0 ? TWO_PI / f : null)));
+    // Wavelengths λ_i = 2π / θ_i of the formula before any extension (the scaling left out; Gemma 4's
+    // proportional is the model's own formula and stays), against the context the RoPE was trained on;
+    // with the scaling, dashed (a length-dependent one past its switch).
+    const wl = (inv: Float32Array): Array<number | null> => Array.from(inv, (f) => (f > 0 ? TWO_PI / f : null));
+    const plain = (l: RopeLayerOptions): boolean => l.scaling.type === 'default' || l.scaling.type === 'proportional';
+    const lists = rs.map((g) => wl(ctx.pe.ropeFrequencies({ ...g.rope, scaling: plain(g.rope) ? g.rope.scaling : { type: 'default' }, seqLen: 0 }).invFreq));
     const pairs = Math.max(0, ...lists.map((l) => l.length));
     const xs = Array.from({ length: pairs }, (_, i) => i);
-    contexts = [...new Set(rs.flatMap((g) => (g.originalContext === undefined ? [] : [g.originalContext])))];
+    // Each dashed line named: the scaling's original context, or max_position_embeddings when the config names no other.
+    const named = new Map<number, string>();
+    for (const g of rs) if (g.originalContext !== undefined && !named.has(g.originalContext)) named.set(g.originalContext, `${contextName(g.rope)} ${fmt(g.originalContext)}`);
+    contexts = [...named.keys()];
+    contextLabels = [...named.values()];
     const series: LineSeries[] = rs.map((g, k) => ({ label: `R${k + 1} (base ${fmt(g.rope.base)})`, color: colour(k) }));
-    // A length-dependent scaling also drawn past its switch (dashed): at max_position_embeddings, or 4x the original context.
-    const past = rs.flatMap((g, k) => {
-      if (!isLengthDependent(g.rope) || g.originalContext === undefined) return [];
-      const at = rc.maxPositions !== undefined && rc.maxPositions > g.originalContext ? rc.maxPositions : 4 * g.originalContext;
-      const inv = ctx.pe.ropeFrequencies({ ...g.rope, seqLen: at }).invFreq;
-      series.push({ label: fill('ym.wl.past', { rope: `R${k + 1}`, n: fmt(at) }), color: colour(k), dash: [5, 4] });
-      return [Array.from(inv, (f) => (f > 0 ? TWO_PI / f : null))];
+    const scaled = rs.flatMap((g, k) => {
+      if (plain(g.rope)) return [];
+      const at = targetLength(rc, g);
+      series.push({ label: fill(isLengthDependent(g.rope) ? 'ym.wl.scaledAt' : 'ym.wl.scaled', { rope: `R${k + 1}`, s: scalingText(g.rope), n: fmt(at) }),
+        color: SCALED_COLOURS[k % SCALED_COLOURS.length]!, dash: [5, 4] });
+      return [wl(ctx.pe.ropeFrequencies({ ...g.rope, seqLen: at }).invFreq)];
     });
-    if (rs.length > 0) wave.setData([xs, ...[...lists, ...past].map((l) => xs.map((i) => l[i] ?? null))], series);
+    if (rs.length > 0) wave.setData([xs, ...[...lists, ...scaled].map((l) => xs.map((i) => l[i] ?? null))], series);
     wave.el.dataset.value = JSON.stringify(lists);
+    wave.el.dataset.scaled = JSON.stringify(scaled);
     wave.el.dataset.contexts = contexts.join(',');
     wlLines.replaceChildren(...rs.map((g, k) => {
       const turning = lists[k]!.filter((v): v is number => v !== null);
       const zero = lists[k]!.length - turning.length;
       const L = g.originalContext;
       const slow = L === undefined ? 0 : turning.filter((w) => w > L).length;
-      const vars = { rope: `R${k + 1}`, pairs: turning.length, lo: fmt(+turning[0]!.toPrecision(4)), hi: fmt(+turning[turning.length - 1]!.toPrecision(4)), slow, L: L === undefined ? '' : fmt(L) };
-      const p = el('p', { class: 'result', id: `ym-wl-R${k + 1}`, 'data-slow': String(slow), 'data-pairs': String(turning.length), 'data-zero': String(zero) },
-        fill(L === undefined ? 'ym.wl.lineNoContext' : 'ym.wl.line', vars) + (zero > 0 ? fill('ym.wl.zero', { z: zero }) : ''));
-      return p;
+      const vars = {
+        rope: `R${k + 1}`, pairs: turning.length, lo: fmt(+turning[0]!.toPrecision(4)), hi: fmt(+turning[turning.length - 1]!.toPrecision(4)), slow,
+        L: L === undefined ? '' : fmt(L), what: contextName(g.rope),
+      };
+      const key: Key = L === undefined ? 'ym.wl.lineNoContext' : slow === 0 ? 'ym.wl.lineAll' : 'ym.wl.line';
+      const sliding = g.layers.every((i) => rc.layerTypes[i] === 'sliding_attention');
+      return el('p', { class: 'result', id: `ym-wl-R${k + 1}`, 'data-slow': String(slow), 'data-pairs': String(turning.length), 'data-zero': String(zero) },
+        fill(key, vars) + (zero > 0 ? fill('ym.wl.zero', { z: zero }) : '') + (sliding ? t('ym.wl.sliding') : ''));
     }));
+    wlLook.dataset.i18n = contexts.length > 0 ? 'ym.wl.look' : 'ym.wl.lookNone';
+    wlLook.textContent = t(wlLook.dataset.i18n as Key);
 
     // What switches with the length, and the attention factor.
     const sw = rs.flatMap((g, k) => {
@@ -267,6 +320,9 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
     const fs = rs.flatMap((g, k) => (g.rope.attentionFactor === 1 ? [] : [el('p', { class: 'result', 'data-factor': String(g.rope.attentionFactor) },
       fill('ym.factor', { rope: `R${k + 1}`, a: fmt(g.rope.attentionFactor), a2: fmt(g.rope.attentionFactor ** 2) }))]));
     if (fs.length === 0 && rs.length > 0) fs.push(el('p', { class: 'result' }, t('ym.factor.one')));
+    if (rc.keysRead.some((k) => k.endsWith('qk_rope_head_dim')) && rs.length > 0) {
+      fs.push(el('p', { class: 'result', id: 'ym-mla' }, fill('ym.mla', { r: rs[0]!.rope.rotaryDim })));
+    }
     if (rc.softmaxScale !== undefined) {
       fs.push(el('p', { class: 'result', id: 'ym-softmax', 'data-value': String(rc.softmaxScale) }, fill('ym.softmax', { type: rc.modelType ?? '', s: fmt(rc.softmaxScale) })));
     }
@@ -326,7 +382,9 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
       const rc = ctx.pe.ropeFromConfig(config);
       current = { rc, gs: ropeGroups(rc), sourceOf };
     } catch (e) {
-      return fail(errorText(e));
+      // An unknown model type: what the reader can do about it, in their language, before the core's message.
+      const layout = e instanceof Error && e.message.includes("not in posenc's layout table");
+      return fail(`${layout ? `${t('ym.error.layout')}\n` : ''}${errorText(e)}`);
     }
     error.hidden = true;
     error.textContent = '';
@@ -364,6 +422,7 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
       if (c === undefined || box.value !== JSON.stringify(c.config, null, 2)) {
         choice = PASTE;
         picker.input.value = PASTE;
+        setParam('y.model', PASTE);
       }
     }
     if (choice === PASTE) read(pasted);
@@ -378,7 +437,7 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
     source, summary,
     figure('ym.strip', strip),
     el('div', { class: 'table-scroll' }, plan),
-    el('div', { class: 'figs' }, el('div', {}, figure('ym.wl', wave.el), wlLines, text('ym.wl.look', 'p', 'note look'))),
+    el('div', { class: 'figs' }, el('div', {}, figure('ym.wl', wave.el), wlLines, wlLook)),
     el('h3', {}, text('ym.switch')), switches, factors, mrope, qs, defaulted,
     el('h3', {}, text('ym.code')), code.el,
   );

@@ -37,7 +37,7 @@ export const en = {
   'tryit.ext.yarn.look': 'Scaled, no pair leaves the angles it met in training (the panel’s “scaled” count drops to 0), and a dashed RoPE + YaRN line joins the loss chart: compare it with plain RoPE past the training length. Inside the training length it sits higher than plain RoPE: the scaling slowed pairs the model had learned at their old speed, and this model had no extra training to adapt (section 12 shows what a few steps of training repair).',
 
   'tryit.ym.gemma': 'Gemma 3 27B: two RoPEs in one model',
-  'tryit.ym.gemma.look': 'Two colours in the strip: five sliding layers with base 10,000 for each global layer with base 1,000,000 and linear ×8. At pair i the global layers’ wavelength is 8 · 100^(2i/128) times the sliding layers’: 8 from the scaling, the rest from the larger base.',
+  'tryit.ym.gemma.look': 'Two colours in the strip: five sliding layers with base 10,000 for each global layer with base 1,000,000 and linear ×8. At pair i the global layers’ wavelength is 100^(2i/128) times the sliding layers’ (the larger base), and 8 times that again with the linear scaling (the dashed line).',
   'tryit.ym.scout': 'Llama 4 Scout: layers without RoPE',
   'tryit.ym.scout.look': 'Every fourth cell is grey: those layers attend with no position at all (NoPE). The query scaling line names the same 12 layers: Llama 4 sharpens their queries as the position grows.',
   'tryit.ym.qwen3vl': 'Qwen3-VL 8B: M-RoPE with the pairs in turn',
@@ -84,7 +84,7 @@ export const zh: Record<keyof typeof en, string> = {
   'tryit.ext.yarn.look': '缩放后没有一对维度超出训练时见过的角度（面板里“缩放后”的个数降到 0），loss 曲线图里多了一条 RoPE + YaRN 的虚线：对比一下它和原版 RoPE 在训练长度之后的走势。在训练长度以内，它比原版 RoPE 高：缩放放慢了模型按原速度学会的那些维度对，而这个模型没有再训练去适应（第 12 节演示了再训练几步能补回多少）。',
 
   'tryit.ym.gemma': 'Gemma 3 27B：一个模型里有两种 RoPE',
-  'tryit.ym.gemma.look': '条带里有两种颜色：每五个 base 为 10,000 的滑动窗口层，跟着一个 base 为 1,000,000、带 ×8 线性缩放的全局层。在第 i 对上，全局层的波长是滑动窗口层的 8 · 100^(2i/128) 倍：8 来自缩放，其余来自更大的 base。',
+  'tryit.ym.gemma.look': '条带里有两种颜色：每五个 base 为 10,000 的滑动窗口层，跟着一个 base 为 1,000,000、带 ×8 线性缩放的全局层。在第 i 对上，全局层的波长是滑动窗口层的 100^(2i/128) 倍（来自更大的 base），加上线性缩放后再乘以 8（虚线）。',
   'tryit.ym.scout': 'Llama 4 Scout：不用 RoPE 的层',
   'tryit.ym.scout.look': '每隔三格就有一格是灰色：这些层做 attention 时完全没有位置信息（NoPE）。query 缩放那一行说的正是这 12 层：位置越靠后，Llama 4 把它们的 query 放得越大，attention 分布也就越尖。',
   'tryit.ym.qwen3vl': 'Qwen3-VL 8B：维度对轮流分给三行的 M-RoPE',
