@@ -34,7 +34,9 @@ describe('review 4 (Chromium, strict CSP)', () => {
         title: a.getAttribute('title') ?? '',
         heading: document.querySelector(`#${(a as HTMLElement).dataset.section} h2`)?.textContent ?? '',
       })));
-      assert.equal(links.length, 13, 'one link per section');
+      const sections = await page.$$eval('main > section', (ss) => ss.length);
+      assert.ok(sections >= 14, `${sections} sections`);
+      assert.equal(links.length, sections, 'one link per section');
       links.forEach((l, i) => {
         assert.equal(l.title, l.heading, `${lang}: link ${i + 1} has the heading as title`);
         assert.ok(l.text.startsWith(`${i + 1}. `), `${lang}: link ${i + 1} is numbered: ${l.text}`);
