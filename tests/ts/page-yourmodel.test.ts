@@ -99,6 +99,8 @@ describe('"Your model" (Chromium, strict CSP)', () => {
     const ort = await page.textContent('#ym-code-ort') ?? '';
     assert.match(ort, /pe\.ropeCache\(\{ \.\.\.rope\.layers\[5\]!, seqLen: maxLen, format: 'half' \}\)/);
     assert.match(ort, /interleaved = 0, rotary_embedding_dim = 128/);
+    // Linear x8 over max_position_embeddings: the cache covers max_position_embeddings, not 8 times it.
+    assert.match(ort, /const maxLen = 131072;/);
     await screenshot(page, 'yourmodel-en', '#yourmodel');
     assert.deepEqual(problems, []);
     await page.close();

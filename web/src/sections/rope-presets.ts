@@ -4,7 +4,7 @@
 // what the core reads from that model's config.json.
 import { ropeOriginalContext, type Posenc, type RopeLayerOptions } from 'posenc';
 
-import { t } from '../i18n.js';
+import { tf } from '../textfill.js';
 import { PUBLISHED_CONFIGS } from './yourmodel-configs.js';
 
 export interface RopePreset {
@@ -55,4 +55,4 @@ export function ropePresets(pe: Posenc): RopePreset[] {
 }
 
 /** "Gemma 3 1B, sliding layers", in the current language. */
-export const presetLabel = (p: RopePreset): string => (p.kind === undefined ? p.name : t(`preset.${p.kind}`).replace('{name}', p.name));
+export const presetLabel = (p: RopePreset): string => (p.kind === undefined ? p.name : tf(`preset.${p.kind}`, { name: p.name }));

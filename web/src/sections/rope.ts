@@ -7,6 +7,7 @@ import { onLangChange, t, type Key } from '../i18n.js';
 import { cssVar, LinePlot } from '../plot.js';
 import { getChoice, getNumber, setParam } from '../state.js';
 import { applyState, bindParam, coalesce, el, figure, fmtNum, select, slider, text, type ParamValue } from '../ui.js';
+import { tf } from '../textfill.js';
 import type { Ctx } from './context.js';
 import { PRESET_IDS, presetLabel, ropePresets, type RopePreset } from './rope-presets.js';
 
@@ -377,7 +378,7 @@ export function mountRope(ctx: Ctx, root: HTMLElement): void {
     // Both lengths within the original context: the same frequencies, nothing moves (say so, and how to see it move).
     const same = LENGTH_DEPENDENT.has(st.scaling) && Math.max(L, Ls) <= st.orig;
     lengthNote.dataset.i18n = same ? 'rope.length.same' : LENGTH_DEPENDENT.has(st.scaling) ? 'rope.length.dependent' : 'rope.length.fixed';
-    lengthNote.textContent = t(lengthNote.dataset.i18n as Key).replaceAll('{orig}', String(st.orig));
+    lengthNote.textContent = tf(lengthNote.dataset.i18n as Key, { orig: st.orig });
     shortOut.classList.toggle('zero', Math.abs(short - score) < 1e-4 * Math.max(1, Math.abs(score)));
     drawPairs(qm, kn);
 

@@ -11,6 +11,7 @@ import { ROPE_SCALINGS, type RopeScalingType } from 'posenc';
 import { errorText, onLangChange, t, type Key } from '../i18n.js';
 import { LinePlot, type LineSeries } from '../plot.js';
 import { getChoice, getNumber, getParam } from '../state.js';
+import { tf } from '../textfill.js';
 import { applyState, coalesce, el, figure, fmtNum, select, slider, text, whenNear } from '../ui.js';
 import type { Ctx } from './context.js';
 import { PRESET_IDS, presetLabel, ropePresets, type RopePreset } from './rope-presets.js';
@@ -140,7 +141,7 @@ function build(ctx: Ctx, box: HTMLElement, tiny: () => Promise<RopeModel>, statu
       select<string>({
         label: 'wl.model.label', param: 'wl.model', value: st.model,
         options: [[TINY, () => t('wl.model.tiny')] as const,
-          ...presets.map((p) => [p.id, () => t('wl.model.option').replace('{name}', presetLabel(p)).replace('{M}', String(p.context))] as const)],
+          ...presets.map((p) => [p.id, () => tf('wl.model.option', { name: presetLabel(p), M: p.context })] as const)],
         onChange: (v) => { st.model = v; choose(); },
       }).el,
       slider({ label: 'wl.len', param: 'wl.len', min: 64, max: LEN_MAX, step: 1, log: true, value: st.len, onInput: (v) => { st.len = v; update(); } }).el,

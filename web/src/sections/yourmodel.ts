@@ -12,6 +12,7 @@ import { ropeGroups, type RopeFromConfig, type RopeGroup, type RopeLayerOptions 
 
 import { errorText, lang, onLangChange, t, type Key } from '../i18n.js';
 import { codeTabs } from '../lessonkit.js';
+import { tf } from '../textfill.js';
 import { LinePlot, PALETTE, type LineSeries } from '../plot.js';
 import { getChoice, setParam } from '../state.js';
 import { el, figure, select, text, whenNear } from '../ui.js';
@@ -29,11 +30,6 @@ const MROPE_POSITIONS = [
 ];
 const TWO_PI = 2 * Math.PI;
 
-/** `{name}` placeholders of `key` filled from `vars`. */
-function fill(key: Key, vars: Record<string, string | number>): string {
-  return t(key).replace(/\{(\w+)\}/g, (m, k: string) => (k in vars ? String(vars[k]) : m));
-}
-
 /** Integers with thousands separators, other numbers to 6 significant digits. */
 export function fmt(v: number): string {
   if (Number.isInteger(v) && Math.abs(v) < 1e15) return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -48,11 +44,11 @@ function scalingText(l: RopeLayerOptions): string {
   const s = l.scaling;
   switch (s.type) {
     case 'default': return t('ym.sc.default');
-    case 'linear': case 'ntk': return fill(`ym.sc.${s.type}`, { f: fmt(s.factor) });
-    case 'dynamic': return fill('ym.sc.dynamic', { f: fmt(s.factor), L: fmt(s.maxPositionEmbeddings) });
-    case 'yarn': case 'longrope': return fill(`ym.sc.${s.type}`, { f: fmt(s.factor), L: fmt(s.originalMaxPositionEmbeddings) });
-    case 'llama3': return fill('ym.sc.llama3', { f: fmt(s.factor), L: fmt(s.originalMaxPositionEmbeddings), lo: fmt(s.lowFreqFactor), hi: fmt(s.highFreqFactor) });
-    case 'proportional': return fill('ym.sc.proportional', { p: fmt(s.partialRotaryFactor ?? 1) });
+    case 'linear': case 'ntk': return tf(`ym.sc.${s.type}`, { f: fmt(s.factor) });
+    case 'dynamic': return tf('ym.sc.dynamic', { f: fmt(s.factor), L: fmt(s.maxPositionEmbeddings) });
+    case 'yarn': case 'longrope': return tf(`ym.sc.${s.type}`, { f: fmt(s.factor), L: fmt(s.originalMaxPositionEmbeddings) });
+    case 'llama3': return tf('ym.sc.llama3', { f: fmt(s.factor), L: fmt(s.originalMaxPositionEmbeddings), lo: fmt(s.lowFreqFactor), hi: fmt(s.highFreqFactor) });
+    case 'proportional': return tf('ym.sc.proportional', { p: fmt(s.partialRotaryFactor ?? 1) });
   }
 }
 
@@ -72,12 +68,12 @@ function posencCode(rc: RopeFromConfig, gs: RopeGroup[]): string {
   if (rs.length === 0) return lines.join('\n');
   const first = rs[0]!.rope;
   if (rc.uniform) {
-    lines.push(`// ${fill('ym.c.alike', { layers: spansText(rs[0]!.spans) })}`);
+    lines.push(`// ${tf('ym.c.alike', { layers: spansText(rs[0]!.spans) })}`);
   } else {
-    for (const g of rs) lines.push(`// ${fill('ym.c.layer', { layers: spansText(g.spans), what: ropeText(g.rope) })}`);
+    for (const g of rs) lines.push(`// ${tf('ym.c.layer', { layers: spansText(g.spans), what: ropeText(g.rope) })}`);
   }
-  if (none !== undefined) lines.push(`// ${fill('ym.c.noneLayers', { layers: spansText(none.spans) })}`);
-  lines.push('', `// ${fill(rc.uniform ? 'ym.c.q' : 'ym.c.qi', { d: [...new Set(rs.map((g) => g.rope.headDim))].join(' | ') })}`);
+  if (none !== undefined) lines.push(`// ${tf('ym.c.noneLayers', { layers: spansText(none.spans) })}`);
+  lines.push('', `// ${tf(rc.uniform ? 'ym.c.q' : 'ym.c.qi', { d: [...new Set(rs.map((g) => g.rope.headDim))].join(' | ') })}`);
   let where = 'offset: 0';
   if (first.mrope !== undefined) {
     lines.push(`// ${t('ym.c.mrope')}`);
@@ -99,7 +95,7 @@ function posencCode(rc: RopeFromConfig, gs: RopeGroup[]): string {
     lines.push('}');
   }
   if (rc.queryScaling !== undefined) {
-    lines.push('', `// ${fill('ym.c.qs', { layers: spansText(layerSpans(rc.queryScaling.layers)) })}`);
+    lines.push('', `// ${tf('ym.c.qs', { layers: spansText(layerSpans(rc.queryScaling.layers)) })}`);
     lines.push('const scale = pe.queryScale(Int32Array.from({ length: seqLen }, (_, p) => p), rope.queryScaling!);');
   }
   return lines.join('\n');
@@ -123,20 +119,20 @@ function ortCode(rc: RopeFromConfig, gs: RopeGroup[]): string {
       lines.push(`const sin${n} = new ort.Tensor('float32', ${c}.sin, [${rows}, ${c}.width]);`);
     };
     lines.push('');
-    if (!rc.uniform) lines.push(`// ${fill('ym.c.layer', { layers: spansText(g.spans), what: ropeText(l) })}`);
+    if (!rc.uniform) lines.push(`// ${tf('ym.c.layer', { layers: spansText(g.spans), what: ropeText(l) })}`);
     if (l.mrope !== undefined) {
       lines.push(`// ${t('ym.c.mropeOrt')}`);
       if (k === 0) lines.push(...MROPE_POSITIONS);
       lines.push(`const c${n} = pe.ropeCache({ ...${src}, positions, format: 'half' });`);
       tensors(`c${n}`, 'seqLen');
     } else if (s.type === 'longrope') {
-      lines.push(`// ${fill('ym.c.longrope', { L: fmt(s.originalMaxPositionEmbeddings) })}`);
+      lines.push(`// ${tf('ym.c.longrope', { L: fmt(s.originalMaxPositionEmbeddings) })}`);
       lines.push(`const short${n} = pe.ropeCache({ ...${src}, seqLen: maxLen, contextLength: ${s.originalMaxPositionEmbeddings}, format: 'half' });`);
       lines.push(`const long${n} = pe.ropeCache({ ...${src}, seqLen: maxLen, contextLength: maxLen, format: 'half' });`);
       lines.push(`const c${n} = seqLen > ${s.originalMaxPositionEmbeddings} ? long${n} : short${n};`);
       tensors(`c${n}`, 'maxLen');
     } else if (s.type === 'dynamic') {
-      lines.push(`// ${fill('ym.c.dynamic', { L: fmt(s.maxPositionEmbeddings) })}`);
+      lines.push(`// ${tf('ym.c.dynamic', { L: fmt(s.maxPositionEmbeddings) })}`);
       lines.push(`const c${n} = pe.ropeCache({ ...${src}, seqLen, contextLength: seqLen, format: 'half' });`);
       tensors(`c${n}`, 'seqLen');
     } else {
@@ -144,10 +140,10 @@ function ortCode(rc: RopeFromConfig, gs: RopeGroup[]): string {
       lines.push(`const c${n} = pe.ropeCache({ ...${src}, seqLen: maxLen, format: 'half' });`);
       tensors(`c${n}`, 'maxLen');
     }
-    lines.push(`// ${fill('ym.c.attrs', { i: l.layout === 'interleaved' ? 1 : 0, r: l.rotaryDim })}`);
+    lines.push(`// ${tf('ym.c.attrs', { i: l.layout === 'interleaved' ? 1 : 0, r: l.rotaryDim })}`);
   }
-  if (none !== undefined) lines.push('', `// ${fill('ym.c.noneOrt', { layers: spansText(none.spans) })}`);
-  if (rc.queryScaling !== undefined) lines.push(`// ${fill('ym.c.qsOrt', { layers: spansText(layerSpans(rc.queryScaling.layers)) })}`);
+  if (none !== undefined) lines.push('', `// ${tf('ym.c.noneOrt', { layers: spansText(none.spans) })}`);
+  if (rc.queryScaling !== undefined) lines.push(`// ${tf('ym.c.qsOrt', { layers: spansText(layerSpans(rc.queryScaling.layers)) })}`);
   return lines.join('\n');
 }
 
@@ -176,14 +172,15 @@ const contextName = (l: RopeLayerOptions): string =>
   t('originalMaxPositionEmbeddings' in l.scaling || l.scaling.type === 'dynamic' ? 'ym.ctx.original' : 'ym.ctx.max');
 
 /**
- * The length the model is meant to reach: max_position_embeddings when it is past the original context,
- * else factor x the original context, else max_position_embeddings, else 4096.
+ * The length the model is meant to reach: max_position_embeddings when it is past the scaling's own
+ * original context; factor x that context when the config keeps max_position_embeddings at it (Qwen2.5's
+ * YaRN block); else max_position_embeddings, else 4x the context, else 4096.
  */
 function targetLength(rc: RopeFromConfig, g: RopeGroup & { rope: RopeLayerOptions }): number {
   const L = g.originalContext;
   const s = g.rope.scaling;
-  if (rc.maxPositions !== undefined && (L === undefined || rc.maxPositions > L)) return rc.maxPositions;
-  if (L !== undefined && 'factor' in s && s.factor !== undefined && s.factor > 1) return Math.round(s.factor * L);
+  const own = 'originalMaxPositionEmbeddings' in s && 'factor' in s && s.factor !== undefined && s.factor > 1;
+  if (own && L !== undefined && (rc.maxPositions === undefined || rc.maxPositions <= L)) return Math.round(s.factor! * L);
   return rc.maxPositions ?? (L !== undefined ? 4 * L : 4096);
 }
 
@@ -228,9 +225,9 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
     const n = rc.layers.length;
     source.replaceChildren(...current.sourceOf());
     summary.textContent = [
-      fill('ym.summary', { type: rc.modelType ?? '—', n }),
+      tf('ym.summary', { type: rc.modelType ?? '—', n }),
       rs.length === 0 ? t('ym.noneAtAll') : rc.uniform ? t('ym.alike') : t('ym.differ'),
-      rc.maxPositions === undefined ? '' : fill('ym.maxpos', { n: fmt(rc.maxPositions) }),
+      rc.maxPositions === undefined ? '' : tf('ym.maxpos', { n: fmt(rc.maxPositions) }),
     ].filter((s) => s !== '').join(lang() === 'zh' ? '' : ' ');
     summary.dataset.uniform = String(rc.uniform);
     summary.dataset.layers = String(n);
@@ -240,8 +237,8 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
     rs.forEach((g, k) => g.layers.forEach((i) => { groupOf[i] = k; }));
     strip.setAttribute('aria-label', t('ym.strip'));
     strip.replaceChildren(...groupOf.map((k, i) => {
-      const what = k < 0 ? fill('ym.noRope', { kinds: rc.layerTypes[i] ?? '' }) : `R${k + 1}: ${ropeText(rs[k]!.rope)}`;
-      const cell = el('span', { class: k < 0 ? 'ym-cell none' : 'ym-cell', title: fill('ym.strip.layer', { i, what }) });
+      const what = k < 0 ? tf('ym.noRope', { kinds: rc.layerTypes[i] ?? '' }) : `R${k + 1}: ${ropeText(rs[k]!.rope)}`;
+      const cell = el('span', { class: k < 0 ? 'ym-cell none' : 'ym-cell', title: tf('ym.strip.layer', { i, what }) });
       if (k >= 0) cell.style.background = colour(k);
       return cell;
     }));
@@ -254,13 +251,13 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
     const rows = rs.map((g, k) => el('tr', { 'data-group': `R${k + 1}` },
       el('th', { scope: 'row' }, el('span', { class: 'ym-swatch', style: `background:${colour(k)}` }), `R${k + 1}`),
       el('td', {}, spansText(g.spans)), el('td', {}, String(g.layers.length)),
-      el('td', {}, fill('ym.dims', { r: rotated(g.rope), d: g.rope.headDim })), el('td', {}, fmt(g.rope.base)), el('td', {}, g.rope.layout),
+      el('td', {}, tf('ym.dims', { r: rotated(g.rope), d: g.rope.headDim })), el('td', {}, fmt(g.rope.base)), el('td', {}, g.rope.layout),
       el('td', {}, scalingText(g.rope)), el('td', {}, fmt(g.rope.attentionFactor))));
     const none = gs.find((g) => g.rope === null);
     if (none !== undefined) {
       const kinds = [...new Set(none.layers.map((i) => rc.layerTypes[i]))].join(', ');
       rows.push(el('tr', { 'data-group': 'none' }, el('th', { scope: 'row' }, el('span', { class: 'ym-swatch none' }), t('ym.none')),
-        el('td', {}, spansText(none.spans)), el('td', {}, String(none.layers.length)), el('td', { colspan: '5' }, fill('ym.noRope', { kinds }))));
+        el('td', {}, spansText(none.spans)), el('td', {}, String(none.layers.length)), el('td', { colspan: '5' }, tf('ym.noRope', { kinds }))));
     }
     plan.replaceChildren(el('thead', {}, head), el('tbody', {}, ...rows));
 
@@ -281,7 +278,7 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
     const scaled = rs.flatMap((g, k) => {
       if (plain(g.rope)) return [];
       const at = targetLength(rc, g);
-      series.push({ label: fill(isLengthDependent(g.rope) ? 'ym.wl.scaledAt' : 'ym.wl.scaled', { rope: `R${k + 1}`, s: scalingText(g.rope), n: fmt(at) }),
+      series.push({ label: tf(isLengthDependent(g.rope) ? 'ym.wl.scaledAt' : 'ym.wl.scaled', { rope: `R${k + 1}`, s: scalingText(g.rope), n: fmt(at) }),
         color: SCALED_COLOURS[k % SCALED_COLOURS.length]!, dash: [5, 4] });
       return [wl(ctx.pe.ropeFrequencies({ ...g.rope, seqLen: at }).invFreq)];
     });
@@ -301,7 +298,7 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
       const key: Key = L === undefined ? 'ym.wl.lineNoContext' : slow === 0 ? 'ym.wl.lineAll' : 'ym.wl.line';
       const sliding = g.layers.every((i) => rc.layerTypes[i] === 'sliding_attention');
       return el('p', { class: 'result', id: `ym-wl-R${k + 1}`, 'data-slow': String(slow), 'data-pairs': String(turning.length), 'data-zero': String(zero) },
-        fill(key, vars) + (zero > 0 ? fill('ym.wl.zero', { z: zero }) : '') + (sliding ? t('ym.wl.sliding') : ''));
+        tf(key, vars) + (zero > 0 ? tf('ym.wl.zero', { z: zero }) : '') + (sliding ? t('ym.wl.sliding') : ''));
     }));
     wlLook.dataset.i18n = contexts.length > 0 ? 'ym.wl.look' : 'ym.wl.lookNone';
     wlLook.textContent = t(wlLook.dataset.i18n as Key);
@@ -309,22 +306,22 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
     // What switches with the length, and the attention factor.
     const sw = rs.flatMap((g, k) => {
       const s = g.rope.scaling;
-      if (s.type === 'dynamic') return [el('p', { class: 'result', 'data-switch': String(s.maxPositionEmbeddings) }, fill('ym.switch.dynamic', { rope: `R${k + 1}`, L: fmt(s.maxPositionEmbeddings) }))];
+      if (s.type === 'dynamic') return [el('p', { class: 'result', 'data-switch': String(s.maxPositionEmbeddings) }, tf('ym.switch.dynamic', { rope: `R${k + 1}`, L: fmt(s.maxPositionEmbeddings) }))];
       if (s.type === 'longrope') {
         return [el('p', { class: 'result', 'data-switch': String(s.originalMaxPositionEmbeddings) },
-          fill('ym.switch.longrope', { rope: `R${k + 1}`, L: fmt(s.originalMaxPositionEmbeddings), L1: fmt(s.originalMaxPositionEmbeddings + 1), a: fmt(g.rope.attentionFactor) }))];
+          tf('ym.switch.longrope', { rope: `R${k + 1}`, L: fmt(s.originalMaxPositionEmbeddings), L1: fmt(s.originalMaxPositionEmbeddings + 1), a: fmt(g.rope.attentionFactor) }))];
       }
       return [];
     });
     switches.replaceChildren(...(sw.length > 0 ? sw : rs.length > 0 ? [el('p', { class: 'result' }, t('ym.switch.none'))] : []));
     const fs = rs.flatMap((g, k) => (g.rope.attentionFactor === 1 ? [] : [el('p', { class: 'result', 'data-factor': String(g.rope.attentionFactor) },
-      fill('ym.factor', { rope: `R${k + 1}`, a: fmt(g.rope.attentionFactor), a2: fmt(g.rope.attentionFactor ** 2) }))]));
+      tf('ym.factor', { rope: `R${k + 1}`, a: fmt(g.rope.attentionFactor), a2: fmt(g.rope.attentionFactor ** 2) }))]));
     if (fs.length === 0 && rs.length > 0) fs.push(el('p', { class: 'result' }, t('ym.factor.one')));
     if (rc.keysRead.some((k) => k.endsWith('qk_rope_head_dim')) && rs.length > 0) {
-      fs.push(el('p', { class: 'result', id: 'ym-mla' }, fill('ym.mla', { r: rs[0]!.rope.rotaryDim })));
+      fs.push(el('p', { class: 'result', id: 'ym-mla' }, tf('ym.mla', { r: rs[0]!.rope.rotaryDim })));
     }
     if (rc.softmaxScale !== undefined) {
-      fs.push(el('p', { class: 'result', id: 'ym-softmax', 'data-value': String(rc.softmaxScale) }, fill('ym.softmax', { type: rc.modelType ?? '', s: fmt(rc.softmaxScale) })));
+      fs.push(el('p', { class: 'result', id: 'ym-softmax', 'data-value': String(rc.softmaxScale) }, tf('ym.softmax', { type: rc.modelType ?? '', s: fmt(rc.softmaxScale) })));
     }
     factors.replaceChildren(...fs);
 
@@ -334,7 +331,7 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
       if (m === undefined) return [];
       const [a, b, c] = m.section as [number, number, number];
       const turns = m.interleaved ?? false;
-      const split = fill(turns ? 'ym.mrope.turns' : 'ym.mrope.chunks', { t: a, h: b, w: c });
+      const split = tf(turns ? 'ym.mrope.turns' : 'ym.mrope.chunks', { t: a, h: b, w: c });
       // Pair i's row: in chunks, by the running sums; in turn, i mod 3 while that row has pairs left (then temporal), as transformers assigns them.
       const rows = Array.from({ length: a + b + c }, (_, i) => {
         if (!turns) return i < a ? 0 : i < a + b ? 1 : 2;
@@ -342,15 +339,15 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
         return r === 1 && i < 3 * b ? 1 : r === 2 && i < 3 * c ? 2 : 0;
       });
       const bar = el('div', { class: 'ym-pairs', id: `ym-mrope-R${k + 1}`, 'data-rows': rows.join('') },
-        ...rows.map((r, i) => el('span', { class: `ym-pair row${r}`, title: `${fill('ym.pair', { i })}: ${t((['ym.mrope.t', 'ym.mrope.h', 'ym.mrope.w'] as const)[r]!)}` })));
+        ...rows.map((r, i) => el('span', { class: `ym-pair row${r}`, title: `${tf('ym.pair', { i })}: ${t((['ym.mrope.t', 'ym.mrope.h', 'ym.mrope.w'] as const)[r]!)}` })));
       const legend = el('p', { class: 'note ym-legend' }, ...(['ym.mrope.t', 'ym.mrope.h', 'ym.mrope.w'] as const).map((key, r) =>
         el('span', {}, el('span', { class: `ym-pair row${r}` }), ` ${t(key)}  `)));
-      return [el('p', { class: 'result' }, fill('ym.mrope', { rope: `R${k + 1}`, split })), figure('ym.mrope.fig', bar, legend), text('ym.mrope.text', 'p', 'note')];
+      return [el('p', { class: 'result' }, tf('ym.mrope', { rope: `R${k + 1}`, split })), figure('ym.mrope.fig', bar, legend), text('ym.mrope.text', 'p', 'note')];
     }));
 
     const q = rc.queryScaling;
     qs.hidden = q === undefined;
-    qs.textContent = q === undefined ? '' : fill('ym.qs', { n: q.layers.length, beta: fmt(q.beta), shift: q.shift, len: fmt(q.length) });
+    qs.textContent = q === undefined ? '' : tf('ym.qs', { n: q.layers.length, beta: fmt(q.beta), shift: q.shift, len: fmt(q.length) });
     defaulted.replaceChildren(...(rc.defaulted.length === 0 ? [] : [el('p', { class: 'note' }, t('ym.defaulted')), el('ul', { class: 'note' }, ...rc.defaulted.map((d) => el('li', {}, el('code', {}, d))))]));
     code.refresh();
     root.dataset.model = current.rc.modelType ?? '';
@@ -376,7 +373,7 @@ export function mountYourModel(ctx: Ctx, root: HTMLElement): void {
     }
     if (typeof config !== 'object' || config === null || Array.isArray(config)) {
       const kind = Array.isArray(config) ? 'array' : config === null ? 'null' : typeof config;
-      return fail(fill('ym.error.object', { kind: t(`ym.kind.${kind}` as Key) }));
+      return fail(tf('ym.error.object', { kind: t(`ym.kind.${kind}` as Key) }));
     }
     try {
       const rc = ctx.pe.ropeFromConfig(config);

@@ -1,5 +1,5 @@
 /**
- * Issue 13, sections RoPE lab, ALiBi / T5 and "train short, test long" (visb):
+ * Sections RoPE lab, ALiBi / T5 and "train short, test long":
  * every heatmap there carries axes and a colour bar; the ALiBi maps use one
  * colour scale per head so every head shows; the ALiBi distance lines equal
  * -s_h * distance with the paper's slopes (float64 reference); RoPE's score
@@ -68,7 +68,7 @@ async function alibiContrast(page: Page): Promise<number[]> {
   });
 }
 
-describe('visb: RoPE, ALiBi / T5 and extrapolation visuals (Chromium, strict CSP)', () => {
+describe('RoPE, ALiBi / T5 and extrapolation visuals (Chromium, strict CSP)', () => {
   it('every heatmap of the three sections carries axes and a colour bar; hover read-outs clear', async () => {
     const { page, problems } = await h.open('#e.len=128&b.heads=16&e.mapLen=128');
     await reachSections(page);

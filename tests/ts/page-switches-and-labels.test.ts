@@ -1,5 +1,5 @@
 /**
- * Review 3 fixes (fix1):
+ * Language and theme switches, the RoPE lab's charts, section 1's labels, Chinese mode:
  * - switching language or theme from the sticky bar keeps the reader's place
  *   (item 1): what was just below the bar, and a heading at the top, stay
  *   where they were on screen, at 1280 and 390 px, in both directions;
@@ -74,7 +74,7 @@ async function flip(page: Page, which: 'lang' | 'theme'): Promise<void> {
   await frames(page);
 }
 
-describe('fix1: review 3 items (Chromium, strict CSP)', () => {
+describe('switches keep the place, lab charts, labels (Chromium, strict CSP)', () => {
   for (const width of [1280, 390]) {
     it(`language and theme switches keep the reader's place (${width} px)`, async () => {
       const { page, problems } = await h.open('#lang=en&theme=light', { width, height: width > 600 ? 900 : 844 });

@@ -1,5 +1,5 @@
 /**
- * Review 3, items 2-3 and 7-11 (fix2): the extend verdict is built from the
+ * The extend verdict is built from the
  * run's own numbers and the previous run is labelled and greyed while a new
  * one goes; the section 10 charts give every series its own colour and keep
  * their end labels apart and off the axis; the ALiBi maps use a one-sided
@@ -91,7 +91,7 @@ async function checkEndLabels(page: Page, id: string): Promise<Label[]> {
   return labels;
 }
 
-describe('fix2: extend verdict, section 10 charts, ALiBi / T5 figures (Chromium, strict CSP)', () => {
+describe('extend verdict, section 10 charts, ALiBi / T5 figures (Chromium, strict CSP)', () => {
   it('section 10: every series has its own colour, end labels apart and off the axis (1280 / 390, en / zh, light / dark)', async () => {
     const views: Array<[string, { width: number; height: number }, string]> = [
       ['', { width: 1280, height: 900 }, 'en-1280'],

@@ -1,5 +1,5 @@
 /**
- * Review leftovers (issue 13), checked in Chromium under the strict CSP:
+ * Notation, scrolling blocks and small layout rules, checked in Chromium under the strict CSP:
  * - notation: positions are m, n (never i, j) and pairs are i, in text and in
  *   the KaTeX sources, in both languages; Chinese mode says loss (not 损失)
  *   and 偏置 (not bias), and the padding panel's rows are 默认 RoPE / 动态 NTK;
@@ -79,7 +79,7 @@ function distinctColours(page: Page, sel: string): Promise<number> {
   });
 }
 
-describe('review leftovers (Chromium, strict CSP)', () => {
+describe('notation and layout (Chromium, strict CSP)', () => {
   it('notation: positions m, n and pairs i, in text and formulas; loss, 偏置 and the padding rows in Chinese', async () => {
     const { page, problems } = await h.open('');
     await visitAll(page);

@@ -1,5 +1,5 @@
 /**
- * Learner review 4 fixes:
+ * Navigation names, colour scales and Chinese axis names:
  * - the navigation shows short section names, numbered like the headings,
  *   with the whole heading as the link's title, in both languages;
  * - §1: B − A has its own colour scale even when it is all zero (a tenth of
@@ -25,7 +25,7 @@ after(async () => {
   await h?.close();
 });
 
-describe('review 4 (Chromium, strict CSP)', () => {
+describe('navigation and scales (Chromium, strict CSP)', () => {
   it('nav links: number + short name, the heading as title, in both languages', async () => {
     for (const lang of ['en', 'zh']) {
       const { page, problems } = await h.open(`#lang=${lang}`);
