@@ -90,8 +90,19 @@ type ModelCalls = Pick<Posenc, 'loadModels' | 'loadModel' | 'train' | 'continueT
  * (`models()` instantiates it once), then runs on its heap.
  */
 export function modelApi(core: Heap, models: () => Promise<Heap<RawModels>>): ModelCalls {
-  let calls: ReturnType<typeof modelsApi> | undefined;
-  const ready = async (): Promise<ReturnType<typeof modelsApi>> => (calls ??= modelsApi(await models(), core.m));
+  // One set of calls (one TinyModel class) per module, also when the first calls overlap: a
+  // model is accepted only by the calls that made it, so two sets would refuse each other's.
+  let calls: Promise<ReturnType<typeof modelsApi>> | undefined;
+  const ready = (): Promise<ReturnType<typeof modelsApi>> => {
+    calls ??= models().then(
+      (heap) => modelsApi(heap, core.m),
+      (e: unknown) => {
+        calls = undefined;
+        throw e;
+      },
+    );
+    return calls;
+  };
   return {
     loadModels: async () => {
       await ready();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import type { EvaluateOptions, RopeScaling, TinyModel } from 'posenc';
+import { init, type EvaluateOptions, type RopeScaling, type TinyModel } from 'posenc';
 
 import { flavours } from './flavours.js';
 
@@ -110,6 +110,21 @@ for (const [flavour, ready] of flavours) {
       assert.deepEqual(m.save(), bytes);
       assert.equal(m.config.ropeScaling, undefined);
       assert.deepEqual(pe.memoryStats().trainers, 0);
+    });
+
+    it('takes a model loaded while other first model calls were in flight (one TinyModel class per module)', async () => {
+      // A fresh instance: the models module is not loaded yet, so the three calls all wait for it.
+      const pe = await init({ simd: flavour === 'simd' });
+      const [m] = await Promise.all([
+        pe.loadModel(shipped('language-rope')),
+        pe.taskReference('language'),
+        pe.sampleTask({ task: 'language', length: 8, seed: 1 }),
+      ]);
+      using loaded = m;
+      using ext = await pe.continueTraining(loaded, { steps: 0, seqLen: 128, scaling: linear2 });
+      assert.equal(ext.config.ropeScaling?.type, 'linear');
+      using again = await pe.loadModel(loaded.save());
+      assert.deepEqual(again.config, loaded.config);
     });
   });
 }
