@@ -41,6 +41,15 @@ function statusText(s: Shown): string {
   return parts.join(' · ');
 }
 
+/** Writes a status line: its text, styled as an error when the run failed (a cancel is not an error). */
+function showStatus(status: HTMLElement, text: string, s: Shown): void {
+  status.textContent = text;
+  status.classList.toggle('error', s.end !== undefined && 'error' in s.end);
+}
+
+/** What `data-done` says about a failed run: "cancelled" or "error". */
+const endState = (s: Shown): string => (s.end !== undefined && 'error' in s.end ? 'error' : 'cancelled');
+
 /**
  * Each task's default run. Retrieval pays off only once the model forms an
  * induction circuit (a first-layer head tags each token with the one before
@@ -91,7 +100,7 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
   let running = false;
   /** The status line as data, so that a language switch re-renders it. */
   let shown: Shown = {};
-  const renderStatus = (): void => { status.textContent = statusText(shown); };
+  const renderStatus = (): void => showStatus(status, statusText(shown), shown);
   onLangChange(renderStatus);
 
   const start = button('train.start', () => {
@@ -137,7 +146,7 @@ export function mountTrain(ctx: Ctx, root: HTMLElement): void {
       .catch((e: unknown) => {
         shown = { ...shown, end: ended(e, 'train.cancelled.run') };
         renderStatus();
-        status.dataset.done = 'cancelled';
+        status.dataset.done = endState(shown);
       })
       .finally(() => {
         running = false;
@@ -281,10 +290,10 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
   let shown: Shown = {};
   let finished: { steps: number; seconds: number } | undefined;
   const renderStatus = (): void => {
-    status.textContent = finished
+    showStatus(status, finished
       ? t('train.ext.done').replace('{steps}', String(finished.steps)).replace('{s}', finished.seconds.toFixed(1))
         .replace('{rate}', finished.steps > 0 ? (finished.steps / finished.seconds).toFixed(1) : '–')
-      : statusText(shown);
+      : statusText(shown), finished ? {} : shown);
   };
   onLangChange(renderStatus);
   const start = button('train.ext.start', () => {
@@ -334,7 +343,7 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
       .catch((e: unknown) => {
         shown = { ...shown, end: ended(e, 'train.cancelled.run') };
         renderStatus();
-        status.dataset.done = 'cancelled';
+        status.dataset.done = endState(shown);
         // Nothing new to show: the table goes back to the last finished run.
         pending = undefined;
         if (result) showResult(result);
