@@ -660,6 +660,40 @@ export interface InitOptions {
   models?: { wasmBinary?: ArrayBuffer | Uint8Array; wasmUrl?: string | URL; module?: WebAssembly.Module };
 }
 
+/** What `createPool()` accepts. */
+export interface PoolOptions {
+  /**
+   * How many Workers (each with its own instance), an integer in [1, 64]. Default: the core count
+   * (`navigator.hardwareConcurrency`, Node: `os.availableParallelism()`), at most 8.
+   */
+  workers?: number;
+  /** Force the SIMD (`true`) or scalar (`false`) binary, as for `init()`. */
+  simd?: boolean;
+  /** An already compiled core binary (from `compileWasm()`); otherwise it is fetched and compiled once. */
+  module?: WebAssembly.Module;
+  /** Where to fetch the core .wasm from, as for `init()`. Not together with `module`. */
+  wasmUrl?: string | URL;
+}
+
+/**
+ * Workers that each own a posenc instance (made from one compiled module), for the calls that split
+ * across cores. Needs no SharedArrayBuffer, so no cross-origin isolation. A pool survives a bad call
+ * (the error is thrown, later calls work); `terminate()` (or `await using`) stops every Worker.
+ */
+export interface PosencPool extends AsyncDisposable {
+  /** Whether the Workers run the SIMD binary. */
+  readonly simd: boolean;
+  /** How many Workers run (0 after `terminate()`). */
+  readonly workers: number;
+  /**
+   * `pe.attention` split by key-value group across the Workers: the same arguments, errors and result,
+   * bit for bit, for any worker count. Calls too small to gain from splitting run on the calling thread.
+   */
+  attention(options: AttentionOptions): Promise<AttentionResult>;
+  /** Stops every Worker; calls still waiting reject, later calls reject. */
+  terminate(): Promise<void>;
+}
+
 /**
  * What `compileWasm()` accepts: the binary to compile, as for `init()`; `part: 'models'` compiles the
  * models module (pass the result as `init({ models: { module } })`).

@@ -2,8 +2,33 @@
 // (script-src 'self' 'wasm-unsafe-eval'): both binaries through the browser
 // entry of the built package, and the error for a .wasm URL serving HTML.
 import { init } from '/dist/index.js';
+import { createPool } from '/dist/pool-browser.js';
 
 const result = { runs: [] };
+
+/** The Worker pool (module Workers under the same CSP): pool.attention against pe.attention, byte for byte. */
+async function poolMatches(pe, simd) {
+  const H = 8, T = 128, D = 32;
+  const wave = (n, p) => Float32Array.from({ length: n }, (_, i) => Math.sin(0.731 * i + p));
+  const base = { q: wave(H * T * D, 1), k: wave(H * T * D, 2), v: wave(H * T * D, 3), heads: H, queryLength: T, keyLength: T, headDim: D };
+  const calls = [
+    { ...base, alibi: true, returnWeights: true },
+    { ...base, kvHeads: 2, k: wave(2 * T * D, 2), v: wave(2 * T * D, 3), rope: { layout: 'half', scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 32 } } },
+  ];
+  const same = (a, b) => a === b || (a && b && a.length === b.length && new Uint8Array(a.buffer).every((x, i) => x === new Uint8Array(b.buffer)[i]));
+  const pool = await createPool({ workers: 2, simd });
+  try {
+    const out = [];
+    for (const c of calls) {
+      const want = pe.attention(c);
+      const got = await pool.attention(c);
+      out.push(same(got.out, want.out) && same(got.weights, want.weights));
+    }
+    return { workers: pool.workers, simd: pool.simd, same: out };
+  } finally {
+    await pool.terminate();
+  }
+}
 try {
   for (const simd of [true, false]) {
     const pe = await init({ simd });
@@ -18,6 +43,7 @@ try {
       target: pe.target,
       row: Array.from(bias.subarray(20, 25)),
       relDiff: Math.abs(dot(rot(q, 3), rot(k, 10)) - dot(rot(q, 10), rot(k, 17))),
+      pool: await poolMatches(pe, simd),
     });
   }
   try {

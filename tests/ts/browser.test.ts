@@ -56,7 +56,7 @@ after(async () => {
 });
 
 interface Result {
-  runs: Array<{ simd: boolean; target: string; row: number[]; relDiff: number }>;
+  runs: Array<{ simd: boolean; target: string; row: number[]; relDiff: number; pool: { workers: number; simd: boolean; same: boolean[] } }>;
   badUrl?: string;
   error?: string;
 }
@@ -76,6 +76,8 @@ describe('browser (Chromium, strict CSP)', () => {
       [false, 'SCALAR', [-4, -3, -2, -1, 0]],
     ]);
     for (const r of result.runs) assert.ok(r.relDiff < 1e-4, `RoPE relative invariance in the browser: ${r.relDiff}`);
+    // The Worker pool: two module Workers, the same bits as the calling thread's call.
+    assert.deepEqual(result.runs.map((r) => r.pool), [true, false].map((simd) => ({ workers: 2, simd, same: [true, true] })));
     assert.match(result.badUrl ?? '', /index\.html is not a WebAssembly binary \(expected magic word 00 61 73 6d, found 3c 21 64 6f\)/);
     // The only console error allowed is none: a CSP violation would show here.
     assert.deepEqual(problems, []);

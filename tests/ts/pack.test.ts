@@ -63,7 +63,7 @@ describe('npm pack', () => {
     const help = spawnSync(join(app, 'node_modules/.bin/posenc'), ['--help'], { encoding: 'utf8' });
     assert.equal(help.status, 0);
     assert.match(help.stderr, /usage: posenc inspect <config.json>/);
-    const browserFiles = [...readdirSync(dist).filter((f) => f.endsWith('.js') && f !== 'node.js' && f !== 'cli.js'),
+    const browserFiles = [...readdirSync(dist).filter((f) => f.endsWith('.js') && !['node.js', 'cli.js', 'pool-node.js', 'pool-worker-node.js'].includes(f)),
       ...readdirSync(join(dist, 'wasm')).filter((f) => f.endsWith('.mjs')).map((f) => `wasm/${f}`)];
     for (const f of browserFiles) {
       const src = readFileSync(join(dist, f), 'utf8');
@@ -75,9 +75,12 @@ describe('npm pack', () => {
   it('a minimal Vite app importing the installed tarball builds and runs in Chromium (strict CSP)', async () => {
     const site = join(app, 'site');
     mkdirSync(site, { recursive: true });
+    // The pool's Worker loads the wasm glue with dynamic imports: Vite bundles it only as an ES module Worker.
+    writeFileSync(join(site, 'vite.config.js'), "export default { worker: { format: 'es' } };\n");
     writeFileSync(join(site, 'index.html'), '<!doctype html><title>app</title><link rel="icon" href="data:,"><script type="module" src="./main.js"></script>');
     writeFileSync(join(site, 'main.js'), `
       import { init } from 'posenc';
+      import { createPool } from 'posenc/pool';
       const pe = await init();
       const x = Float32Array.from({ length: 2 * 4 * 8 }, (_, i) => Math.sin(i));
       const r = pe.attention({ q: x, k: x, v: x, heads: 2, queryLength: 4, keyLength: 4, headDim: 8, causal: true });
@@ -85,7 +88,16 @@ describe('npm pack', () => {
       const coreOnly = wasmFetched();
       // The models module: fetched by the bundle the first time a model call needs it.
       const sample = await pe.sampleTask({ task: 'retrieval', length: 32, seed: 3 });
-      window.__app = { simd: pe.simd, first: Array.from(r.out.subarray(0, 8)), x: Array.from(x.subarray(0, 8)), coreOnly, all: wasmFetched(), tokens: sample.tokens.length };
+      const all = wasmFetched();
+      // The Worker pool from the bundle (its Worker script emitted by the bundler): the same bits as pe.attention.
+      const big = { q: Float32Array.from({ length: 8 * 128 * 32 }, (_, i) => Math.sin(0.3 * i)), heads: 8, queryLength: 128, keyLength: 128, headDim: 32 };
+      big.k = big.q; big.v = big.q;
+      const pool = await createPool({ workers: 2 });
+      const got = new Uint8Array((await pool.attention(big)).out.buffer), want = new Uint8Array(pe.attention(big).out.buffer);
+      const poolSame = got.length === want.length && got.every((b, i) => b === want[i]);
+      const poolWorkers = pool.workers;
+      await pool.terminate();
+      window.__app = { simd: pe.simd, first: Array.from(r.out.subarray(0, 8)), x: Array.from(x.subarray(0, 8)), coreOnly, all, tokens: sample.tokens.length, poolSame, poolWorkers };
     `);
     // The repository's Vite, run on the app: it resolves 'posenc' from the app's node_modules.
     execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', site, '--base', './', '--logLevel', 'warn'], {
@@ -94,6 +106,7 @@ describe('npm pack', () => {
     const built = readdirSync(join(site, 'dist/assets'));
     assert.ok(built.some((f) => /^posenc-simd.*\.wasm$/.test(f)), `the bundle carries the core .wasm: ${built.join(',')}`);
     assert.ok(built.some((f) => /^posenc-models-simd.*\.wasm$/.test(f)), `the bundle carries the models .wasm: ${built.join(',')}`);
+    assert.ok(built.some((f) => /^pool-worker.*\.js$/.test(f)), `the bundle carries the pool's Worker: ${built.join(',')}`);
     const { serve } = (await import(pathToFileURL(join(root, 'tools/serve.mjs')).href)) as {
       serve: (dir: string, port: number) => Promise<{ server: Server; url: string }>;
     };
@@ -107,7 +120,7 @@ describe('npm pack', () => {
       await page.goto(url);
       await page.waitForFunction(() => (window as unknown as { __app?: unknown }).__app !== undefined, null, { timeout: 30000 });
       const res = (await page.evaluate(() => (window as unknown as { __app: unknown }).__app)) as {
-        simd: boolean; first: number[]; x: number[]; coreOnly: string[]; all: string[]; tokens: number;
+        simd: boolean; first: number[]; x: number[]; coreOnly: string[]; all: string[]; tokens: number; poolSame: boolean; poolWorkers: number;
       };
       assert.deepEqual(problems, []);
       assert.equal(res.simd, true);
@@ -117,6 +130,7 @@ describe('npm pack', () => {
       assert.equal(res.all.length, 2, res.all.join(','));
       assert.match(res.all[1]!, /^posenc-models-simd/);
       assert.equal(res.tokens, 32);
+      assert.deepEqual([res.poolWorkers, res.poolSame], [2, true]);
       // The first causal row attends only to itself: out[0] = v[0].
       for (let e = 0; e < 8; e++) assert.ok(Math.abs(res.first[e]! - res.x[e]!) < 1e-6, `out[0][${e}]`);
     } finally {

@@ -1,0 +1,116 @@
+/**
+ * How one attention call is cut into per-Worker calls and put back together.
+ * A call splits by key-value group: part p gets the query heads of groups
+ * [g0, g1) and those groups' keys and values, with every per-head input
+ * (ALiBi slopes, the T5 table's columns, the additive bias) cut the same way;
+ * what every head shares (masks, RoPE, Shaw tables) goes to each part as is.
+ * Each head then runs the same kernel on the same numbers as in the whole
+ * call, so the joined result is the whole call's, bit for bit.
+ */
+import type { AlibiVariant, AttentionOptions, AttentionResult } from './types.js';
+
+/** One part of a split call: its options and where its heads go in the result. */
+export interface AttentionPart {
+  /** The part's call: `heads` = the part's query heads, arrays cut to them. */
+  options: AttentionOptions;
+  /** Its first query head in the whole call. */
+  head: number;
+}
+
+/** The ALiBi slopes of a whole call (`[heads]`), as `pe.alibiSlopes` computes them. */
+export type SlopesOf = (heads: number, variant: AlibiVariant | undefined) => Float32Array;
+
+const isF32 = (x: unknown): x is Float32Array => x instanceof Float32Array;
+const isCount = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 1;
+const isLength = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 0;
+
+/** `rows` consecutive rows of `width` values from `x`, starting at row `from` (a copy the part owns). */
+const rowsOf = (x: Float32Array, from: number, rows: number, width: number): Float32Array => x.slice(from * width, (from + rows) * width);
+
+/**
+ * `options` cut into at most `parts` calls over contiguous key-value groups, or undefined when the
+ * options are not well-formed enough to cut (the caller then runs the whole call, which reports the
+ * problem in its own words) or there is only one group.
+ */
+export function splitAttention(options: AttentionOptions, parts: number, slopesOf: SlopesOf): AttentionPart[] | undefined {
+  if (typeof options !== 'object' || options === null) return undefined;
+  const o = options;
+  const { heads, queryLength: Tq, keyLength: Tk, headDim: D } = o;
+  const kvHeads = o.kvHeads ?? heads;
+  if (!isCount(heads) || !isCount(kvHeads) || !isLength(Tq) || !isLength(Tk) || !isCount(D)) return undefined;
+  if (heads % kvHeads !== 0 || kvHeads < 2 || parts < 2) return undefined;
+  if (!isF32(o.q) || !isF32(o.k) || !isF32(o.v)) return undefined;
+  if (o.q.length !== heads * Tq * D || o.k.length !== kvHeads * Tk * D || o.v.length !== kvHeads * Tk * D) return undefined;
+  if (o.bias !== undefined && !(isF32(o.bias) && o.bias.length === heads * Tq * Tk)) return undefined;
+
+  // ALiBi: the whole call's slopes, cut per part (variants depend on the head count of the whole call).
+  let slopes: Float32Array | undefined;
+  if (o.alibi === true) slopes = slopesOf(heads, undefined);
+  else if (typeof o.alibi === 'object' && o.alibi !== null) {
+    if (o.alibi.slopes !== undefined) {
+      if (!isF32(o.alibi.slopes) || o.alibi.slopes.length !== heads) return undefined;
+      slopes = o.alibi.slopes;
+    } else {
+      slopes = slopesOf(heads, o.alibi.variant);
+    }
+  } else if (o.alibi !== undefined && o.alibi !== false) return undefined;
+  // T5: a [numBuckets, heads] table, cut by columns.
+  let buckets = 0;
+  if (o.t5 !== undefined) {
+    if (typeof o.t5 !== 'object' || o.t5 === null || !isF32(o.t5.table) || o.t5.table.length % heads !== 0) return undefined;
+    buckets = o.t5.table.length / heads;
+  }
+
+  const group = heads / kvHeads;
+  const n = Math.min(parts, kvHeads);
+  const out: AttentionPart[] = [];
+  for (let p = 0; p < n; p++) {
+    const g0 = Math.floor((p * kvHeads) / n);
+    const g1 = Math.floor(((p + 1) * kvHeads) / n);
+    const h0 = g0 * group;
+    const h = (g1 - g0) * group;
+    const part: AttentionOptions = {
+      ...o,
+      heads: h,
+      kvHeads: g1 - g0,
+      q: rowsOf(o.q, h0, h, Tq * D),
+      k: rowsOf(o.k, g0, g1 - g0, Tk * D),
+      v: rowsOf(o.v, g0, g1 - g0, Tk * D),
+    };
+    if (slopes !== undefined) part.alibi = { slopes: slopes.slice(h0, h0 + h) };
+    if (o.t5 !== undefined) {
+      const table = new Float32Array(buckets * h);
+      for (let b = 0; b < buckets; b++) table.set(o.t5.table.subarray(b * heads + h0, b * heads + h0 + h), b * h);
+      part.t5 = { ...o.t5, table };
+    }
+    if (o.bias !== undefined) part.bias = rowsOf(o.bias, h0, h, Tq * Tk);
+    out.push({ options: part, head: h0 });
+  }
+  return out;
+}
+
+/** The parts' results put back in head order: `out` `[heads, queryLength, headDim]`, `weights` `[heads, queryLength, keyLength]`. */
+export function joinAttention(options: AttentionOptions, parts: AttentionPart[], results: AttentionResult[]): AttentionResult {
+  const { heads, queryLength: Tq, keyLength: Tk, headDim: D } = options;
+  const out = new Float32Array(heads * Tq * D);
+  const weights = options.returnWeights === true ? new Float32Array(heads * Tq * Tk) : undefined;
+  parts.forEach((p, i) => {
+    const r = results[i]!;
+    out.set(r.out, p.head * Tq * D);
+    if (weights !== undefined && r.weights !== undefined) weights.set(r.weights, p.head * Tq * Tk);
+  });
+  return weights === undefined ? { out } : { out, weights };
+}
+
+/** The arrays of a part's call, to move to its Worker without copying again. */
+export function transfersOf(o: AttentionOptions): ArrayBuffer[] {
+  const own = [o.q, o.k, o.v, o.bias, o.t5?.table, typeof o.alibi === 'object' ? o.alibi.slopes : undefined];
+  const seen = new Set<ArrayBuffer>();
+  for (const a of own) if (a !== undefined && a.buffer instanceof ArrayBuffer) seen.add(a.buffer);
+  return [...seen];
+}
+
+/** Multiply-adds of a causal or full attention call, for the split / no-split decision. */
+export function attentionWork(o: AttentionOptions): number {
+  return o.heads * o.queryLength * o.keyLength * o.headDim * 2;
+}

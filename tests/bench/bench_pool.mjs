@@ -1,0 +1,119 @@
+// The Worker pool against the single-thread call, in one Node process (worker
+// threads): causal attention (H=8, D=64) for 1-4 workers and T from 32 to
+// 1024, the cost of one message round trip, and onnxruntime-web with 2
+// threads (its SharedArrayBuffer build, which a page can use only when cross-
+// origin isolated). Ratios are within this run.
+//   npm run bench:pool                 print the table
+//   npm run bench:pool -- --docs       also rewrite it in docs/
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+import { compileWasm, init } from 'posenc';
+import { createPool } from 'posenc/pool';
+
+import { root } from '../../tools/common.mjs';
+import { bestSeconds, rewriteDocs } from './common.mjs';
+import { fusedAttention } from './onnx_graphs.mjs';
+
+const H = 8;
+const D = 64;
+const LENGTHS = [32, 64, 128, 512, 1024];
+const WORKERS = [1, 2, 3, 4];
+const flops = (T) => 2 * H * T * T * D;
+const time = (fn) => bestSeconds(fn, { budgetMs: 400, reps: 5 });
+
+function inputs(T) {
+  let s = 7;
+  const rnd = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5;
+  const mk = () => Float32Array.from({ length: H * T * D }, rnd);
+  return { q: mk(), k: mk(), v: mk(), heads: H, queryLength: T, keyLength: T, headDim: D };
+}
+
+const module = await compileWasm({ simd: true });
+const pe = await init({ module, simd: true });
+const pools = [];
+for (const w of WORKERS) pools.push(await createPool({ workers: w, module, simd: true }));
+
+const gflops = {}; // gflops[name][T]
+const put = (name, T, s) => {
+  (gflops[name] ??= {})[T] = flops(T) / s / 1e9;
+  process.stderr.write(`${name} T=${T}: ${gflops[name][T].toFixed(2)} GFLOP/s\n`);
+};
+for (const T of LENGTHS) {
+  const o = inputs(T);
+  put('one thread (pe.attention)', T, await time(() => pe.attention(o)));
+  for (const p of pools) put(`pool, ${p.workers} worker${p.workers > 1 ? 's' : ''}`, T, await time(() => p.attention(o)));
+}
+
+// One message round trip: an empty attention call to a worker thread and back (no compute worth timing).
+const roundTrip = await (async () => {
+  const w = new Worker(new URL('pool-worker-node.js', pathToFileURL(join(root, 'dist/'))));
+  let next = 1;
+  const call = (req) => new Promise((resolve) => {
+    const on = (r) => {
+      if (r.id === req.id) {
+        w.off('message', on);
+        resolve(r);
+      }
+    };
+    w.on('message', on);
+    w.postMessage(req);
+  });
+  await call({ id: next++, op: 'init', module, simd: true });
+  const tiny = { q: new Float32Array(8), k: new Float32Array(8), v: new Float32Array(8), heads: 1, queryLength: 1, keyLength: 1, headDim: 8 };
+  const s = await bestSeconds(() => call({ id: next++, op: 'attention', options: tiny }), { budgetMs: 300 });
+  await w.terminate();
+  return s;
+})();
+
+// onnxruntime-web, 2 threads (set before its first session; this process loads it only here).
+const ortDist = join(root, 'node_modules/onnxruntime-web/dist/');
+const ort = await import(pathToFileURL(join(ortDist, 'ort.wasm.min.mjs')).href);
+ort.env.wasm.numThreads = 2;
+ort.env.wasm.wasmPaths = ortDist;
+for (const T of [512, 1024]) {
+  const o = inputs(T);
+  const feeds = {
+    Q: new ort.Tensor('float32', o.q, [1, H, T, D]),
+    K: new ort.Tensor('float32', o.k, [1, H, T, D]),
+    V: new ort.Tensor('float32', o.v, [1, H, T, D]),
+  };
+  try {
+    const sess = await ort.InferenceSession.create(fusedAttention(H, T, D), { executionProviders: ['wasm'] });
+    try {
+      put('onnxruntime-web fused Attention, 2 threads', T, await time(() => sess.run(feeds)));
+    } finally {
+      await sess.release();
+    }
+  } catch (e) {
+    process.stderr.write(`onnxruntime-web 2 threads T=${T}: ${String(e.message ?? e).split('\n')[0]}\n`);
+  }
+}
+for (const p of pools) await p.terminate();
+
+// ---- table
+const fmt = (x) => (typeof x === 'number' ? x.toFixed(2) : '-');
+const names = Object.keys(gflops);
+const one = gflops['one thread (pe.attention)'];
+const lines = [];
+lines.push(`| causal attention, GFLOP/s (H=8, D=64) | ${LENGTHS.map((T) => `T=${T}`).join(' | ')} |`);
+lines.push(`|---|${LENGTHS.map(() => '---:').join('|')}|`);
+for (const n of names) lines.push(`| ${n} | ${LENGTHS.map((T) => fmt(gflops[n][T])).join(' | ')} |`);
+const targets = { 1024: 1.8, 512: 1.6, 128: 1, 64: 1, 32: 1 };
+const two = gflops['pool, 2 workers'];
+lines.push(`| 2 workers / one thread (target) | ${LENGTHS.map((T) => {
+  const r = two[T] / one[T];
+  return `${r.toFixed(2)} (>= ${targets[T]}) ${r >= targets[T] * 0.98 ? 'ok' : 'MISSED'}`;
+}).join(' | ')} |`);
+const ortRow = gflops['onnxruntime-web fused Attention, 2 threads'] ?? {};
+lines.push(`| 2 workers / onnxruntime-web 2 threads (target >= 2.5 at T=1024) | ${LENGTHS.map((T) => (typeof ortRow[T] === 'number' ? `${(two[T] / ortRow[T]).toFixed(2)}${T === 1024 ? (two[T] / ortRow[T] >= 2.5 ? ' ok' : ' MISSED') : ''}` : '-')).join(' | ')} |`);
+const extra = [
+  `One message round trip to a worker thread and back (a 1-token call): ${(roundTrip * 1e6).toFixed(0)} µs.`,
+  'Calls below 2^22 FLOPs (2 · heads · queryLength · keyLength · headDim; here T < 64) run on the calling thread, so the pool rows equal the one-thread row there.',
+];
+const note = `Measured by \`npm run bench:pool\` on ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, onnxruntime-web ${ort.env.versions?.web ?? '?'}.`;
+const text = `${lines.join('\n')}\n\n${extra.map((e) => `- ${e}`).join('\n')}\n\n${note}`;
+console.log(text);
+if (process.argv.includes('--docs')) rewriteDocs('bench:pool', text);
