@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import { root, run } from './common.mjs';
 
 // Debian packages the build, tests and benchmarks need (the CJK font is for
-// the page's Chinese text in headless Chromium screenshots).
+// the page's Chinese text in headless Chromium screenshots; Firefox ESR,
+// WebKitGTK's driver and MiniBrowser, and Xvfb for the other two engines).
 const PACKAGES = [
   'cmake', 'ninja-build', 'g++', 'pkg-config', 'clang-format', 'clang', 'libclang-rt-14-dev',
   'emscripten', 'libhwy-dev', 'googletest', 'libgtest-dev', 'libbenchmark-dev',
-  'chromium', 'fonts-wqy-zenhei',
+  'chromium', 'fonts-wqy-zenhei', 'firefox-esr', 'webkit2gtk-driver', 'xvfb',
 ];
 
 function installed(pkg) {

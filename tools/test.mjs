@@ -28,6 +28,8 @@ const steps = [
     run(process.execPath, [tsc, '-p', 'tsconfig.tests.json']);
     run(process.execPath, ['--test', '--test-reporter=spec', 'build/ts-tests/tests/ts/']);
   }],
+  // The package and a page smoke test in the two engines besides Chromium (compiled by the step above).
+  ['Firefox and WebKit', () => run(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', 'build/ts-tests/tests/engines/'])],
 ];
 
 let passed = 0;

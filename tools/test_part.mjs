@@ -5,6 +5,7 @@
 //   npm run test:wasm -- [filter]   the same suites in wasm (SIMD, then scalar) under Node
 //   npm run test:ts   -- [filter]   the TypeScript tests whose file name contains filter (page tests excluded)
 //   npm run test:page -- [filter]   the page tests (page-*.test.ts) whose file name contains filter, on a fresh build of the page
+//   npm run test:engines -- [filter] Firefox ESR and WebKitGTK (tests/engines/): the package and a page smoke test; filter: file name
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -17,9 +18,9 @@ const tsTests = () => {
   run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.tests.json']);
   return readdirSync(join(root, 'build/ts-tests/tests/ts')).filter((f) => f.endsWith('.test.js'));
 };
-const runTs = (files) => {
+const runTs = (files, dir = 'build/ts-tests/tests/ts') => {
   if (files.length === 0) throw new Error(`no test file matches '${filter}'`);
-  run(process.execPath, ['--test', '--test-reporter=spec', ...files.map((f) => join('build/ts-tests/tests/ts', f))]);
+  run(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...files.map((f) => join(dir, f))]);
 };
 
 try {
@@ -42,8 +43,15 @@ try {
       build('wasm', 'ts', 'site');
       runTs(tsTests().filter((f) => f.startsWith('page') && (filter === undefined || f.includes(filter))));
       break;
+    case 'engines': {
+      build('wasm', 'ts', 'site');
+      tsTests();
+      const dir = 'build/ts-tests/tests/engines';
+      runTs(readdirSync(join(root, dir)).filter((f) => f.endsWith('.test.js') && (filter === undefined || f.includes(filter))), dir);
+      break;
+    }
     default:
-      console.error('usage: node tools/test_part.mjs cpp|wasm|ts|page [filter]');
+      console.error('usage: node tools/test_part.mjs cpp|wasm|ts|page|engines [filter]');
       process.exit(2);
   }
 } catch (e) {

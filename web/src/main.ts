@@ -1,5 +1,6 @@
 // The page: loads posenc (here for instant small computations, and in a
 // module Worker for models and training), then mounts each section.
+import { browserLanguage } from './locale.js'; // first: before any library reads navigator.language
 import './style.css';
 import './loading.css';
 
@@ -159,7 +160,7 @@ async function main(): Promise<void> {
   compiled.catch(() => undefined);
   const prefersDark = window.matchMedia('(prefers-color-scheme: dark)').matches;
   setTheme(getChoice('theme', prefersDark ? 'dark' : 'light', ['light', 'dark'] as const));
-  const browserLang: Lang = navigator.language.toLowerCase().startsWith('zh') ? 'zh' : 'en';
+  const browserLang: Lang = browserLanguage().toLowerCase().startsWith('zh') ? 'zh' : 'en';
   setLang(getChoice('lang', browserLang, ['en', 'zh'] as const));
   translate(false);
   onLangChange(() => {

@@ -136,6 +136,11 @@ export class LinePlot {
     // reading clientWidth while sections mount would force a layout of the
     // whole page for every chart. A chart given data before its first
     // measurement is built when the observer reports (before that frame paints).
+    // It watches an empty full-width strip, not the chart: the chart's own
+    // height changing in the callback (a legend wrapping) would notify again
+    // in the same frame, which browsers report as a ResizeObserver loop error.
+    const strip = el('div', { class: 'plot-strip' });
+    this.el.append(strip);
     new ResizeObserver((entries) => {
       const w = entries[entries.length - 1]!.contentRect.width;
       if (w <= 0) return;
@@ -146,7 +151,7 @@ export class LinePlot {
       } else if (this.plot && Math.abs(this.plot.width - this.width()) > 1) {
         this.plot.setSize({ width: this.width(), height: this.o.height ?? 260 });
       }
-    }).observe(this.el);
+    }).observe(strip);
   }
 
   /** The last width the observer reported (0: not laid out yet). */
