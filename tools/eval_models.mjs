@@ -1,4 +1,4 @@
-// Evaluates every shipped model (web/public/models) natively through the
+// Evaluates every shipped model (web/models) natively through the
 // kernel inference path (src/cli/eval_models.cc) and prints the tables of
 // docs/models.md.
 //   npm run eval-models                print the tables
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { rewriteDocs } from '../tests/bench/common.mjs';
 import { capture, root } from './common.mjs';
 
-const dir = join(root, 'web/public/models');
+const dir = join(root, 'web/models');
 const names = readdirSync(dir).filter((f) => f.endsWith('.safetensors')).map((f) => f.replace(/\.safetensors$/, '')).sort();
 const t0 = Date.now();
 const rows = capture(join(root, 'build/native/posenc_eval_models'), [dir, ...names])

@@ -1,5 +1,6 @@
 // `npm test` after setup: every suite, in order, then one summary line.
-//   clang-format check, tsc --noEmit, native GoogleTest (every Highway
+//   clang-format check, tsc --noEmit, the API reference (TypeDoc: every
+//   export documented, no broken links), native GoogleTest (every Highway
 //   target), the same GoogleTest under ASan + UBSan, wasm GoogleTest (SIMD
 //   and scalar) under Node, TypeScript tests against both wasm flavours, the
 //   npm-pack install test and the Chromium browser test (all under node
@@ -14,6 +15,9 @@ const steps = [
   ['tsc --noEmit (package)', () => run(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.json'])],
   ['tsc --noEmit (page)', () => run(process.execPath, [tsc, '-p', 'tsconfig.web.json'])],
   ['tsc --noEmit (tests)', () => run(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.tests.json'])],
+  // TypeDoc fails on an undocumented export or a broken link; tools/docs.mjs then checks every
+  // relative link and anchor of the output, and that no inline script is left.
+  ['API reference (TypeDoc)', () => run(process.execPath, [join(root, 'tools/docs.mjs'), '--out', 'build/api'])],
   ['native GoogleTest', () => run('ctest', ['--test-dir', 'build/native', '--output-on-failure'])],
   ['native GoogleTest under ASan + UBSan', () => run(join(root, 'build/asan/posenc_tests'), ['--gtest_brief=1'], {
     // The first error aborts with a stack trace and a nonzero exit.

@@ -1,6 +1,9 @@
 // `npm run tour`: a short tour in the terminal, printing real results
-// from the wasm module.
+// from the wasm module (and two shipped models, from posenc-models).
+import { readFile } from 'node:fs/promises';
+
 import { init } from 'posenc';
+import { modelUrl } from 'posenc-models';
 
 const pe = await init();
 const fmt = (v) => (v === -Infinity ? '-inf' : Number.isInteger(v) ? String(v) : v.toFixed(4)).padStart(8);
@@ -55,5 +58,16 @@ console.log('\n4. Why attention needs position: permute 6 tokens, attend, un-per
   console.log(`   causal mask          : max |difference| = ${gap({ causal: true }).toFixed(3)}`);
   console.log(`   RoPE                 : max |difference| = ${gap({ causal: false, rope: { layout: 'half' } }).toFixed(3)}`);
   console.log(`   ALiBi (slope 1)      : max |difference| = ${gap({ causal: false, alibi: { variant: 'simple' } }).toFixed(3)}`);
+}
+
+console.log('\n5. Two shipped tiny models (posenc-models): who likes whom? Same words, swapped order');
+for (const enc of ['nope', 'rope']) {
+  const m = await pe.loadModel(await readFile(modelUrl(`word-order-${enc}`)));
+  const who = (text) => {
+    const l = m.forward(m.tokenize(text)).logits;
+    return m.classes[l.indexOf(Math.max(...l))];
+  };
+  console.log(`   word-order-${enc.padEnd(5)}: 'Alice likes Bob' -> ${who('Alice likes Bob').padEnd(6)} 'Bob likes Alice' -> ${who('Bob likes Alice')}${enc === 'nope' ? '  (no position: one answer for both)' : ''}`);
+  m.delete();
 }
 console.log('\nNext: npm test runs every suite; docs/api.md documents the API.');

@@ -1,5 +1,5 @@
 // Trains the shipped tiny models (src/cli/train_models.cc) into
-// web/public/models/, two processes at a time, and prints how long each
+// web/models/, two processes at a time, and prints how long each
 // took. With --check, trains into a scratch folder instead and verifies the
 // shipped files are reproduced bit for bit.
 //   npm run train-models                 retrain and overwrite
@@ -27,7 +27,7 @@ for (const n of todo) {
     process.exit(2);
   }
 }
-const shipped = join(root, 'web/public/models');
+const shipped = join(root, 'web/models');
 const out = check ? mkdtempSync(join(tmpdir(), 'posenc-models-')) : shipped;
 mkdirSync(out, { recursive: true });
 

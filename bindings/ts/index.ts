@@ -7,6 +7,8 @@
  *   import { init } from 'posenc';
  *   const pe = await init();
  *   pe.alibiSlopes(8);
+ *
+ * @module posenc
  */
 import { compileBytes, compileWith, defaultUrl, initWith } from './loader.js';
 import type { CompileOptions, InitOptions, Posenc } from './types.js';

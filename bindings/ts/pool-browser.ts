@@ -6,6 +6,8 @@
  *   import { createPool } from 'posenc/pool';
  *   await using pool = await createPool();
  *   const { out } = await pool.attention({ q, k, v, heads, queryLength, keyLength, headDim });
+ *
+ * @module posenc/pool
  */
 import { compileWasm, init } from './index.js';
 import { createPoolWith, type PoolWorker } from './pool.js';

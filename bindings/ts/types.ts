@@ -172,6 +172,7 @@ export interface MropePositionIds {
   ropeDeltas: Int32Array;
 }
 
+/** Options of `pe.ropeFrequencies`: the head and rotary sizes, the base and a scaling. */
 export interface RopeFrequencyOptions {
   /** Head dimension `d` (integer >= 1). */
   headDim: number;
@@ -300,6 +301,7 @@ export interface RopeGroup {
   originalContext: number | undefined;
 }
 
+/** What `pe.ropeFrequencies` returns: the inverse frequencies of every rotated pair and the attention factor of the scaling. */
 export interface RopeFrequencies {
   /** `[rotaryDim / 2]` inverse frequencies, computed in double, rounded once. */
   invFreq: Float32Array;
@@ -324,6 +326,7 @@ export interface XposOptions {
  */
 export type RopeAxes = 'bhsd' | 'bshd';
 
+/** The RoPE settings shared by `pe.applyRope`, `pe.rerotateRope` and `pe.ropeCache`: the shape of `x` and the rotation's layout, base and scaling. */
 export interface RopeConfig {
   /** Heads in `x: [heads, seqLen, headDim]`. */
   heads: number;
@@ -380,6 +383,7 @@ export interface RopeCache {
   width: number;
 }
 
+/** Options of `pe.applyRope`: the RoPE settings, and where the tokens sit (explicit positions or an offset), a batch, the axis order and xPos. */
 export interface ApplyRopeOptions extends RopeConfig {
   /**
    * Explicit positions: `[seqLen]` (every batch row), or `[batch, seqLen]` per row (for example
@@ -399,6 +403,7 @@ export interface ApplyRopeOptions extends RopeConfig {
   xpos?: XposOptions;
 }
 
+/** Options of `pe.rerotateRope`: the RoPE settings and the number of positions by which cached keys move. */
 export interface RerotateOptions extends RopeConfig {
   /** Rotate every token by this many positions (a pure rotation: norms unchanged). */
   delta: number;
@@ -414,6 +419,7 @@ export interface RerotateOptions extends RopeConfig {
  */
 export type SinusoidalLayout = (typeof SINUSOIDAL_LAYOUTS)[number];
 
+/** Options of `pe.sinusoidal`: the table's length and width, the base (default 10000) and the layout (default `interleaved`). */
 export interface SinusoidalOptions {
   length: number;
   /** Even, >= 2 (>= 4 for `concat`). */
@@ -429,6 +435,7 @@ export interface SinusoidalOptions {
  */
 export type AlibiVariant = (typeof ALIBI_VARIANTS)[number];
 
+/** Options of `pe.alibiBias`: the bias shape, causal or bidirectional, and the slopes (a variant or given values). */
 export interface AlibiBiasOptions {
   heads: number;
   queryLength: number;
@@ -443,6 +450,7 @@ export interface AlibiBiasOptions {
   variant?: AlibiVariant;
 }
 
+/** Options of `pe.t5Buckets`: the query and key lengths, and the bucketing of relative positions (Raffel et al. 2020). */
 export interface T5BucketOptions {
   queryLength: number;
   keyLength: number;
@@ -456,12 +464,14 @@ export interface T5BucketOptions {
   queryOffset?: number;
 }
 
+/** Options of `pe.t5Bias`: the bucketing of `pe.t5Buckets` and the learned table that maps each bucket and head to a bias. */
 export interface T5BiasOptions extends T5BucketOptions {
   /** `[numBuckets, heads]` learned bias table. */
   table: Float32Array;
   heads: number;
 }
 
+/** The lengths and clip distance shared by `pe.shawIndices`, `pe.shawLogits` and `pe.shawValues` (Shaw et al. 2018). */
 export interface ShawOptions {
   queryLength: number;
   /** `>= queryLength`; queries are the last `queryLength` key positions. */
@@ -470,6 +480,7 @@ export interface ShawOptions {
   clip: number;
 }
 
+/** Options of `pe.shawLogits`: one head's q and k and the relative key embeddings, for the logits `q_i . (k_j + aK[clip(j - i)])`. */
 export interface ShawLogitsOptions extends ShawOptions {
   /** `[queryLength, headDim]`. */
   q: Float32Array;
@@ -482,6 +493,7 @@ export interface ShawLogitsOptions extends ShawOptions {
   scale?: number;
 }
 
+/** Options of `pe.shawValues`: one head's attention probabilities, its v and the relative value embeddings, for `sum_j p_ij (v_j + aV[clip(j - i)])`. */
 export interface ShawValuesOptions extends ShawOptions {
   /** `[queryLength, keyLength]` attention probabilities. */
   probs: Float32Array;
@@ -492,6 +504,7 @@ export interface ShawValuesOptions extends ShawOptions {
   headDim: number;
 }
 
+/** Options of `pe.learnedPositions`: a learned absolute table and the positions to read from it; a position past the table is an error, never a clamp. */
 export interface LearnedOptions {
   /** `[maxLength, dim]`. */
   table: Float32Array;
@@ -501,6 +514,7 @@ export interface LearnedOptions {
   positions: Int32Array;
 }
 
+/** Options of `pe.xposScales`: the positions, the rotary width, the scale base (default 512), the centre (default 0) and whether the scales are the keys' (their inverse). */
 export interface XposScaleOptions {
   positions: Int32Array;
   rotaryDim: number;
@@ -576,6 +590,7 @@ export interface AttentionOptions extends AttentionBiasOptions {
   rope?: AttentionRopeOptions;
 }
 
+/** What `pe.attention` returns: the output and, when asked for, the attention weights. */
 export interface AttentionResult {
   /** `[heads, queryLength, headDim]`. */
   out: Float32Array;
@@ -583,6 +598,7 @@ export interface AttentionResult {
   weights?: Float32Array;
 }
 
+/** Options of `new pe.KvCache`: the key-value heads and head size, the RoPE or xPos applied to keys as they are appended, and how the cache follows a growing context. */
 export interface KvCacheOptions {
   kvHeads: number;
   headDim: number;
@@ -639,6 +655,7 @@ export interface MemoryStats {
 /** The positional encodings posenc implements (`ENCODINGS`). `nope` is an explicit choice. */
 export type Encoding = (typeof ENCODINGS)[number];
 
+/** Options of `init()`: which binary (SIMD or scalar) and where it comes from (a URL, bytes or a compiled module), for the core and for the models module. */
 export interface InitOptions {
   /** Force the SIMD (`true`) or scalar (`false`) binary. Default: SIMD when `WebAssembly.validate` accepts SIMD. */
   simd?: boolean;
@@ -795,6 +812,7 @@ export interface TinyModelConfig {
  */
 export type PositionBug = (typeof POSITION_BUGS)[number];
 
+/** Options of a tiny model's `forward`: attention maps, a RoPE / xPos scaling at inference, a position bug or a sliding window. */
 export interface ModelForwardOptions {
   /** Also return every attention map `[layers, heads, T, T]`. Default false. */
   attentionMaps?: boolean;
@@ -808,6 +826,7 @@ export interface ModelForwardOptions {
   bug?: PositionBug;
 }
 
+/** What a tiny model's `forward` returns: the logits and, when asked for, every attention map. */
 export interface ModelForwardResult {
   /** `[T, vocab]` for causal models, `[numClasses]` for encoders. */
   logits: Float32Array;
@@ -815,6 +834,7 @@ export interface ModelForwardResult {
   attentionMaps?: Float32Array;
 }
 
+/** Options of a causal tiny model's `generate`: how many tokens, greedy or sampled, a scaling, a position bug and whether to decode through the KV cache. */
 export interface GenerateOptions {
   /** Tokens to generate (>= 0). */
   maxNewTokens: number;
@@ -839,6 +859,7 @@ export interface GenerateOptions {
   cache?: boolean;
 }
 
+/** Options of a tiny model's `evaluate`: the lengths to measure at, how many fresh examples, the data seed, a scaling, a position bug or a sliding window. */
 export interface EvaluateOptions {
   /** Sequence lengths to evaluate at (language and retrieval tasks); word-order ignores them. */
   lengths: number[];
@@ -859,6 +880,7 @@ export interface EvaluateOptions {
   window?: number;
 }
 
+/** One length's result of a tiny model's `evaluate`: the mean loss and accuracy over the scored tokens, and the loss at each position. */
 export interface EvaluateResult {
   length: number;
   /** Mean loss (nats) per scored token (per example for word-order). */
@@ -879,7 +901,9 @@ export interface TinyModel {
   readonly classes: readonly string[];
   /** Whitespace tokenizer over `vocab`; unknown words map to `<unk>`. Prepends `<bos>` unless `bos: false`. */
   tokenize(text: string, options?: { bos?: boolean }): Int32Array;
+  /** The words of `ids`, joined by spaces (the inverse of `tokenize` for known words). */
   detokenize(ids: ArrayLike<number>): string;
+  /** One forward pass over `tokens` (`[T]`, from `tokenize`): the logits, and the attention maps when asked for. */
   forward(tokens: Int32Array, options?: ModelForwardOptions): ModelForwardResult;
   /** Decoding (causal models): through the KV cache, or by full passes with `cache: false`. Returns the new ids. */
   generate(prompt: Int32Array, options: GenerateOptions): Int32Array;
@@ -887,10 +911,13 @@ export interface TinyModel {
   evaluate(options: EvaluateOptions): EvaluateResult[];
   /** The model as safetensors bytes. */
   save(): Uint8Array;
+  /** Frees the model's wasm memory. Any later call, a second `delete()` included, throws. */
   delete(): void;
+  /** Same as `delete()`, but a no-op when already deleted (for `using`). */
   [Symbol.dispose](): void;
 }
 
+/** What `pe.train` trains: the task and encoding, the number of steps and the recipe (batch, length, learning rate, warm-up, seed). */
 export interface TrainConfig {
   task: TaskName;
   encoding: EncodingName;
@@ -992,6 +1019,7 @@ export interface TaskReference {
   orderFreeLoss?: number;
 }
 
+/** Options of `pe.sampleTask`: the task, the sequence length and the data seed. */
 export interface SampleTaskOptions {
   task: TaskName;
   /** Sequence length (language >= 8, retrieval >= 16); word-order sentences have their own length. */
@@ -1008,6 +1036,7 @@ export interface TaskSample {
   targets: Int32Array;
 }
 
+/** A progress report of `pe.train` or `pe.continueTraining`, sent every `chunk` steps to `onProgress`. */
 export interface TrainProgress {
   step: number;
   steps: number;
@@ -1017,7 +1046,9 @@ export interface TrainProgress {
   lr: number;
 }
 
+/** How `pe.train` and `pe.continueTraining` report and stop: a progress callback, an AbortSignal and the steps between reports. */
 export interface TrainOptions {
+  /** Called after every chunk of steps (the last may be shorter) with the step, the batch loss, the gradient norm and the learning rate. */
   onProgress?: (p: TrainProgress) => void;
   /** Stops training between chunks; the promise rejects with the signal's reason. */
   signal?: AbortSignal;
@@ -1025,6 +1056,7 @@ export interface TrainOptions {
   chunk?: number;
 }
 
+/** An instance of posenc, from `init()`: every encoding, attention, the KV cache and the tiny models, on one wasm instance (and the models module once a model call loads it). */
 export interface Posenc {
   /** True when the SIMD binary is running. */
   readonly simd: boolean;
@@ -1034,6 +1066,7 @@ export interface Posenc {
   heapBytes(): number;
   /** Heap bytes in use and live wasm-owned objects: for leak checks. */
   memoryStats(): MemoryStats;
+  /** The inverse frequencies of RoPE with any scaling, as Hugging Face computes them, and the attention factor. */
   ropeFrequencies(options: RopeFrequencyOptions): RopeFrequencies;
   /**
    * The RoPE settings of a parsed Hugging Face `config.json` (the `rope_scaling` form, with the legacy

@@ -28,7 +28,7 @@ const baseline = (await import(pathToFileURL(join(dir, 'dist/node.js')).href));
 let seed = 1;
 const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5;
 const floats = (n) => Float32Array.from({ length: n }, rnd);
-const model = (name) => readFileSync(join(root, 'web/public/models', `${name}.safetensors`));
+const model = (name) => readFileSync(join(root, 'web/models', `${name}.safetensors`));
 
 /**
  * The cases: each gets an initialised package and returns the call to time

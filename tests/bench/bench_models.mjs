@@ -43,7 +43,7 @@ const NEW = 192;
 const gen = {};
 const full = {};
 for (const [name, pe] of flavours) {
-  const m = await pe.loadModel(readFileSync(join(root, 'web/public/models/language-rope.safetensors')));
+  const m = await pe.loadModel(readFileSync(join(root, 'web/models/language-rope.safetensors')));
   const prompt = m.tokenize(Array.from({ length: PROMPT - 1 }, (_, i) => `w${(i * 7) % 32}`).join(' '));
   m.generate(prompt, { maxNewTokens: 8 });  // warm-up
   let best = Infinity;

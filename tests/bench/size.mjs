@@ -12,7 +12,10 @@
 // layer of the source file that defines its name: src/ops (encodings,
 // attention, KV cache), src/model (tiny transformer, training, weights),
 // bindings/embind.cc; the rest is libc++ and the C++ runtime, or libc and
-// the compiler's runtime.
+// the compiler's runtime. Last, what `npm install` unpacks for each of the two
+// npm packages (posenc, and the models' posenc-models), from `npm pack --dry-run`
+// (so dist/ must be built: `npm run size` builds it first).
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -214,6 +217,26 @@ for (const c of CATEGORIES) {
 }
 lines.push(`| data section (strings, tables) | ${keys.map((k) => kb(other[k].data)).join(' | ')} |`);
 lines.push(`| other sections (types, imports, exports, tables, code headers) | ${keys.map((k) => kb(other[k].rest + other[k].code - sumCode(k))).join(' | ')} |`);
+
+// The npm packages, as `npm pack` would publish them: unpacked and tarball bytes, by kind of file.
+const KINDS = [
+  ['.wasm binaries', (f) => f.endsWith('.wasm')],
+  ['Emscripten loaders (.mjs)', (f) => f.endsWith('.mjs')],
+  ['JavaScript (.js)', (f) => f.endsWith('.js')],
+  ['types (.d.ts, .d.mts)', (f) => /\.d\.m?ts$/.test(f)],
+  ['models (.safetensors)', (f) => f.endsWith('.safetensors')],
+  ['package.json and README', () => true],
+];
+const packs = [[], ['--workspace', 'web/models']].map((args) => JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', ...args], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))[0]);
+const byKind = (p, i) => p.files.filter((f) => KINDS.findIndex(([, test]) => test(f.path)) === i).reduce((a, f) => a + f.size, 0);
+lines.push('');
+lines.push(`| npm package (\`npm pack --dry-run\`) | ${packs.map((p) => `\`${p.name}\``).join(' | ')} |`);
+lines.push(`|---|${packs.map(() => '---:').join('|')}|`);
+KINDS.forEach(([kind], i) => {
+  if (packs.some((p) => byKind(p, i) > 0)) lines.push(`| ${kind} | ${packs.map((p) => (byKind(p, i) > 0 ? kb(byKind(p, i)) : '')).join(' | ')} |`);
+});
+lines.push(`| **unpacked** (files) | ${packs.map((p) => `**${kb(p.unpackedSize)}** (${p.entryCount})`).join(' | ')} |`);
+lines.push(`| tarball (gzipped) | ${packs.map((p) => kb(p.size)).join(' | ')} |`);
 
 function sumCode(key) {
   let s = 0;

@@ -1,5 +1,5 @@
 // Helpers of the model-layer tests: one of the shipped tiny models
-// (web/public/models/<name>.safetensors; a missing or corrupt file fails the
+// (web/models/<name>.safetensors; a missing or corrupt file fails the
 // test), its logits for a token sequence, and an error-message check.
 #ifndef POSENC_TESTS_CPP_SHIPPED_MODEL_H_
 #define POSENC_TESTS_CPP_SHIPPED_MODEL_H_
@@ -19,8 +19,8 @@ namespace posenc {
 namespace test {
 
 inline Model Shipped(const std::string& name) {
-  const std::string path = std::string(POSENC_SOURCE_DIR) +
-                           "/web/public/models/" + name + ".safetensors";
+  const std::string path =
+      std::string(POSENC_SOURCE_DIR) + "/web/models/" + name + ".safetensors";
   std::ifstream in(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)),
                           std::istreambuf_iterator<char>());

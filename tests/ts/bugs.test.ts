@@ -16,7 +16,7 @@ import { POSITION_BUGS, type PositionBug, type TinyModel } from 'posenc';
 import { flavours } from './flavours.js';
 
 const root = join(fileURLToPath(import.meta.url), '../../../../..');
-const shipped = (name: string): Uint8Array => readFileSync(join(root, 'web/public/models', `${name}.safetensors`));
+const shipped = (name: string): Uint8Array => readFileSync(join(root, 'web/models', `${name}.safetensors`));
 
 const maxDiff = (a: Float32Array, b: Float32Array): number => {
   assert.equal(a.length, b.length);

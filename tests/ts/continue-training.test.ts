@@ -16,7 +16,7 @@ import { init, type EvaluateOptions, type RopeScaling, type TinyModel } from 'po
 import { flavours } from './flavours.js';
 
 const root = join(fileURLToPath(import.meta.url), '../../../../..');
-const shipped = (name: string): Uint8Array => readFileSync(join(root, 'web/public/models', `${name}.safetensors`));
+const shipped = (name: string): Uint8Array => readFileSync(join(root, 'web/models', `${name}.safetensors`));
 
 const linear2: RopeScaling = { type: 'linear', factor: 2 };
 const yarn2: RopeScaling = { type: 'yarn', factor: 2, originalMaxPositionEmbeddings: 64 };

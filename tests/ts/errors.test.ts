@@ -20,7 +20,7 @@ type Case = [string, (pe: Posenc) => unknown, 'TypeError' | 'RangeError', RegExp
 
 const x16 = new Float32Array(16);
 const root = join(fileURLToPath(import.meta.url), '../../../../..');
-const shipped = (name: string): Uint8Array => readFileSync(join(root, 'web/public/models', `${name}.safetensors`));
+const shipped = (name: string): Uint8Array => readFileSync(join(root, 'web/models', `${name}.safetensors`));
 
 /** A one-token, one-head attention call with `over` replacing some options. */
 const attn = (pe: Posenc, over: Partial<AttentionOptions>): unknown =>

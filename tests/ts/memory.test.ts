@@ -18,7 +18,7 @@ import { init, type MemoryStats, type Posenc, type TinyModel } from 'posenc';
 import { flavours } from './flavours.js';
 
 const root = join(fileURLToPath(import.meta.url), '../../../../..');
-const shipped = (name: string): Uint8Array => readFileSync(join(root, 'web/public/models', `${name}.safetensors`));
+const shipped = (name: string): Uint8Array => readFileSync(join(root, 'web/models', `${name}.safetensors`));
 const SOAK_CALLS = 100_000;
 /** Allowed growth of the heap in use over the soak (allocator slack, not leaks). */
 const SOAK_BOUND = 64 * 1024;

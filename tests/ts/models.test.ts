@@ -17,7 +17,7 @@ import type { Posenc, TinyModel } from 'posenc';
 import { flavours } from './flavours.js';
 
 const root = join(fileURLToPath(import.meta.url), '../../../../..');
-const modelDir = join(root, 'web/public/models');
+const modelDir = join(root, 'web/models');
 const shipped = (name: string): Uint8Array => readFileSync(join(modelDir, `${name}.safetensors`));
 
 function argmax(a: ArrayLike<number>, from = 0, n = a.length): number {

@@ -28,7 +28,7 @@ after(async () => {
 });
 
 const ENCODINGS = ['sinusoidal', 'learned', 'shaw', 't5', 'rope', 'alibi', 'xpos', 'nope'] as const;
-const modelBytes = (name: string): Uint8Array => readFileSync(join(root, 'web/public/models', `${name}.safetensors`));
+const modelBytes = (name: string): Uint8Array => readFileSync(join(root, 'web/models', `${name}.safetensors`));
 
 /** data-* of every taxonomy result cell. */
 async function cells(page: Page): Promise<Array<{ id: string; state: string; value: number; error: string }>> {

@@ -40,7 +40,7 @@ const pick = async (page: Page, value: string): Promise<void> => {
 
 /** Metadata of a shipped model (the safetensors JSON header). */
 function metadata(name: string): Record<string, string> {
-  const b = readFileSync(join(root, 'web/public/models', `${name}.safetensors`));
+  const b = readFileSync(join(root, 'web/models', `${name}.safetensors`));
   const n = Number(b.readBigUInt64LE(0));
   return (JSON.parse(b.subarray(8, 8 + n).toString('utf8')) as { __metadata__: Record<string, string> }).__metadata__;
 }

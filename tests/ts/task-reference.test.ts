@@ -16,7 +16,7 @@ import type { Posenc } from 'posenc';
 import { flavours } from './flavours.js';
 
 const root = join(fileURLToPath(import.meta.url), '../../../../..');
-const shipped = (name: string): Uint8Array => readFileSync(join(root, 'web/public/models', `${name}.safetensors`));
+const shipped = (name: string): Uint8Array => readFileSync(join(root, 'web/models', `${name}.safetensors`));
 
 /** Entropy (nats) of a histogram, plug-in plus the Miller-Madow term (nonzero bins - 1) / 2N. */
 function entropy(counts: ArrayLike<number>): { h: number; n: number; bins: number } {

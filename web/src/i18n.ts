@@ -263,6 +263,7 @@ const base = {
   'bugs.odd.refused': 'posenc refuses the call; its error names the parameter:',
   'tax.cannot.title': 'The model refused this length: ',
   'footer': 'posenc: positional encodings for transformers, in a Highway SIMD core compiled to WebAssembly.',
+  'footer.api': 'API reference (every exported function and type of the npm package)',
 };
 
 const en = {
@@ -514,6 +515,7 @@ const zhBase: Record<keyof typeof base, string> = {
   'bugs.odd.refused': 'posenc 直接拒绝这次调用，报错原文里写明了是哪个参数出了问题：',
   'tax.cannot.title': '模型拒绝在这个长度上运行，原始报错（英文）：',
   'footer': 'posenc：Transformer 位置编码库，Highway SIMD 内核编译为 WebAssembly。',
+  'footer.api': 'API 参考（posenc 包导出的全部函数与类型）',
 };
 
 const zh: Record<Key, string> = {

@@ -3,7 +3,7 @@
 // training. Typed end to end: `Api[M]` gives a method's arguments and result.
 import { ENCODINGS, type EncodingName, type PositionBug, type RopeScaling, type TaskName, type TaskReference, type TinyModelConfig } from 'posenc';
 
-/** Encodings of the shipped models per task (web/public/models/<task>-<encoding>.safetensors). */
+/** Encodings of the shipped models per task (posenc-models: web/models/<task>-<encoding>.safetensors). */
 export const SHIPPED: Record<TaskName, readonly EncodingName[]> = {
   'word-order': ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw'],
   language: ENCODINGS,
