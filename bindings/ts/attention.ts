@@ -28,6 +28,9 @@ function defaultAttention(m: RawModule): AttentionWire {
   return { ...d, rope: { ...d.rope } };
 }
 
+/** The floats of the weights buffer attentionSpec allocated (0 without one). */
+const weightsCapacity = (spec: AttentionWire): number => (spec.weights === 0 ? 0 : spec.heads * spec.queryLength * spec.keyLength);
+
 /** `attention` and the `KvCache` class over one module. */
 export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
   const { m } = h;
@@ -56,7 +59,7 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
     if (o.alibi !== undefined && o.alibi !== false) {
       if (o.alibi === true) {
         spec.alibiSlopes = f.alloc(heads * 4);
-        h.check(m.alibiSlopes(heads, 0, spec.alibiSlopes));
+        h.check(m.alibiSlopes(heads, 0, spec.alibiSlopes, heads));
       } else {
         const a = requireObject('alibi', o.alibi);
         if (a.slopes !== undefined) {
@@ -64,13 +67,13 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
         } else {
           const variant = a.variant === undefined ? 'paper' : oneOf('alibi.variant', a.variant, ALIBI_VARIANTS);
           spec.alibiSlopes = f.alloc(heads * 4);
-          h.check(m.alibiSlopes(heads, ALIBI_VARIANTS.indexOf(variant), spec.alibiSlopes));
+          h.check(m.alibiSlopes(heads, ALIBI_VARIANTS.indexOf(variant), spec.alibiSlopes, heads));
         }
       }
     }
     if (o.t5 !== undefined) {
       const t = requireObject('t5', o.t5);
-      const { nb, md, bidir } = t5Args({ queryLength: 0, keyLength: 0, numBuckets: t.numBuckets, maxDistance: t.maxDistance,
+      const { nb, md, bidir } = t5Args(m, { queryLength: 0, keyLength: 0, numBuckets: t.numBuckets, maxDistance: t.maxDistance,
         bidirectional: t.bidirectional ?? !causal });
       spec.t5Table = f.f32(h.tensor('t5.table', t.table, [['numBuckets', nb], ['heads', heads]]));
       spec.t5Buckets = nb;
@@ -132,7 +135,7 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
         }
       }
       const out = f.alloc(q.length * 4);
-      h.check(m.attention(spec, f.f32(q), f.f32(k), f.f32(v), out));
+      h.check(m.attention(spec, f.f32(q), f.f32(k), f.f32(v), out, q.length, weightsCapacity(spec)));
       return finishAttention(spec, out, weights);
     });
   }
@@ -191,7 +194,7 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
         });
         const qpos = o.queryPositions === undefined ? 0 : f.i32(h.own(i32('queryPositions', o.queryPositions, Tq, 'queryLength')));
         const out = f.alloc(qi.length * 4);
-        h.check(c.attend(spec, f.f32(qi), qpos, out));
+        h.check(c.attend(spec, f.f32(qi), qpos, out, qi.length, weightsCapacity(spec)));
         return finishAttention(spec, out, weights);
       });
     }

@@ -4,6 +4,7 @@
  * xPos scales.
  */
 import type { Heap } from './heap.js';
+import type { RawModule } from './raw.js';
 import { ALIBI_VARIANTS, SINUSOIDAL_LAYOUTS } from './names.js';
 import type {
   AlibiBiasOptions,
@@ -33,7 +34,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
       const n = checkElements('sinusoidal table', [['length', length], ['dim', dim]], 4);
       return h.call((f) => {
         const out = f.alloc(n * 4);
-        h.check(m.sinusoidal(length, dim, base, SINUSOIDAL_LAYOUTS.indexOf(layout), out));
+        h.check(m.sinusoidal(length, dim, base, SINUSOIDAL_LAYOUTS.indexOf(layout), out, n));
         return h.readF32(out, n);
       });
     },
@@ -44,7 +45,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
       const variant = o.variant === undefined ? 'paper' : oneOf('variant', o.variant, ALIBI_VARIANTS);
       return h.call((f) => {
         const out = f.alloc(H * 4);
-        h.check(m.alibiSlopes(H, ALIBI_VARIANTS.indexOf(variant), out));
+        h.check(m.alibiSlopes(H, ALIBI_VARIANTS.indexOf(variant), out, H));
         return h.readF32(out, H);
       });
     },
@@ -59,32 +60,32 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
       const n = checkElements('alibi bias', [['heads', heads], ['queryLength', q], ['keyLength', k]], 4);
       return h.call((f) => {
         const out = f.alloc(n * 4);
-        h.check(m.alibiBias(heads, ALIBI_VARIANTS.indexOf(variant), q, k, causal, out));
+        h.check(m.alibiBias(heads, ALIBI_VARIANTS.indexOf(variant), q, k, causal, out, n));
         return h.readF32(out, n);
       });
     },
 
     t5Buckets(options: T5BucketOptions): Int32Array {
       const o = requireObject('options', options);
-      const { q, k, off, nb, md, bidir } = t5Args(o);
+      const { q, k, off, nb, md, bidir } = t5Args(m, o);
       const n = checkElements('t5 buckets', [['queryLength', q], ['keyLength', k]], 4);
       return h.call((f) => {
         const out = f.alloc(n * 4);
-        h.check(m.t5Buckets(q, k, off, nb, md, bidir, out));
+        h.check(m.t5Buckets(q, k, off, nb, md, bidir, out, n));
         return h.readI32(out, n);
       });
     },
 
     t5Bias(options: T5BiasOptions): Float32Array {
       const o = requireObject('options', options);
-      const { q, k, off, nb, md, bidir } = t5Args(o);
+      const { q, k, off, nb, md, bidir } = t5Args(m, o);
       const heads = int('heads', o.heads, 1, 65536);
       const table = h.tensor('table', o.table, [['numBuckets', nb], ['heads', heads]]);
       const n = checkElements('t5 bias', [['heads', heads], ['queryLength', q], ['keyLength', k]], 4);
       return h.call((f) => {
         const pt = f.f32(table);
         const out = f.alloc(n * 4);
-        h.check(m.t5Bias(pt, heads, q, k, off, nb, md, bidir, out));
+        h.check(m.t5Bias(pt, heads, q, k, off, nb, md, bidir, out, n));
         return h.readF32(out, n);
       });
     },
@@ -95,7 +96,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
       const n = checkElements('shaw indices', [['queryLength', q], ['keyLength', k]], 4);
       return h.call((f) => {
         const out = f.alloc(n * 4);
-        h.check(m.shawIndices(q, k, clip, out));
+        h.check(m.shawIndices(q, k, clip, out, n));
         return h.readI32(out, n);
       });
     },
@@ -115,7 +116,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
         const pk = f.f32(k);
         const pt = f.f32(tk);
         const out = f.alloc(n * 4);
-        h.check(m.shawLogits(pq, pk, pt, Q, K, D, clip, scale, out));
+        h.check(m.shawLogits(pq, pk, pt, Q, K, D, clip, scale, out, n));
         return h.readF32(out, n);
       });
     },
@@ -134,7 +135,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
         const pv = f.f32(v);
         const pt = f.f32(tv);
         const out = f.alloc(n * 4);
-        h.check(m.shawValues(pp, pv, pt, Q, K, D, clip, out));
+        h.check(m.shawValues(pp, pv, pt, Q, K, D, clip, out, n));
         return h.readF32(out, n);
       });
     },
@@ -151,7 +152,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
         const pt = f.f32(table);
         const pp = f.i32(positions);
         const out = f.alloc(n * 4);
-        h.check(m.learnedPositions(pt, maxLength, dim, pp, T, out));
+        h.check(m.learnedPositions(pt, maxLength, dim, pp, T, out, n));
         return h.readF32(out, n);
       });
     },
@@ -160,7 +161,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
       const o = requireObject('options', options);
       const positions = h.own(i32('positions', o.positions));
       const rotaryDim = int('rotaryDim', o.rotaryDim, 2);
-      const scaleBase = o.scaleBase === undefined ? 512 : number('scaleBase', o.scaleBase);
+      const scaleBase = o.scaleBase === undefined ? m.xposScaleBase : number('scaleBase', o.scaleBase);
       const center = o.center === undefined ? 0 : int32('center', o.center);
       const key = optBool('key', o.key, false);
       const T = positions.length;
@@ -168,7 +169,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
       return h.call((f) => {
         const pp = f.i32(positions);
         const out = f.alloc(n * 4);
-        h.check(m.xposScales(pp, T, rotaryDim, scaleBase, center, key, out));
+        h.check(m.xposScales(pp, T, rotaryDim, scaleBase, center, key, out, n));
         return h.readF32(out, n);
       });
     },
@@ -182,12 +183,13 @@ function shawShape(o: Record<string, unknown>) {
   return { q, k, clip };
 }
 
-export function t5Args(o: Record<string, unknown>) {
+/** The T5 options of a call; left out, numBuckets and maxDistance are the C++ defaults (the module's constants). */
+export function t5Args(m: RawModule, o: Record<string, unknown>) {
   const q = int('queryLength', o.queryLength, 0);
   const k = int('keyLength', o.keyLength, 0);
   const bidir = optBool('bidirectional', o.bidirectional, true);
-  const nb = optInt('numBuckets', o.numBuckets, 32, 1, 65536);  // a table shape; its rule is checked in C++
-  const md = o.maxDistance === undefined ? 128 : int32('maxDistance', o.maxDistance);
+  const nb = optInt('numBuckets', o.numBuckets, m.t5NumBuckets, 1, 65536);  // a table shape; its rule is checked in C++
+  const md = o.maxDistance === undefined ? m.t5MaxDistance : int32('maxDistance', o.maxDistance);
   const off = o.queryOffset === undefined ? 0 : int32('queryOffset', o.queryOffset);
   return { q, k, off, nb, md, bidir };
 }

@@ -29,7 +29,10 @@ import { Owner, type Heap } from './heap.js';
 import { ENCODINGS, POSITION_BUGS as BUGS, TASKS } from './names.js';
 import type { ModelConfigWire, RawModels, RawModule, RawTinyModel, RawTrainer, RopeConfigWire, RopeScalingWire, TrainRequestWire } from './raw.js';
 import { ropeSpec } from './rope.js';
-import { i32, int, number, oneOf, optBool, optInt, requireObject } from './validate.js';
+import { i32, int, int32, number, oneOf, optBool, optInt, requireObject } from './validate.js';
+
+/** An integer option (its range is checked in C++); left out, `dflt`. */
+const optInt32 = (name: string, v: unknown, dflt: number): number => (v === undefined ? dflt : int32(name, v));
 
 /** The `bug` option (whether it applies to the model is checked in C++). */
 const bugOption = (v: unknown): PositionBug => (v === undefined ? 'none' : oneOf('bug', v, BUGS));
@@ -211,7 +214,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
         const pt = f.i32(t);
         const pl = f.alloc(nLogits * 4);
         const pm = maps ? f.alloc(nMaps * 4) : 0;
-        check(h.forward(pt, T, pl, pm, has, spec, bug));
+        check(h.forward(pt, T, pl, nLogits, pm, nMaps, has, spec, bug));
         const res: ModelForwardResult = { logits: heap.readF32(pl, nLogits) };
         if (maps) res.attentionMaps = heap.readF32(pm, nMaps);
         return res;
@@ -231,7 +234,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
         const [has, spec] = this.#scaling(o.scaling);
         const pt = f.i32(t);
         const out = f.alloc(Math.max(maxNew, 1) * 4);
-        check(h.generate(pt, t.length, maxNew, temperature, seed, has, spec, bug, cache, out));
+        check(h.generate(pt, t.length, maxNew, temperature, seed, has, spec, bug, cache, out, maxNew));
         return heap.readI32(out, maxNew);
       });
     }
@@ -250,7 +253,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
       return lengths.map((L) => heap.call((f) => {
         const [has, spec] = this.#scaling(o.scaling);
         const out = f.alloc((3 + L) * 8);
-        check(h.evaluate(L, examples, seed, has, spec, bug, window, out));
+        check(h.evaluate(L, examples, seed, has, spec, bug, window, out, 3 + L));
         const r = heap.readF64(out, 3 + L);
         return { length: L, loss: r[0] as number, accuracy: r[1] as number, scored: r[2] as number, positionLoss: r.slice(3) };
       }));
@@ -261,7 +264,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
       const n = h.saveSize();
       return heap.call((f) => {
         const p = f.alloc(n);
-        h.saveInto(p);
+        check(h.saveInto(p, n));
         return heap.readU8(p, n);
       });
     }
@@ -302,7 +305,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
         const n = Math.min(chunk, steps - done);
         const last = heap.call((f) => {
           const out = f.alloc(4 * n * 8);
-          check(t.step(n, out));
+          check(t.step(n, out, 4 * n));
           return heap.readF64(out + 4 * (n - 1) * 8, 4);
         });
         done += n;
@@ -320,24 +323,25 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
   /** The C++ defaults of a training request (read once). */
   const trainDefaults = (): TrainRequestWire => (defaults ??= m.defaultTrainRequest());
 
+  // The training request's values (ranges, warmup <= steps) are checked, and lr and warmup left out derived,
+  // in C++ only (ToTrainConfig, Trainer::Create): its message is the RangeError. Here: JS types and integers.
   async function train(config: TrainConfig, options?: TrainOptions): Promise<TinyModel> {
     const c = requireObject('config', config);
     const o = trainOptions(options);
-    const steps = int('steps', c.steps, 1, 10_000_000);
-    // The sizes decide the training buffers, so they are checked here; C++ checks them again with the model.
+    const steps = int32('steps', c.steps);
     const d = trainDefaults();
     const spec: TrainRequestWire = {
       task: oneOf('task', c.task, TASKS),
       encoding: oneOf('encoding', c.encoding, ENCODINGS),
       steps,
-      batch: optInt('batch', c.batch, d.batch, 1, 4096),
-      seqLen: optInt('seqLen', c.seqLen, d.seqLen, 1, 4096),
-      dModel: optInt('dModel', c.dModel, d.dModel, 2, 2048),
-      heads: optInt('heads', c.heads, d.heads, 1, 64),
-      layers: optInt('layers', c.layers, d.layers, 1, 32),
-      dFf: optInt('dFf', c.dFf, d.dFf, 1, 16384),
-      lr: c.lr === undefined ? d.lr : number('lr', c.lr),
-      warmup: optInt('warmup', c.warmup, Math.floor(steps / 10), 0, steps),
+      batch: optInt32('batch', c.batch, d.batch),
+      seqLen: optInt32('seqLen', c.seqLen, d.seqLen),
+      dModel: optInt32('dModel', c.dModel, d.dModel),
+      heads: optInt32('heads', c.heads, d.heads),
+      layers: optInt32('layers', c.layers, d.layers),
+      dFf: optInt32('dFf', c.dFf, d.dFf),
+      lr: c.lr === undefined ? undefined : number('lr', c.lr),
+      warmup: c.warmup === undefined ? undefined : int32('warmup', c.warmup),
       seed: optInt('seed', c.seed, d.seed, 0),
     };
     return run(new m.Trainer(spec), steps, o);
@@ -348,20 +352,20 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
     const mc = model.config;
     const c = requireObject('config', config);
     const o = trainOptions(options);
-    const steps = int('steps', c.steps, 0, 10_000_000);
+    const steps = int32('steps', c.steps);
     const d = trainDefaults();
     const spec: TrainRequestWire = {
       task: mc.task,
       encoding: mc.encoding,
       steps,
-      batch: optInt('batch', c.batch, d.batch, 1, 4096),
-      seqLen: optInt('seqLen', c.seqLen, mc.trainLen, 1, 4096),
+      batch: optInt32('batch', c.batch, d.batch),
+      seqLen: optInt32('seqLen', c.seqLen, mc.trainLen),
       dModel: mc.dModel,
       heads: mc.heads,
       layers: mc.layers,
       dFf: mc.dFf,
-      lr: c.lr === undefined ? 1e-3 : number('lr', c.lr),
-      warmup: optInt('warmup', c.warmup, Math.min(20, Math.floor(steps / 10)), 0, steps),
+      lr: c.lr === undefined ? undefined : number('lr', c.lr),
+      warmup: c.warmup === undefined ? undefined : int32('warmup', c.warmup),
       seed: optInt('seed', c.seed, d.seed, 0),
     };
     if (c.scaling !== undefined && mc.encoding !== 'rope' && mc.encoding !== 'xpos') {
@@ -378,7 +382,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
     const name = oneOf('task', task, TASKS);
     return heap.call((f) => {
       const out = f.alloc(9 * 8);
-      check(m.taskReference(name, out));
+      check(m.taskReference(name, out, 9));
       const v = heap.readF64(out, 9);
       const r: TaskReference = {
         task: name, chanceAccuracy: v[0] as number, chanceLoss: v[1] as number,

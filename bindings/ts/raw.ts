@@ -1,6 +1,6 @@
 /**
- * The raw interfaces of the two Emscripten modules (bindings/embind.cc,
- * compiled once for the core and once for the models): the functions,
+ * The raw interfaces of the two Emscripten modules (bindings/core_module.cc
+ * with bench_hooks.cc, and bindings/models_module.cc): the functions,
  * handle classes and value objects exactly as Embind exposes them. Array arguments are byte addresses in wasm memory; every function
  * returns '' or the core's error message. Only heap.ts and the modules it
  * serves (rope.ts, attention.ts, encodings.ts, model.ts) use it.
@@ -31,6 +31,22 @@ export interface RopeConfigWire {
   /** M-RoPE's pairs per row; empty = plain RoPE. */
   mropeSection: number[];
   mropeInterleaved: boolean;
+}
+
+/** The value object `RopeApplyOptions` (src/ops/rope_apply.h, POSENC_ROPE_APPLY_FIELDS): one rotation (positions: an address, 0 = offset + t). */
+export interface RopeApplyWire {
+  freq: RopeConfigWire;
+  layout: string;
+  heads: number;
+  seqLen: number;
+  positions: number;
+  offset: number;
+  contextLength: number;
+  pureRotation: boolean;
+  xpos: boolean;
+  xposScaleBase: number;
+  xposCenter: number;
+  xposKey: boolean;
 }
 
 /** The value object `AttentionRope` (src/ops/attention.h, POSENC_ATTENTION_ROPE_FIELDS; addresses 0 = absent). */
@@ -74,8 +90,13 @@ export interface AttentionWire {
 /** The value object `ModelConfig` (src/model/config.h, POSENC_MODEL_CONFIG_FIELDS): the public TinyModelConfig with every field present. */
 export type ModelConfigWire = Omit<TinyModelConfig, 'encoding' | 'ropeScaling'> & { encoding: string; ropeScaling: RopeScalingWire };
 
-/** The value object `TrainRequest` (src/model/train.h, POSENC_TRAIN_REQUEST_FIELDS): the public TrainConfig with every field present. */
-export type TrainRequestWire = Omit<Required<TrainConfig>, 'task' | 'encoding'> & { task: string; encoding: string };
+/**
+ * The value object `TrainRequest` (src/model/train.h, POSENC_TRAIN_REQUEST_FIELDS): the public TrainConfig with
+ * every field present; lr and warmup undefined = derived in C++.
+ */
+export type TrainRequestWire = Omit<Required<TrainConfig>, 'task' | 'encoding' | 'lr' | 'warmup'> & {
+  task: string; encoding: string; lr: number | undefined; warmup: number | undefined;
+};
 
 /** Every Embind handle has `delete()`. */
 export interface RawHandle {
@@ -86,7 +107,7 @@ export interface RawHandle {
 export interface RawKvCache extends RawHandle {
   error(): string;
   append(k: number, v: number, n: number, positions: number): string;
-  attend(options: AttentionWire, q: number, qPositions: number, out: number): string;
+  attend(options: AttentionWire, q: number, qPositions: number, out: number, outCapacity: number, weightsCapacity: number): string;
   shift(delta: number): string;
   length(): number;
 }
@@ -97,20 +118,27 @@ export interface RawTinyModel extends RawHandle {
   config(): ModelConfigWire;
   vocab(): string;
   classes(): string;
-  forward(tokens: number, T: number, logits: number, maps: number, hasScaling: number, scaling: RopeConfigWire, bug: string): string;
+  forward(
+    tokens: number, T: number, logits: number, logitsCapacity: number, maps: number, mapsCapacity: number,
+    hasScaling: number, scaling: RopeConfigWire, bug: string,
+  ): string;
   generate(
     prompt: number, n: number, maxNew: number, temperature: number, seed: number,
-    hasScaling: number, scaling: RopeConfigWire, bug: string, cache: boolean, out: number,
+    hasScaling: number, scaling: RopeConfigWire, bug: string, cache: boolean, out: number, capacity: number,
   ): string;
-  evaluate(length: number, count: number, seed: number, hasScaling: number, scaling: RopeConfigWire, bug: string, window: number, out: number): string;
+  evaluate(
+    length: number, count: number, seed: number, hasScaling: number, scaling: RopeConfigWire, bug: string, window: number,
+    out: number, capacity: number,
+  ): string;
   saveSize(): number;
-  saveInto(ptr: number): void;
+  /** Writes the bytes saveSize() prepared into a buffer of `capacity` bytes. */
+  saveInto(ptr: number, capacity: number): string;
 }
 
 /** The Embind `Trainer` handle. */
 export interface RawTrainer extends RawHandle {
   error(): string;
-  step(n: number, out: number): string;
+  step(n: number, out: number, capacity: number): string;
   model(): RawTinyModel;
 }
 
@@ -145,36 +173,51 @@ export interface RawModels extends RawCommon {
   TinyModel: new (bytes: number, n: number) => RawTinyModel;
   Trainer: RawTrainerClass;
   sampleTask(task: string, length: number, seed: number, cap: number, tokens: number, targets: number, count: number): string;
-  taskReference(task: string, out: number): string;
+  taskReference(task: string, out: number, capacity: number): string;
   /** A training request with every field at its C++ default. */
   defaultTrainRequest(): TrainRequestWire;
 }
 
-/** What the core module (posenc-*) exposes: the encodings, attention and the KV cache. */
+/**
+ * What the core module (posenc-*) exposes: the encodings, attention and the KV cache. Every output buffer is
+ * followed by its capacity in elements, which C++ checks before writing.
+ */
 export interface RawModule extends RawCommon {
-  ropeFrequencies(spec: RopeConfigWire, seqLen: number, outFreq: number, outFactor: number): string;
-  ropeApply(
-    spec: RopeConfigWire, layout: number, x: number, xLen: number, out: number, heads: number, seqLen: number,
-    positions: number, offset: number, pureRotation: boolean, xpos: boolean, xposScaleBase: number,
-    xposCenter: number, xposKey: boolean, contextLength: number,
+  ropeFrequencies(spec: RopeConfigWire, seqLen: number, outFreq: number, capacity: number, outFactor: number): string;
+  ropeApply(options: RopeApplyWire, x: number, xLen: number, out: number, capacity: number): string;
+  /** cos and sin: buffers of `capacity` floats each. */
+  ropeCache(options: RopeApplyWire, cos: number, sin: number, capacity: number): string;
+  sinusoidal(length: number, dim: number, base: number, layout: number, out: number, capacity: number): string;
+  alibiSlopes(heads: number, variant: number, out: number, capacity: number): string;
+  alibiBias(heads: number, variant: number, q: number, k: number, causal: boolean, out: number, capacity: number): string;
+  t5Buckets(
+    q: number, k: number, qOffset: number, numBuckets: number, maxDistance: number, bidirectional: boolean, out: number, capacity: number,
   ): string;
-  ropeCache(spec: RopeConfigWire, seqLen: number, positions: number, offset: number, contextLength: number, cos: number, sin: number): string;
-  sinusoidal(length: number, dim: number, base: number, layout: number, out: number): string;
-  alibiSlopes(heads: number, variant: number, out: number): string;
-  alibiBias(heads: number, variant: number, q: number, k: number, causal: boolean, out: number): string;
-  t5Buckets(q: number, k: number, qOffset: number, numBuckets: number, maxDistance: number, bidirectional: boolean, out: number): string;
-  t5Bias(table: number, heads: number, q: number, k: number, qOffset: number, numBuckets: number, maxDistance: number, bidirectional: boolean, out: number): string;
-  shawIndices(q: number, k: number, clip: number, out: number): string;
-  shawLogits(q: number, k: number, tableK: number, Q: number, K: number, D: number, clip: number, scale: number, out: number): string;
-  shawValues(probs: number, v: number, tableV: number, Q: number, K: number, D: number, clip: number, out: number): string;
-  learnedPositions(table: number, maxLength: number, dim: number, positions: number, T: number, out: number): string;
-  xposScales(positions: number, T: number, rotaryDim: number, scaleBase: number, center: number, key: boolean, out: number): string;
-  attention(options: AttentionWire, q: number, k: number, v: number, out: number): string;
+  t5Bias(
+    table: number, heads: number, q: number, k: number, qOffset: number, numBuckets: number, maxDistance: number, bidirectional: boolean,
+    out: number, capacity: number,
+  ): string;
+  shawIndices(q: number, k: number, clip: number, out: number, capacity: number): string;
+  shawLogits(
+    q: number, k: number, tableK: number, Q: number, K: number, D: number, clip: number, scale: number, out: number, capacity: number,
+  ): string;
+  shawValues(probs: number, v: number, tableV: number, Q: number, K: number, D: number, clip: number, out: number, capacity: number): string;
+  learnedPositions(table: number, maxLength: number, dim: number, positions: number, T: number, out: number, capacity: number): string;
+  xposScales(
+    positions: number, T: number, rotaryDim: number, scaleBase: number, center: number, key: boolean, out: number, capacity: number,
+  ): string;
+  attention(options: AttentionWire, q: number, k: number, v: number, out: number, outCapacity: number, weightsCapacity: number): string;
   KvCache: new (kvHeads: number, headDim: number, rope: AttentionRopeWire, consistent: boolean) => RawKvCache;
   /** The scaling fields (JS names, space-separated) a scaling type needs from the caller. */
   requiredScalingFields(type: string): string;
   /** A RoPE configuration with every field at its C++ default. */
   defaultRopeConfig(): RopeConfigWire;
+  /** A rotation with every field at its C++ default. */
+  defaultRopeApply(): RopeApplyWire;
+  /** The C++ defaults of options outside a value object: xPos's scale base, T5's buckets and max distance. */
+  readonly xposScaleBase: number;
+  readonly t5NumBuckets: number;
+  readonly t5MaxDistance: number;
   /** Attention options with every field at its C++ default. */
   defaultAttention(): AttentionWire;
   benchRope(H: number, T: number, d: number, layout: number, iters: number): void;

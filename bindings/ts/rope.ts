@@ -4,7 +4,7 @@
  */
 import type { Heap } from './heap.js';
 import { ROPE_LAYOUTS, ROPE_SCALINGS } from './names.js';
-import type { AttentionRopeWire, RawModule, RopeConfigWire } from './raw.js';
+import type { AttentionRopeWire, RawModule, RopeApplyWire, RopeConfigWire } from './raw.js';
 import type { ApplyRopeOptions, Posenc, RerotateOptions, RopeCache, RopeCacheOptions, RopeFrequencies, RopeFrequencyOptions, RopeScaling } from './types.js';
 import { checkElements, f32, i32, int, int32, notLayered, num, number, oneOf, optBool, optInt, requireObject } from './validate.js';
 
@@ -21,6 +21,15 @@ export function defaultRopeSpec(m: RawModule, headDim: number, rotaryDim: number
   let d = defaults.get(m);
   if (d === undefined) defaults.set(m, (d = m.defaultRopeConfig()));
   return { ...d, headDim, rotaryDim, base: base ?? d.base, scaling: { ...d.scaling }, mropeSection: [] };
+}
+
+const rotations = new WeakMap<RawModule, RopeApplyWire>();
+
+/** A rotation (the RopeApplyOptions value object) at the C++ defaults (the module's, read once), with these frequencies. */
+function defaultRotation(m: RawModule, freq: RopeConfigWire): RopeApplyWire {
+  let d = rotations.get(m);
+  if (d === undefined) rotations.set(m, (d = m.defaultRopeApply()));
+  return { ...d, freq };
 }
 
 const kinds = new WeakMap<RawModule, ReadonlyArray<readonly [string, string]>>();
@@ -234,38 +243,32 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
       const { spec } = ropeSpec(m, o);
       const x = h.tensor('x', xIn, [['heads', heads], ['seqLen', seqLen], ['headDim', spec.headDim]]);
       const n = x.length;
-      let positions = 0;
-      let offset = 0;
-      let xpos = false;
-      let xposScaleBase = 512;
-      let xposCenter = 0;
-      let xposKey = false;
+      const r: RopeApplyWire = { ...defaultRotation(m, spec), layout, heads, seqLen, contextLength, pureRotation: pure };
       // M-RoPE reads three position rows per token.
       const rows = spec.mropeSection.length > 0 ? 3 : 1;
       if (pure) {
         const delta = int('delta', o.delta, -2147483648, 2147483647);
-        positions = f.i32(new Int32Array(rows * seqLen).fill(delta));
+        r.positions = f.i32(new Int32Array(rows * seqLen).fill(delta));
       } else {
         if (o.positions !== undefined && o.offset !== undefined) {
           throw new TypeError('pass either positions or offset, not both');
         }
         if (o.positions !== undefined) {
-          positions = f.i32(h.own(i32('positions', o.positions, rows * seqLen, rows === 3 ? '3 * seqLen (mrope)' : 'seqLen')));
+          r.positions = f.i32(h.own(i32('positions', o.positions, rows * seqLen, rows === 3 ? '3 * seqLen (mrope)' : 'seqLen')));
         }
-        offset = optInt('offset', o.offset, 0, -2147483648, 2147483647 - Math.max(seqLen - 1, 0));
+        r.offset = optInt('offset', o.offset, 0, -2147483648, 2147483647 - Math.max(seqLen - 1, 0));
         if (o.xpos !== undefined) {
           const xo = requireObject('xpos', o.xpos);
-          xpos = true;
-          if (xo.scaleBase !== undefined) xposScaleBase = number('xpos.scaleBase', xo.scaleBase);
-          if (xo.center !== undefined) xposCenter = int32('xpos.center', xo.center);
+          r.xpos = true;
+          if (xo.scaleBase !== undefined) r.xposScaleBase = number('xpos.scaleBase', xo.scaleBase);
+          if (xo.center !== undefined) r.xposCenter = int32('xpos.center', xo.center);
           if (typeof xo.key !== 'boolean') throw new TypeError(`xpos.key must be a boolean, got ${String(xo.key)}`);
-          xposKey = xo.key;
+          r.xposKey = xo.key;
         }
       }
       const px = f.f32(x);
       const out = f.alloc(n * 4);
-      h.check(m.ropeApply(spec, ROPE_LAYOUTS.indexOf(layout), px, n, out, heads, seqLen, positions, offset, pure,
-        xpos, xposScaleBase, xposCenter, xposKey, contextLength));
+      h.check(m.ropeApply(r, px, n, out, n));
       return h.readF32(out, n);
     });
   }
@@ -279,7 +282,7 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
         const { spec, rotaryDim } = ropeSpec(m, o);
         const out = f.alloc((rotaryDim / 2) * 4);
         const factor = f.alloc(8);
-        h.check(m.ropeFrequencies(spec, seqLen, out, factor));
+        h.check(m.ropeFrequencies(spec, seqLen, out, rotaryDim / 2, factor));
         return { invFreq: h.readF32(out, rotaryDim / 2), attentionFactor: m.HEAPF64[factor >>> 3] as number };
       });
     },
@@ -326,7 +329,10 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
         checkElements('rope cache', [['seqLen', T], ['rotaryDim', rotaryDim]], 4);
         const cos = f.alloc(T * half * 4);
         const sin = f.alloc(T * half * 4);
-        h.check(m.ropeCache(spec, T, given === undefined ? 0 : f.i32(given), offset, contextLength, cos, sin));
+        const r: RopeApplyWire = {
+          ...defaultRotation(m, spec), heads: 1, seqLen: T, positions: given === undefined ? 0 : f.i32(given), offset, contextLength,
+        };
+        h.check(m.ropeCache(r, cos, sin, T * half));
         const c = h.readF32(cos, T * half);
         const s = h.readF32(sin, T * half);
         if (format === 'half') return { cos: c, sin: s, width: half };

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "base/decimal.h"
 #include "model/json.h"
-#include "ops/decimal.h"
 #include "ops/t5.h"
 
 namespace posenc {

@@ -9,13 +9,15 @@
 #include <map>
 #include <string>
 
+#include "base/status.h"
 #include "ops/encoding.h"
 #include "ops/rope_frequencies.h"
-#include "ops/status.h"
+#include "ops/t5.h"
+#include "ops/xpos.h"
 
 namespace posenc {
 
-// The fields, as a list (ops/fields.h): the page reads a model's config
+// The fields, as a list (base/fields.h): the page reads a model's config
 // through it. JS names as in TinyModelConfig.
 #define POSENC_MODEL_CONFIG_FIELDS(X)                                        \
   X(std::string, task, task, Plain, {}) /* what it was trained on */         \
@@ -36,12 +38,12 @@ namespace posenc {
   /* RoPE and xPos: rotary dims (0 = head dim) and base; xPos decay base */  \
   X(int, rotary_dim, rotaryDim, Plain, 0)                                    \
   X(double, rope_base, ropeBase, Plain, 10000.0)                             \
-  X(double, xpos_scale_base, xposScaleBase, Plain, 512.0)                    \
+  X(double, xpos_scale_base, xposScaleBase, Plain, kXposScaleBase)           \
   /* Sinusoidal absolute embedding base */                                   \
   X(double, sinusoidal_base, sinusoidalBase, Plain, 10000.0)                 \
   /* T5 relative bias (one table shared by all layers, like T5) */           \
-  X(int, t5_buckets, t5Buckets, Plain, 32)                                   \
-  X(int, t5_max_distance, t5MaxDistance, Plain, 128)                         \
+  X(int, t5_buckets, t5Buckets, Plain, kT5NumBuckets)                        \
+  X(int, t5_max_distance, t5MaxDistance, Plain, kT5MaxDistance)              \
   /* Shaw relative keys and values: clip distance k (tables [2k+1, head]) */ \
   X(int, shaw_clip, shawClip, Plain, 16)                                     \
   /* RoPE and xPos: the context extension the model was (continued-) */      \

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <utility>
 
 #include "model/layers.h"
@@ -84,33 +85,18 @@ Status ModelRope(const Model& m, const RopeScaling& scaling, PositionBug bug,
   return Status::Ok();
 }
 
-// The op's options for rotating x [heads, n, D] by `rope` at positions [n]
-// (keys take xPos's inverse scale; context_length -1 = derived).
-RopeApplyOptions RotationOptions(const AttentionRope& rope, size_t heads,
-                                 size_t n, const int32_t* positions, bool key,
-                                 int64_t context_length) {
-  RopeApplyOptions r;
-  r.freq = rope.freq;
-  r.layout = rope.layout;
-  r.heads = static_cast<int64_t>(heads);
-  r.seq_len = static_cast<int64_t>(n);
-  r.positions = positions;
-  r.context_length = context_length;
-  r.xpos = rope.xpos;
-  r.xpos_scale_base = rope.xpos_scale_base;
-  r.xpos_key = key;
-  return r;
-}
-
 // out: [heads, n, D] = x [heads, n, D] rotated by `rope` at positions [n]
 // (keys take xPos's inverse scale), or, with `mismatch`, transformed by
-// kRotateHalfMismatch's non-rotation.
+// kRotateHalfMismatch's non-rotation; the context length covers `seen`
+// (default: these positions).
 Status RotateAt(const AttentionRope& rope, const float* x, size_t heads,
                 size_t n, const int32_t* positions, bool key,
                 std::vector<float>* out, bool mismatch = false,
-                int64_t context_length = -1) {
+                std::initializer_list<PositionRun> seen = {}) {
   const RopeApplyOptions r =
-      RotationOptions(rope, heads, n, positions, key, context_length);
+      seen.size() == 0
+          ? RotationOf(rope, heads, n, positions, key, {{positions, n}})
+          : RotationOf(rope, heads, n, positions, key, seen);
   out->resize(heads * n * static_cast<size_t>(rope.freq.head_dim));
   return mismatch ? RotateHalfMismatch(r, x, out->size(), out->data())
                   : RopeApplyChecked(r, x, out->size(), out->data());
@@ -140,15 +126,6 @@ Status CheckCall(const Model& m, const std::optional<RopeScaling>& scaling,
                               ? scaling.value_or(RopeScaling())
                               : CallScaling(m, scaling),
                           bug);
-}
-
-// max(a, b) + 1: the one context length q and k are rotated for.
-int64_t ContextLength(const std::vector<int32_t>& a,
-                      const std::vector<int32_t>& b) {
-  int64_t mx = -1;
-  for (int32_t p : a) mx = std::max<int64_t>(mx, p);
-  for (int32_t p : b) mx = std::max<int64_t>(mx, p);
-  return mx + 1;
 }
 
 // Attention of a full pass (q, k, v: [H, n, D]) with the bugs that act
@@ -184,12 +161,14 @@ Status AttendFull(const Model& m, AttentionOptions ao, PositionBug bug,
   }
   BugPositions(m, bug, &qpos, &kpos);
   if (bug == PositionBug::kRotateHalfMismatch) {
-    const int64_t ctx = ContextLength(qpos, kpos);
+    // q and k rotated for the one context length of both.
+    const PositionRun qr{qpos.data(), qpos.size()},
+        kr{kpos.data(), kpos.size()};
     std::vector<float> qm, km;
-    POSENC_RETURN_IF_ERROR(
-        RotateAt(ao.rope, q, ao.H, ao.Tq, qpos.data(), false, &qm, true, ctx));
-    POSENC_RETURN_IF_ERROR(
-        RotateAt(ao.rope, k, ao.Hkv, ao.Tk, kpos.data(), true, &km, true, ctx));
+    POSENC_RETURN_IF_ERROR(RotateAt(ao.rope, q, ao.H, ao.Tq, qpos.data(), false,
+                                    &qm, true, {qr, kr}));
+    POSENC_RETURN_IF_ERROR(RotateAt(ao.rope, k, ao.Hkv, ao.Tk, kpos.data(),
+                                    true, &km, true, {qr, kr}));
     ao.rope.enabled = false;
     return Attention(ao, qm.data(), km.data(), v, o);
   }
@@ -468,11 +447,11 @@ Status Decoder::Attend(size_t l, size_t n, size_t slots,
     v = vr.data();
   }
   if (rope_.enabled && bug_ == PositionBug::kRotateHalfMismatch) {
-    const int64_t ctx = ContextLength(qpos, kpos);
+    const PositionRun qrun{qpos.data(), n}, krun{kpos.data(), n};
     POSENC_RETURN_IF_ERROR(
-        RotateAt(rope_, k, H, n, kpos.data(), true, &kr, true, ctx));
+        RotateAt(rope_, k, H, n, kpos.data(), true, &kr, true, {qrun, krun}));
     POSENC_RETURN_IF_ERROR(
-        RotateAt(rope_, q, H, n, qpos.data(), false, &qr, true, ctx));
+        RotateAt(rope_, q, H, n, qpos.data(), false, &qr, true, {qrun, krun}));
     k = kr.data();
     q = qr.data();
   }

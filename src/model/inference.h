@@ -13,10 +13,10 @@
 #include <optional>
 #include <vector>
 
+#include "base/status.h"
 #include "model/position_bug.h"
 #include "model/transformer.h"
 #include "ops/kv_cache.h"
-#include "ops/status.h"
 
 namespace posenc {
 

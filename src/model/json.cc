@@ -2,7 +2,7 @@
 // over the bytes with one position; every string is checked as UTF-8 while
 // it is copied. Numbers are scanned by the grammar first, then converted:
 // integers by hand (exact, with overflow detection), the rest by
-// ParseDouble (ops/decimal.h, correctly rounded like strtod) on the scanned
+// ParseDouble (base/decimal.h, correctly rounded like strtod) on the scanned
 // token.
 #include "model/json.h"
 
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <utility>
 
-#include "ops/decimal.h"
+#include "base/decimal.h"
 
 namespace posenc {
 

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string>
 
+#include "base/status.h"
 #include "model/transformer.h"
-#include "ops/status.h"
 
 namespace posenc {
 

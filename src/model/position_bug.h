@@ -90,10 +90,10 @@
 #include <cstddef>
 #include <string>
 
+#include "base/status.h"
 #include "model/config.h"
 #include "ops/rope_apply.h"
 #include "ops/rope_frequencies.h"
-#include "ops/status.h"
 
 namespace posenc {
 

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "model/rng.h"
-#include "ops/status.h"
 
 namespace posenc {
 

@@ -1,5 +1,6 @@
 #include "model/train.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -80,8 +81,12 @@ Status ToTrainConfig(const TrainRequest& r, TrainConfig* c) {
   c->model.layers = r.layers;
   c->model.d_ff = r.d_ff;
   c->model.max_len = r.seq_len > 0 ? r.seq_len : 1;
-  c->opt.lr = static_cast<float>(r.lr);
-  c->opt.warmup_steps = r.warmup;
+  const bool continued = c->init != nullptr;
+  const int tenth = r.steps / 10;
+  c->opt.lr =
+      static_cast<float>(r.lr.value_or(continued ? kContinueLr : kTrainLr));
+  c->opt.warmup_steps =
+      r.warmup.value_or(continued ? std::min(20, tenth) : tenth);
   c->seed = r.seed;
   return Status::Ok();
 }
@@ -103,9 +108,9 @@ Status Trainer::Create(const TrainConfig& c, std::unique_ptr<Trainer>* out) {
   if (!(c.opt.lr > 0.0f && c.opt.lr < 1.0f)) {
     return Status::Invalid(StrCat("lr must be in (0, 1), got ", c.opt.lr));
   }
-  if (c.opt.warmup_steps < 0) {
-    return Status::Invalid(
-        StrCat("warmup must be >= 0, got ", c.opt.warmup_steps));
+  if (c.opt.warmup_steps < 0 || c.opt.warmup_steps > c.steps) {
+    return Status::Invalid(StrCat("warmup must be an integer in [0, ", c.steps,
+                                  "], got ", c.opt.warmup_steps));
   }
   SplitMix64 seeds(c.seed);
   const uint64_t init_seed = seeds.Next();

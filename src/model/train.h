@@ -8,15 +8,16 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "base/fields.h"
 #include "model/adamw.h"
 #include "model/inference.h"
 #include "model/rng.h"
 #include "model/tasks.h"
 #include "model/transformer.h"
 #include "ops/encoding.h"
-#include "ops/fields.h"
 
 namespace posenc {
 
@@ -46,22 +47,29 @@ struct TrainConfig {
   std::optional<RopeScaling> scaling;
 };
 
+// The learning rates a request that leaves lr out trains with: fresh
+// training, and continued training (a smaller step for a trained model).
+inline constexpr double kTrainLr = 3e-3;
+inline constexpr double kContinueLr = 1e-3;
+
 // A training request as the JS API gives it: flat, with the API's names
-// (src/ops/fields.h). ToTrainConfig turns it into a TrainConfig; the
+// (src/base/fields.h). ToTrainConfig turns it into a TrainConfig; the
 // bindings register it from this list, and tests/ts/contract.test.ts checks
-// the TS mirror against it.
-#define POSENC_TRAIN_REQUEST_FIELDS(X)                         \
-  X(std::string, task, task, Plain, "language")                \
-  X(Encoding, encoding, encoding, EnumName, Encoding::kRope)   \
-  X(int, steps, steps, Plain, 1000)                            \
-  X(int, batch, batch, Plain, 16)                              \
-  X(int, seq_len, seqLen, Plain, 64) /* also the max length */ \
-  X(int, d_model, dModel, Plain, 64)                           \
-  X(int, heads, heads, Plain, 4)                               \
-  X(int, layers, layers, Plain, 2)                             \
-  X(int, d_ff, dFf, Plain, 128)                                \
-  X(double, lr, lr, Plain, 3e-3)                               \
-  X(int, warmup, warmup, Plain, 100)                           \
+// the TS mirror against it. lr and warmup left out are derived by
+// ToTrainConfig (kTrainLr and a tenth of the steps; continued training:
+// kContinueLr and min(20, a tenth of the steps)).
+#define POSENC_TRAIN_REQUEST_FIELDS(X)                          \
+  X(std::string, task, task, Plain, "language")                 \
+  X(Encoding, encoding, encoding, EnumName, Encoding::kRope)    \
+  X(int, steps, steps, Plain, 1000)                             \
+  X(int, batch, batch, Plain, 16)                               \
+  X(int, seq_len, seqLen, Plain, 64) /* also the max length */  \
+  X(int, d_model, dModel, Plain, 64)                            \
+  X(int, heads, heads, Plain, 4)                                \
+  X(int, layers, layers, Plain, 2)                              \
+  X(int, d_ff, dFf, Plain, 128)                                 \
+  X(std::optional<double>, lr, lr, Optional, std::nullopt)      \
+  X(std::optional<int>, warmup, warmup, Optional, std::nullopt) \
   X(uint64_t, seed, seed, Plain, 1)
 
 struct TrainRequest {
@@ -69,7 +77,8 @@ struct TrainRequest {
 };
 
 // The request's settings into *config (task parsed, model sizes, optimiser,
-// seed); the values are checked by Trainer::Create.
+// seed), lr and warmup derived when left out (continued training when
+// config->init is set); the values are checked by Trainer::Create.
 Status ToTrainConfig(const TrainRequest& request, TrainConfig* config);
 
 struct TrainProgress {

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "model/config.h"
 #include "ops/rope_frequencies.h"
-#include "ops/status.h"
 
 namespace posenc {
 

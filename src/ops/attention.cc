@@ -2,6 +2,7 @@
 // kernel (attention-inl.h).
 #include "ops/attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -173,6 +174,33 @@ void AttentionPositions(const AttentionOptions& o, std::vector<int32_t>* qpos,
   }
 }
 
+RopeApplyOptions RotationOf(const AttentionRope& rope, size_t heads, size_t n,
+                            const int32_t* positions, bool key,
+                            std::initializer_list<PositionRun> seen,
+                            int64_t at_least) {
+  RopeApplyOptions r;
+  r.freq = rope.freq;
+  r.layout = rope.layout;
+  r.heads = static_cast<int64_t>(heads);
+  r.seq_len = static_cast<int64_t>(n);
+  r.positions = positions;
+  r.xpos = rope.xpos;
+  r.xpos_scale_base = rope.xpos_scale_base;
+  r.xpos_key = key;
+  if (rope.context_length >= 0) {
+    r.context_length = rope.context_length;
+  } else {
+    int64_t max_pos = -1;
+    for (const PositionRun& run : seen) {
+      for (size_t e = 0; e < run.n; ++e) {
+        max_pos = std::max<int64_t>(max_pos, run.data[e]);
+      }
+    }
+    r.context_length = std::max<int64_t>(at_least, max_pos + 1);
+  }
+  return r;
+}
+
 void AttentionKernel(const AttentionOptions& o, const float* q, const float* k,
                      const float* v, float* out) {
   HWY_DYNAMIC_DISPATCH(AttentionKernelImpl)(o, q, k, v, out);
@@ -187,34 +215,22 @@ Status Attention(const AttentionOptions& o, const float* q, const float* k,
   }
   std::vector<int32_t> qpos, kpos;
   AttentionPositions(o, &qpos, &kpos);
-  RopeApplyOptions r;
-  r.freq = o.rope.freq;
-  r.layout = o.rope.layout;
-  r.xpos = o.rope.xpos;
-  r.xpos_scale_base = o.rope.xpos_scale_base;
   // One context length for q and k (the longest position the call rotates),
   // so `dynamic` / `longrope` give both the same frequencies.
-  int64_t max_pos = -1;
-  for (int32_t p : qpos) max_pos = p > max_pos ? p : max_pos;
-  if (o.rope.rotate_k) {
-    for (int32_t p : kpos) max_pos = p > max_pos ? p : max_pos;
-  }
-  r.context_length =
-      o.rope.context_length >= 0 ? o.rope.context_length : max_pos + 1;
+  const PositionRun q_run{qpos.data(), qpos.size()};
+  const PositionRun k_run{kpos.data(), o.rope.rotate_k ? kpos.size() : 0};
   std::vector<float> q_rot(o.H * o.Tq * o.D);
-  r.heads = static_cast<int64_t>(o.H);
-  r.seq_len = static_cast<int64_t>(o.Tq);
-  r.positions = qpos.data();
-  if (o.Tq)
+  if (o.Tq) {
+    const RopeApplyOptions r =
+        RotationOf(o.rope, o.H, o.Tq, qpos.data(), false, {q_run, k_run});
     POSENC_RETURN_IF_ERROR(RopeApplyChecked(r, q, q_rot.size(), q_rot.data()));
+  }
   const float* k_use = k;
   std::vector<float> k_rot;
   if (o.rope.rotate_k && o.Tk) {
     k_rot.resize(o.Hkv * o.Tk * o.D);
-    r.heads = static_cast<int64_t>(o.Hkv);
-    r.seq_len = static_cast<int64_t>(o.Tk);
-    r.positions = kpos.data();
-    r.xpos_key = true;
+    const RopeApplyOptions r =
+        RotationOf(o.rope, o.Hkv, o.Tk, kpos.data(), true, {q_run, k_run});
     POSENC_RETURN_IF_ERROR(RopeApplyChecked(r, k, k_rot.size(), k_rot.data()));
     k_use = k_rot.data();
   }

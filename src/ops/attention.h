@@ -24,11 +24,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
-#include "ops/fields.h"
+#include "base/fields.h"
+#include "base/status.h"
 #include "ops/rope_apply.h"
-#include "ops/status.h"
+#include "ops/t5.h"
+#include "ops/xpos.h"
 
 namespace posenc {
 
@@ -38,7 +41,7 @@ namespace posenc {
 // cumsum(mask) - 1), queries -> the position of key slot qpos(i); past the
 // keys, positions go on from the last key's (from the number of real keys
 // with positions_from_mask). The fields JS sets, as a field list
-// (ops/fields.h); head_dim of freq must equal D.
+// (base/fields.h); head_dim of freq must equal D.
 #define POSENC_ATTENTION_ROPE_FIELDS(X)                                \
   X(bool, enabled, enabled, Plain, false)                              \
   X(RopeFrequencyConfig, freq, freq, Plain, {})                        \
@@ -47,7 +50,7 @@ namespace posenc {
   X(const int32_t*, k_positions, keyPositions, Address, nullptr)       \
   X(bool, positions_from_mask, positionsFromPadding, Plain, false)     \
   X(bool, xpos, xpos, Plain, false)                                    \
-  X(double, xpos_scale_base, xposScaleBase, Plain, 512.0)              \
+  X(double, xpos_scale_base, xposScaleBase, Plain, kXposScaleBase)     \
   /* dynamic / longrope: the context length q and k share; -1 = the */ \
   /* longest position the call rotates, + 1 */                         \
   X(int64_t, context_length, contextLength, Plain, -1)
@@ -58,7 +61,7 @@ struct AttentionRope {
   bool rotate_k = true;
 };
 
-// The fields JS sets (ops/fields.h): sizes, scale (0 = 1/sqrt(D)), masks,
+// The fields JS sets (base/fields.h): sizes, scale (0 = 1/sqrt(D)), masks,
 // the encodings' tables (T5: table [B, H]; Shaw: tables [2 clip + 1, D];
 // bias: [H, Tq, Tk]) and the optional weights output [H, Tq, Tk].
 #define POSENC_ATTENTION_FIELDS(X)                                           \
@@ -74,8 +77,8 @@ struct AttentionRope {
   X(const uint8_t*, key_mask, keyMask, Address, nullptr) /* != 0: real */    \
   X(const float*, alibi_slopes, alibiSlopes, Address, nullptr) /* [H] */     \
   X(const float*, t5_table, t5Table, Address, nullptr)                       \
-  X(int32_t, t5_buckets, t5Buckets, Plain, 32)                               \
-  X(int32_t, t5_max_distance, t5MaxDistance, Plain, 128)                     \
+  X(int32_t, t5_buckets, t5Buckets, Plain, kT5NumBuckets)                    \
+  X(int32_t, t5_max_distance, t5MaxDistance, Plain, kT5MaxDistance)          \
   X(bool, t5_bidirectional, t5Bidirectional, Plain, false)                   \
   X(const float*, shaw_k, shawK, Address, nullptr)                           \
   X(const float*, shaw_v, shawV, Address, nullptr)                           \
@@ -101,6 +104,23 @@ Status Attention(const AttentionOptions& o, const float* q, const float* k,
 // [Tk], or [3, Tq] and [3, Tk] with M-RoPE.
 void AttentionPositions(const AttentionOptions& o, std::vector<int32_t>* qpos,
                         std::vector<int32_t>* kpos);
+
+// A run of positions a rotation's context length covers: data [n].
+struct PositionRun {
+  const int32_t* data;
+  size_t n;
+};
+
+// The op options that rotate x [heads, n, D] by `rope` at `positions` ([n],
+// or [3, n] with M-RoPE; keys take xPos's inverse scale), with the one
+// context length (dynamic / longrope) every rotation of a call shares:
+// rope.context_length when set, else max(at_least, the largest position of
+// `seen` + 1). Attention, the KV cache and the model's decoder all rotate
+// through it, so q and k always see the same frequencies.
+RopeApplyOptions RotationOf(const AttentionRope& rope, size_t heads, size_t n,
+                            const int32_t* positions, bool key,
+                            std::initializer_list<PositionRun> seen,
+                            int64_t at_least = 0);
 
 // The kernel itself on already-rotated q and k (no validation). Dispatched
 // once per call to the best Highway target.

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "ops/status.h"
+#include "base/status.h"
 
 namespace posenc {
 

@@ -7,18 +7,6 @@
 namespace posenc {
 
 namespace {
-RopeApplyOptions RotationFor(const AttentionRope& rope, size_t heads,
-                             size_t T) {
-  RopeApplyOptions r;
-  r.freq = rope.freq;
-  r.layout = rope.layout;
-  r.heads = static_cast<int64_t>(heads);
-  r.seq_len = static_cast<int64_t>(T);
-  r.xpos = rope.xpos;
-  r.xpos_scale_base = rope.xpos_scale_base;
-  r.context_length = rope.context_length;
-  return r;
-}
 // True when `config` gives other inverse frequencies at context length b
 // than at a (dynamic NTK past its threshold, LongRoPE across its switch).
 bool FrequenciesDiffer(const RopeFrequencyConfig& config, int64_t a,
@@ -75,10 +63,9 @@ KvCache::KvCache(size_t Hkv, size_t D, const AttentionRope& rope,
 Status KvCache::RotateFromRaw(size_t t0, int64_t context) {
   const size_t n = length_ - t0;
   if (n == 0) return Status::Ok();
-  RopeApplyOptions r = RotationFor(rope_, 1, n);
-  r.positions = positions_.data() + t0;
-  r.xpos_key = true;
-  r.context_length = context;
+  // rerotate_: no fixed context length, so `context` is the one in force.
+  const RopeApplyOptions r =
+      RotationOf(rope_, 1, n, positions_.data() + t0, true, {}, context);
   for (size_t g = 0; g < Hkv_; ++g) {
     const size_t at = (g * capacity_ + t0) * D_;
     POSENC_RETURN_IF_ERROR(
@@ -161,9 +148,8 @@ Status KvCache::Append(const float* k, const float* v, size_t Tn,
   std::vector<float> k_rot;
   const float* k_use = k;
   if (rope_.enabled && Tn > 0) {
-    RopeApplyOptions r = RotationFor(rope_, Hkv_, Tn);
-    r.positions = pos.data();
-    r.xpos_key = true;
+    const RopeApplyOptions r =
+        RotationOf(rope_, Hkv_, Tn, pos.data(), true, {{pos.data(), Tn}});
     k_rot.resize(Hkv_ * Tn * D_);
     POSENC_RETURN_IF_ERROR(RopeApplyChecked(r, k, k_rot.size(), k_rot.data()));
     k_use = k_rot.data();
@@ -207,16 +193,11 @@ Status KvCache::Attend(const AttentionOptions& base, const float* q,
                                       slot - static_cast<int64_t>(length_) + 1);
       }
     }
-    RopeApplyOptions r = RotationFor(rope_, o.H, o.Tq);
-    r.positions = pos.data();
-    if (rerotate_) {
-      // Queries see the context the keys are rotated for (or a longer one
-      // when they sit past every key).
-      int64_t context = context_;
-      for (int32_t p : pos)
-        context = std::max<int64_t>(context, int64_t{p} + 1);
-      r.context_length = context;
-    }
+    // With rerotate_, queries see the context the keys are rotated for (or
+    // a longer one when they sit past every key).
+    const RopeApplyOptions r =
+        RotationOf(rope_, o.H, o.Tq, pos.data(), false, {{pos.data(), o.Tq}},
+                   rerotate_ ? context_ : 0);
     q_rot.resize(o.H * o.Tq * D_);
     POSENC_RETURN_IF_ERROR(RopeApplyChecked(r, q, q_rot.size(), q_rot.data()));
     q_use = q_rot.data();
@@ -246,9 +227,9 @@ Status KvCache::Shift(int32_t delta) {
         "shift is a pure rotation; xPos keys also carry a position-dependent "
         "scale, so an xPos cache cannot be shifted");
   }
-  RopeApplyOptions r = RotationFor(rope_, 1, length_);
   std::vector<int32_t> delta_pos(length_, delta);
-  r.positions = delta_pos.data();
+  RopeApplyOptions r = RotationOf(rope_, 1, length_, delta_pos.data(), false,
+                                  {{delta_pos.data(), length_}});
   r.pure_rotation = true;
   for (size_t g = 0; g < Hkv_; ++g) {
     float* kg = k_.data() + g * capacity_ * D_;

@@ -22,8 +22,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/status.h"
 #include "ops/attention.h"
-#include "ops/status.h"
 
 namespace posenc {
 
@@ -49,6 +49,8 @@ class KvCache {
   // Rotates every cached key by `delta` positions.
   Status Shift(int32_t delta);
 
+  size_t kv_heads() const { return Hkv_; }
+  size_t head_dim() const { return D_; }
   size_t length() const { return length_; }
   size_t capacity() const { return capacity_; }
   const std::vector<int32_t>& positions() const { return positions_; }

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "ops/status.h"
+#include "base/status.h"
 
 namespace posenc {
 

@@ -25,7 +25,7 @@ Status ValidateContextLength(int64_t context_length, const char* name) {
       StrCat(name, " must be >= 0 (or -1: derived), got ", context_length));
 }
 
-Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len) {
+Status ValidateRopeShape(const RopeApplyOptions& o) {
   POSENC_RETURN_IF_ERROR(ValidateRopeConfig(o.freq));
   POSENC_RETURN_IF_ERROR(ValidateRopeLayout(o.layout, "layout"));
   if (o.heads < 1) {
@@ -41,12 +41,6 @@ Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len) {
     return Status::Invalid(StrCat("heads * seqLen * headDim = ", o.heads, " * ",
                                   o.seq_len, " * ", d,
                                   " exceeds 2^31 elements"));
-  }
-  const int64_t want = o.heads * o.seq_len * d;
-  if (static_cast<int64_t>(x_len) != want) {
-    return Status::Invalid(
-        StrCat("x must have heads * seqLen * headDim = ", o.heads, " * ",
-               o.seq_len, " * ", d, " = ", want, " floats, got ", x_len));
   }
   if (o.positions == nullptr) {
     const int64_t lo = std::numeric_limits<int32_t>::min();
@@ -68,6 +62,18 @@ Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len) {
   }
   POSENC_RETURN_IF_ERROR(
       ValidateContextLength(o.context_length, "contextLength"));
+  return Status::Ok();
+}
+
+Status ValidateRopeApply(const RopeApplyOptions& o, size_t x_len) {
+  POSENC_RETURN_IF_ERROR(ValidateRopeShape(o));
+  const int64_t d = o.freq.head_dim;
+  const int64_t want = o.heads * o.seq_len * d;
+  if (static_cast<int64_t>(x_len) != want) {
+    return Status::Invalid(
+        StrCat("x must have heads * seqLen * headDim = ", o.heads, " * ",
+               o.seq_len, " * ", d, " = ", want, " floats, got ", x_len));
+  }
   return Status::Ok();
 }
 
@@ -137,9 +143,16 @@ Status RopeTable(const RopeApplyOptions& o, std::vector<float>* cos,
   return Status::Ok();
 }
 
-Status RopeTableChecked(const RopeApplyOptions& o, float* cos, float* sin) {
-  POSENC_RETURN_IF_ERROR(ValidateRopeApply(
-      o, static_cast<size_t>(o.heads * o.seq_len * o.freq.head_dim)));
+Status RopeTableChecked(const RopeApplyOptions& o, float* cos, float* sin,
+                        size_t capacity) {
+  POSENC_RETURN_IF_ERROR(ValidateRopeShape(o));
+  const int64_t need = o.seq_len * (EffectiveRotaryDim(o.freq) / 2);
+  if (static_cast<uint64_t>(need) > capacity) {
+    return Status::Invalid(StrCat(
+        "cos and sin must each hold seqLen * rotaryDim / 2 = ", o.seq_len,
+        " * ", EffectiveRotaryDim(o.freq) / 2, " = ", need,
+        " floats, got buffers of ", capacity));
+  }
   std::vector<float> c, s;
   POSENC_RETURN_IF_ERROR(RopeTable(o, &c, &s));
   std::copy(c.begin(), c.end(), cos);

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "ops/fields.h"
-#include "ops/status.h"
+#include "base/fields.h"
+#include "base/status.h"
 
 namespace posenc {
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ops/status.h"
+#include "base/status.h"
 
 namespace posenc {
 

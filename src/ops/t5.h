@@ -7,9 +7,14 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "ops/status.h"
+#include "base/status.h"
 
 namespace posenc {
+
+// The defaults of Hugging Face's T5Config (relative_attention_num_buckets,
+// relative_attention_max_distance), the only place they are written.
+inline constexpr int32_t kT5NumBuckets = 32;
+inline constexpr int32_t kT5MaxDistance = 128;
 
 // B >= 4 (bidirectional) or >= 2 (causal) so that max_exact >= 1, and
 // max_distance > max_exact, so no log(0) or log of a ratio <= 1 is formed.

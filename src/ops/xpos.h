@@ -12,9 +12,13 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "ops/status.h"
+#include "base/status.h"
 
 namespace posenc {
+
+// The default scale_base (torchscale's xPos): every default of the bindings,
+// the attention options and the model config is this one.
+inline constexpr double kXposScaleBase = 512.0;
 
 Status ValidateXpos(int64_t r, double scale_base);
 

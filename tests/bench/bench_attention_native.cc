@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <vector>
 
+#include "base/targets.h"
 #include "hwy/targets.h"
 #include "ops/attention.h"
-#include "ops/targets.h"
 #include "timing.h"
 
 int main() {

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <vector>
 
+#include "base/targets.h"
 #include "hwy/targets.h"
 #include "ops/rope.h"
-#include "ops/targets.h"
 #include "timing.h"
 
 int main() {

@@ -11,7 +11,7 @@
 // "index:name"); the names never ship. A function is attributed to the
 // layer of the source file that defines its name: src/ops (encodings,
 // attention, KV cache), src/model (tiny transformer, training, weights),
-// bindings/embind.cc; the rest is libc++ and the C++ runtime, or libc and
+// bindings/*.cc; the rest is libc++ and the C++ runtime, or libc and
 // the compiler's runtime. Last, what `npm install` unpacks for each of the two
 // npm packages (posenc, and the models' posenc-models), from `npm pack --dry-run`
 // (so dist/ must be built: `npm run size` builds it first).
@@ -121,9 +121,9 @@ function definedNames(files) {
 }
 
 const sourceFiles = (dir) => readdirSync(join(root, dir)).filter((f) => /\.(h|cc)$/.test(f)).map((f) => join(root, dir, f));
-const OPS = definedNames(sourceFiles('src/ops'));
+const OPS = definedNames([...sourceFiles('src/ops'), ...sourceFiles('src/base')]);
 const MODEL = definedNames(sourceFiles('src/model'));
-const BINDINGS = definedNames([join(root, 'bindings/embind.cc')]);
+const BINDINGS = definedNames(sourceFiles('bindings'));
 
 const CATEGORIES = [
   'ops: attention kernels (AttendRows instances)',

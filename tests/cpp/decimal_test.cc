@@ -1,7 +1,7 @@
 // ShortestDigits and ParseDouble against the C library they replace
 // (snprintf "%.*e" + strtod, which are exact in glibc and in musl): the same
 // digits, the same doubles, the same end of the number.
-#include "ops/decimal.h"
+#include "base/decimal.h"
 
 #include <cfloat>
 #include <cmath>

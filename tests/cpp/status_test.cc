@@ -1,6 +1,6 @@
 // Messages write numbers as JavaScript does: the expected strings below are
 // what String(x) returns in Node for the same doubles.
-#include "ops/status.h"
+#include "base/status.h"
 
 #include <cmath>
 #include <limits>

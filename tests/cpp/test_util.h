@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "base/targets.h"
 #include "hwy/targets.h"
-#include "ops/targets.h"
 
 namespace posenc {
 namespace test {

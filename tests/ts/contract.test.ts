@@ -1,6 +1,6 @@
 /**
  * The binding contract: the structs that cross the TS <-> C++ boundary are
- * declared once in C++ as field lists (src/ops/fields.h), which drive the
+ * declared once in C++ as field lists (src/base/fields.h), which drive the
  * struct, the Embind registration and the module's contract(); the
  * TypeScript mirror (bindings/ts/raw.ts, derived from the public types) is
  * read here with the TypeScript compiler and must list the same fields with
@@ -24,6 +24,7 @@ const { rawModels, rawModule } = (await import(pathToFileURL(join(root, 'dist/in
 const MIRRORS: Array<[cpp: string, tsType: string, modules: ReadonlyArray<'core' | 'models'>]> = [
   ['RopeScaling', 'RopeScalingWire', ['core', 'models']],
   ['RopeFrequencyConfig', 'RopeConfigWire', ['core', 'models']],
+  ['RopeApplyOptions', 'RopeApplyWire', ['core']],
   ['AttentionRope', 'AttentionRopeWire', ['core']],
   ['AttentionOptions', 'AttentionWire', ['core']],
   ['ModelConfig', 'ModelConfigWire', ['models']],
@@ -64,7 +65,7 @@ function tsFields(name: string): Map<string, string> {
 /** name -> JS type of every field of the C++ struct `name`, from the module's contract() (integers are numbers in TS). */
 function cppFields(m: { contract(name: string): string }, name: string): Map<string, string> {
   const text = m.contract(name);
-  const jsType = (t: string): string => (t === 'int32' || t === 'int64' || t === 'optional-number' ? 'number' : t);
+  const jsType = (t: string): string => (['int32', 'int64', 'optional-number', 'optional-int32'].includes(t) ? 'number' : t);
   return new Map(text === '' ? [] : text.slice(0, -1).split('\n').map((l) => {
     const [field, type] = l.split(' ') as [string, string];
     return [field, jsType(type)];

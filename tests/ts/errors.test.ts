@@ -399,7 +399,7 @@ const asyncCases: AsyncCase[] = [
   ['continueTraining steps missing', (pe) => continued(pe, 'language-rope', {} as ContinueTrainingConfig),
     'TypeError', /steps must be a number, got undefined/],
   ['continueTraining seqLen fractional', (pe) => continued(pe, 'language-rope', { steps: 1, seqLen: 100.5 }),
-    'RangeError', /seqLen must be an integer in \[1, 4096\], got 100.5/],
+    'RangeError', /seqLen must be an integer, got 100.5/],
   ['continueTraining seqLen below the task minimum', (pe) => continued(pe, 'language-rope', { steps: 1, seqLen: 4 }),
     'RangeError', /task language needs length >= 8, got 4/],
   ['continueTraining lr 1', (pe) => continued(pe, 'language-rope', { steps: 1, lr: 1 }), 'RangeError', /lr must be in \(0, 1\), got 1/],

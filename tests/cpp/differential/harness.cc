@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "ops/targets.h"
+#include "base/targets.h"
 
 #if defined(__EMSCRIPTEN__)
 #include <emscripten.h>

@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "ops/attention.h"
 #include "ops/rope_apply.h"
-#include "ops/status.h"
 #include "reference/attention.h"
 #include "test_util.h"
 

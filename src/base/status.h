@@ -1,8 +1,8 @@
 // Status: the error type of the posenc core. Every entry point that takes
 // sizes or parameters from a caller validates them and returns a Status
 // naming the parameter and the offending values, instead of aborting.
-#ifndef POSENC_OPS_STATUS_H_
-#define POSENC_OPS_STATUS_H_
+#ifndef POSENC_BASE_STATUS_H_
+#define POSENC_BASE_STATUS_H_
 
 #include <string>
 #include <type_traits>
@@ -84,4 +84,4 @@ inline std::string JoinNames(const char* const* names, int n,
 
 }  // namespace posenc
 
-#endif  // POSENC_OPS_STATUS_H_
+#endif  // POSENC_BASE_STATUS_H_

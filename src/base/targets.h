@@ -1,8 +1,8 @@
 // Which Highway target the dispatcher picks for the ops in this library.
 // Natively that is the best target the CPU supports (or the one a test
 // forced); in wasm it is the single static target (WASM or SCALAR).
-#ifndef POSENC_OPS_TARGETS_H_
-#define POSENC_OPS_TARGETS_H_
+#ifndef POSENC_BASE_TARGETS_H_
+#define POSENC_BASE_TARGETS_H_
 
 #include <cstdint>
 
@@ -13,4 +13,4 @@ const char* DispatchedTargetName();
 
 }  // namespace posenc
 
-#endif  // POSENC_OPS_TARGETS_H_
+#endif  // POSENC_BASE_TARGETS_H_

@@ -1,9 +1,9 @@
-#include "ops/status.h"
+#include "base/status.h"
 
 #include <cmath>
 #include <cstdlib>
 
-#include "ops/decimal.h"
+#include "base/decimal.h"
 
 namespace posenc {
 

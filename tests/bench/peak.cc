@@ -1,7 +1,7 @@
-#include "ops/peak.h"
+#include "peak.h"
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "ops/peak.cc"
+#define HWY_TARGET_INCLUDE "peak.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 

@@ -1,8 +1,8 @@
 // The SIMD arithmetic ceiling of the running binary: independent vector
 // mul+add chains with no memory traffic. Used by the benchmarks to report
 // what fraction of the machine a kernel reaches.
-#ifndef POSENC_OPS_PEAK_H_
-#define POSENC_OPS_PEAK_H_
+#ifndef POSENC_BENCH_PEAK_H_
+#define POSENC_BENCH_PEAK_H_
 
 #include <cstddef>
 
@@ -16,4 +16,4 @@ size_t PeakLanes();
 
 }  // namespace posenc
 
-#endif  // POSENC_OPS_PEAK_H_
+#endif  // POSENC_BENCH_PEAK_H_

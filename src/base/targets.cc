@@ -1,7 +1,7 @@
-#include "ops/targets.h"
+#include "base/targets.h"
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "ops/targets.cc"
+#define HWY_TARGET_INCLUDE "base/targets.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 

@@ -1,4 +1,4 @@
-#include "ops/decimal.h"
+#include "base/decimal.h"
 
 #include <cmath>
 #include <cstdint>

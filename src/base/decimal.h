@@ -3,8 +3,8 @@
 // formatting and parsing, about 20 KB per module. Both work on exact big
 // integers, so the results are the correctly rounded ones the C library
 // gives (tests/cpp/decimal_test.cc compares them with snprintf and strtod).
-#ifndef POSENC_OPS_DECIMAL_H_
-#define POSENC_OPS_DECIMAL_H_
+#ifndef POSENC_BASE_DECIMAL_H_
+#define POSENC_BASE_DECIMAL_H_
 
 #include <string>
 
@@ -25,4 +25,4 @@ double ParseDouble(const char* s, const char** end);
 
 }  // namespace posenc
 
-#endif  // POSENC_OPS_DECIMAL_H_
+#endif  // POSENC_BASE_DECIMAL_H_
