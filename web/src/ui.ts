@@ -1,6 +1,6 @@
 // Small DOM helpers: labelled native controls (keyboard accessible as they
 // are), bound to the URL state and to the language switch.
-import { onLangChange, t, type Key } from './i18n.js';
+import { errorText, onLangChange, t, type Key } from './i18n.js';
 import { setParam } from './state.js';
 
 export function el<K extends keyof HTMLElementTagNameMap>(
@@ -255,7 +255,7 @@ export function select<T extends string>(o: SelectOptions<T>): { el: HTMLElement
   const show = (label: string | (() => string)): string => (typeof label === 'string' ? label : label());
   for (const [v, label] of o.options) input.append(el('option', { value: v }, show(label)));
   if (o.options.some(([, label]) => typeof label !== 'string')) {
-    onLangChange(() => o.options.forEach(([, label], i) => { input.options[i]!.text = show(label); }));
+    onLangChange(() => o.options.forEach(([, label], i) => { input.options[i]!.text = show(label); }), input);
   }
   input.value = o.value;
   input.addEventListener('change', () => {
@@ -361,4 +361,23 @@ export function whenNear(target: Element, fn: () => void, margin = '800px'): voi
     }
   }, { rootMargin: margin });
   io.observe(target);
+}
+
+/**
+ * A panel that loads when the reader gets near: once `target` comes within
+ * `margin` of the viewport, `load()` runs (Worker calls, usually) and `draw`
+ * gets its result. A failure of either is shown in `errorBox` (default:
+ * `target`) after a sentence in the reader's language, and follows
+ * language changes.
+ */
+export function lazyPanel<T>(target: HTMLElement, load: () => Promise<T>, draw: (value: T) => void, o: { margin?: string; errorBox?: HTMLElement } = {}): void {
+  whenNear(target, () => {
+    load().then(draw).catch((e: unknown) => {
+      const box = o.errorBox ?? target;
+      const show = (): void => { box.textContent = errorText(e); };
+      show();
+      box.classList.add('error');
+      onLangChange(show, box);
+    });
+  }, o.margin);
 }
