@@ -1,7 +1,7 @@
 // Small DOM helpers: labelled native controls (keyboard accessible as they
 // are), bound to the URL state and to the language switch.
 import { errorText, onLangChange, t, type Key } from './i18n.js';
-import { setParam } from './state.js';
+import { getNumber, setParam } from './state.js';
 
 export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -238,6 +238,19 @@ export function slider(o: SliderOptions): Slider {
       setParam(o.param, v);
     },
   };
+}
+
+/**
+ * A numeric control declared once: its URL key, label, default and range
+ * (and the slider's other options). Its value starts from the URL (if valid)
+ * or the default; `value()` is the live value.
+ */
+export type NumberSpec = Omit<SliderOptions, 'value' | 'onInput'> & { initial: number };
+
+/** The slider of `spec`, starting from the URL's value; `onInput` on every change by the reader or a prompt. */
+export function numberControl(spec: NumberSpec, onInput: (v: number) => void): Slider {
+  const { initial, ...o } = spec;
+  return slider({ ...o, value: getNumber(o.param, initial, o.min, o.max), onInput });
 }
 
 export interface SelectOptions<T extends string> {

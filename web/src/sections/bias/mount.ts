@@ -5,9 +5,9 @@ import type { Posenc } from 'posenc';
 import { AxedHeatmap } from '../../axes.js';
 import { errorText, onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot, type LineSeries } from '../../plot.js';
-import { getBool, getChoice, getNumber } from '../../state.js';
+import { getBool, getChoice } from '../../state.js';
 import { tf } from '../../textfill.js';
-import { checkbox, coalesce, el, figure, lazyPanel, select, slider, text } from '../../ui.js';
+import { checkbox, coalesce, el, figure, lazyPanel, numberControl, select, text } from '../../ui.js';
 import type { Ctx } from '../context.js';
 
 /** Small multiples, one map per head (the colour's name is said once, in the figure's caption and note, not under every map). */
@@ -43,14 +43,19 @@ function splitText(b: Int32Array, L: number, maxDistance: number, bidirectional:
 
 export function mount(ctx: Ctx, root: HTMLElement): void {
   const pe: Posenc = ctx.pe;
-  let heads = getNumber('b.heads', 8, 1, 16);
+  const headsControl = numberControl({ param: 'b.heads', label: 'bias.heads', initial: 8, min: 1, max: 16, step: 1 }, (v) => { heads = v; update(); });
+  let heads = headsControl.value();
   let variant = getChoice('b.variant', 'paper', ['paper', 'simple'] as const);
-  let length = getNumber('b.len', 32, 4, 256);
+  const lengthControl = numberControl({ param: 'b.len', label: 'bias.length', initial: 32, min: 4, max: 256, step: 4 }, (v) => { length = v; update(); });
+  let length = lengthControl.value();
   // The bucket map has its own length, by default past Max distance, so
   // that the last bucket (every distance from Max distance on) shows.
-  let bucketLen = getNumber('b.tlen', 160, 8, 512);
-  let buckets = getNumber('b.buckets', 32, 2, 64);
-  let maxDistance = getNumber('b.maxd', 128, 2, 1024);
+  const bucketLenControl = numberControl({ param: 'b.tlen', label: 'bias.bucketLength', initial: 160, min: 8, max: 512, step: 8 }, (v) => { bucketLen = v; update(); });
+  let bucketLen = bucketLenControl.value();
+  const bucketsControl = numberControl({ param: 'b.buckets', label: 'bias.buckets', initial: 32, min: 2, max: 64, step: 2 }, (v) => { buckets = v; update(); });
+  let buckets = bucketsControl.value();
+  const maxDistanceControl = numberControl({ param: 'b.maxd', label: 'bias.maxDistance', initial: 128, min: 2, max: 1024, step: 1, log: true }, (v) => { maxDistance = v; update(); });
+  let maxDistance = maxDistanceControl.value();
   let bidirectional = getBool('b.bidir', true);
   // Per-head colour scales by default: with one shared scale the gentle
   // heads of a 16-head model look blank.
@@ -173,17 +178,17 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
 
   root.append(
     el('div', { class: 'controls' },
-      slider({ label: 'bias.heads', param: 'b.heads', min: 1, max: 16, step: 1, value: heads, onInput: (v) => { heads = v; update(); } }).el,
+      headsControl.el,
       select({ label: 'bias.variant', param: 'b.variant', value: variant, options: [['paper', () => t('bias.variant.paper')], ['simple', () => t('bias.variant.simple')]] as const, onChange: (v) => { variant = v; update(); } }).el,
-      slider({ label: 'bias.length', param: 'b.len', min: 4, max: 256, step: 4, value: length, onInput: (v) => { length = v; update(); } }).el),
+      lengthControl.el),
     el('div', { class: 'controls' },
       checkbox({ label: 'bias.perHead', param: 'b.perhead', value: perHead, onChange: (v) => { perHead = v; update(); } }).el),
     figure('bias.alibi', alibiBox, alibiLook),
     figure('bias.lines', lines.el, text('bias.lines.look', 'p', 'note look')),
     el('div', { class: 'controls' },
-      slider({ label: 'bias.bucketLength', param: 'b.tlen', min: 8, max: 512, step: 8, value: bucketLen, onInput: (v) => { bucketLen = v; update(); } }).el,
-      slider({ label: 'bias.buckets', param: 'b.buckets', min: 2, max: 64, step: 2, value: buckets, onInput: (v) => { buckets = v; update(); } }).el,
-      slider({ label: 'bias.maxDistance', param: 'b.maxd', min: 2, max: 1024, step: 1, value: maxDistance, log: true, onInput: (v) => { maxDistance = v; update(); } }).el,
+      bucketLenControl.el,
+      bucketsControl.el,
+      maxDistanceControl.el,
       checkbox({ label: 'bias.bidirectional', param: 'b.bidir', value: bidirectional, onChange: (v) => { bidirectional = v; update(); } }).el),
     el('div', { class: 'figs' },
       figure('bias.bucketMap', bucketMap.el, text('bias.bucketMap.look', 'p', 'note look'), bucketSplit),

@@ -10,7 +10,7 @@ import { LinePlot, type LineSeries } from '../../plot.js';
 import { CUSTOM, SHIPPED } from '../../protocol.js';
 import { getChoice, getNumber } from '../../state.js';
 import { tf } from '../../textfill.js';
-import { coalesce, el, figure, select, slider, text, whenNear } from '../../ui.js';
+import { coalesce, el, figure, numberControl, select, text, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
 import { makeScaling } from '../rope/mount.js';
 import { mountWavelengths } from './wavelengths.js';
@@ -89,7 +89,8 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const retrieval = { chanceAccuracy: NaN };
   let length = getNumber('e.len', 512, 64, 1024);
   let scaling = getChoice<ExtScaling>('e.scaling', 'yarn', EXT_SCALINGS);
-  let factor = getNumber('e.factor', 4, 1, 32);
+  const factorControl = numberControl({ param: 'e.factor', label: 'ext.factor', initial: 4, min: 1, max: 32, step: 1, log: true }, (v) => { factor = v; runLoss(); });
+  let factor = factorControl.value();
   const status = el('p', { class: 'status', 'aria-live': 'polite' });
   // The training length, read from the models as they load (all share it).
   let TRAIN = 64;
@@ -210,9 +211,12 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
 
   // Attention maps of one task sequence.
   let mapModel = getChoice('e.map', 'language-alibi', SHIPPED.language.map((e) => `language-${e}`));
-  let layer = getNumber('e.layer', 1, 0, 1);
-  let head = getNumber('e.head', 0, 0, 3);
-  let mapLen = getNumber('e.mapLen', 256, 64, 512);
+  const layerControl = numberControl({ param: 'e.layer', label: 'ext.mapLayer', initial: 1, min: 0, max: 1, step: 1 }, (v) => { layer = v; drawMap(); });
+  let layer = layerControl.value();
+  const headControl = numberControl({ param: 'e.head', label: 'ext.mapHead', initial: 0, min: 0, max: 3, step: 1 }, (v) => { head = v; drawMap(); });
+  let head = headControl.value();
+  const mapLenControl = numberControl({ param: 'e.mapLen', label: 'ext.length', initial: 256, min: 64, max: 512, step: 64 }, (v) => { mapLen = v; loadMaps(); });
+  let mapLen = mapLenControl.value();
   let maps: { maps: Float32Array; layers: number; heads: number; T: number } | undefined;
   const drawMap = (): void => {
     if (!maps) return;
@@ -253,7 +257,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     el('div', { class: 'controls' },
       select<string>({ label: 'ext.length', param: 'e.len', value: String(length), options: LENGTHS.map((L) => [String(L), String(L)] as const), onChange: (v) => { length = Number(v); runLoss(); } }).el,
       extScaling.el,
-      slider({ label: 'ext.factor', param: 'e.factor', min: 1, max: 32, step: 1, value: factor, log: true, onInput: (v) => { factor = v; runLoss(); } }).el),
+      factorControl.el),
     status,
     figure('ext.loss',
       text('ext.loss.key', 'p', 'chart-key'),
@@ -270,9 +274,9 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
       figure('ext.maps',
         el('div', { class: 'controls' },
           select<string>({ label: 'ext.mapModel', param: 'e.map', value: mapModel, options: SHIPPED.language.filter((e) => e !== 'learned').map((e) => [`language-${e}`, e] as const), onChange: (v) => { mapModel = v; loadMaps(); } }).el,
-          slider({ label: 'ext.length', param: 'e.mapLen', min: 64, max: 512, step: 64, value: mapLen, onInput: (v) => { mapLen = v; loadMaps(); } }).el,
-          slider({ label: 'ext.mapLayer', param: 'e.layer', min: 0, max: 1, step: 1, value: layer, onInput: (v) => { layer = v; drawMap(); } }).el,
-          slider({ label: 'ext.mapHead', param: 'e.head', min: 0, max: 3, step: 1, value: head, onInput: (v) => { head = v; drawMap(); } }).el,
+          mapLenControl.el,
+          layerControl.el,
+          headControl.el,
           select<ColourScale>({ label: 'ext.maps.scale', param: 'e.mapScale', value: mapScale, options: [['log', () => t('ext.maps.scale.log')], ['row', () => t('ext.maps.scale.row')]], onChange: (v) => { mapScale = v; map.setScale(v); showMapLook(); } }).el),
         map.el, mapLook)),
   );

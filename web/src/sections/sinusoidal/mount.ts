@@ -9,7 +9,7 @@ import { AxedHeatmap } from '../../axes.js';
 import { t } from '../../i18n.js';
 import { LinePlot } from '../../plot.js';
 import { getNumber } from '../../state.js';
-import { coalesce, el, figure, slider, text } from '../../ui.js';
+import { coalesce, el, figure, numberControl, slider, text } from '../../ui.js';
 import type { Ctx } from '../context.js';
 
 /** PE PE^T: [length, length] from the table [length, dim]. */
@@ -27,9 +27,12 @@ function similarity(table: Float32Array, length: number, dim: number): Float32Ar
 }
 
 export function mount(ctx: Ctx, root: HTMLElement): void {
-  let base = getNumber('s.base', 10000, 10, 1e6);
-  let dim = getNumber('s.dim', 64, 8, 256);
-  let length = getNumber('s.len', 128, 8, 256);
+  const baseControl = numberControl({ param: 's.base', label: 'sin.base', initial: 10000, min: 10, max: 1e6, step: 1, log: true, format: (v) => String(Math.round(v)) }, (v) => { base = v; update(); });
+  let base = baseControl.value();
+  const dimControl = numberControl({ param: 's.dim', label: 'sin.dim', initial: 64, min: 8, max: 256, step: 8 }, (v) => { dim = v; update(); });
+  let dim = dimControl.value();
+  const lengthControl = numberControl({ param: 's.len', label: 'sin.length', initial: 128, min: 8, max: 256, step: 8 }, (v) => { length = v; clampP(); update(); });
+  let length = lengthControl.value();
   let p = getNumber('s.p', Math.floor(length / 2), 0, 255);
   const pe = new AxedHeatmap({
     kind: 'diverging', label: () => t('sin.heatmap'), rowName: () => t('sin.position'), colName: () => t('sin.dimension'), range: [-1, 1],
@@ -91,9 +94,9 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   });
   root.append(
     el('div', { class: 'controls' },
-      slider({ label: 'sin.base', param: 's.base', min: 10, max: 1e6, step: 1, value: base, log: true, format: (v) => String(Math.round(v)), onInput: (v) => { base = v; update(); } }).el,
-      slider({ label: 'sin.dim', param: 's.dim', min: 8, max: 256, step: 8, value: dim, onInput: (v) => { dim = v; update(); } }).el,
-      slider({ label: 'sin.length', param: 's.len', min: 8, max: 256, step: 8, value: length, onInput: (v) => { length = v; clampP(); update(); } }).el),
+      baseControl.el,
+      dimControl.el,
+      lengthControl.el),
     el('div', { class: 'figs' },
       figure('sin.heatmap', pe.el, el('p', { class: 'note' }, text('sin.heatmap.look'))),
       figure('sin.sim', sim.el, el('p', { class: 'note' }, text('sin.sim.look')))),
