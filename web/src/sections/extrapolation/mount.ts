@@ -93,19 +93,19 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   let factor = factorControl.value();
   const status = el('p', { class: 'status', 'aria-live': 'polite' });
   // The training length, read from the models as they load (all share it).
-  let TRAIN = 64;
-  const trainOut = el('output', { id: 'ext-train' }, String(TRAIN));
+  let TRAIN = NaN;
+  const trainOut = el('output', { id: 'ext-train' }, '…');
   const lossPlot = new LinePlot({
     xLabel: () => t('ext.x.position'), yLabel: () => t('plot.loss'), series: [], height: 320, logX: true,
     xTicks: () => powersOfTwo(1, length), xRange: () => [1, length],
-    markers: () => [TRAIN], hMarkers: () => (Number.isFinite(ENTROPY) ? [ENTROPY] : []),
+    markers: () => (Number.isFinite(TRAIN) ? [TRAIN] : []), hMarkers: () => (Number.isFinite(ENTROPY) ? [ENTROPY] : []),
     markerText: () => [t('ext.marker.train')], hMarkerText: () => [t('ext.marker.entropy')],
     endLabels: true, highlight: true,
   });
   lossPlot.el.id = 'ext-loss';
   const retrievalPlot = new LinePlot({
     xLabel: () => t('ext.x.length'), yLabel: () => t('plot.accuracy'), series: [], height: 280, logX: true, points: true,
-    markers: () => [TRAIN], hMarkers: () => (Number.isFinite(retrieval.chanceAccuracy) ? [retrieval.chanceAccuracy] : []), markerText: () => [t('ext.marker.train')], hMarkerText: () => [t('ext.marker.chance')],
+    markers: () => (Number.isFinite(TRAIN) ? [TRAIN] : []), hMarkers: () => (Number.isFinite(retrieval.chanceAccuracy) ? [retrieval.chanceAccuracy] : []), markerText: () => [t('ext.marker.train')], hMarkerText: () => [t('ext.marker.chance')],
     xRange: [56, 1200], xTicks: [...LENGTHS], yRange: [0, 1.02], endLabels: true, highlight: true, legendRows: 2,
   });
   retrievalPlot.el.id = 'ext-retrieval';

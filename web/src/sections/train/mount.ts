@@ -228,11 +228,12 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
   let method = getChoice<ExtMethod>('x.method', 'linear', EXT_METHODS);
   let length = Number(getChoice('x.len', '128', ['128', '256'] as const));
   let steps = getNumber('x.steps', 100, 0, 400);
-  const trainLen = 64;
+  // The shipped models' training length: the Worker's describe answers it when a run starts (both share it).
+  let trainLen = NaN;
   const progress = el('progress', { max: '1', value: '0', id: 'extend-progress', 'aria-label': t('train.ext.title'), 'data-i18n-aria': 'train.ext.title' });
   const status = el('p', { class: 'status', id: 'extend-status', 'aria-live': 'polite' });
   const plot = new LinePlot({
-    xLabel: () => t('ext.position'), yLabel: () => t('plot.loss'), series: [], height: 260, markers: () => [trainLen],
+    xLabel: () => t('ext.position'), yLabel: () => t('plot.loss'), series: [], height: 260, markers: () => (Number.isFinite(trainLen) ? [trainLen] : []),
   });
   plot.el.id = 'extend-loss';
   const out = (id: string): HTMLOutputElement => el('output', { id, class: 'big' });
@@ -246,8 +247,8 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
     o.textContent = v.toFixed(3);
     o.dataset.value = String(v);
   };
-  const scaling = (): RopeScaling | undefined =>
-    method === 'none' ? undefined : makeScaling(method, length / trainLen, trainLen, 16);
+  const scaling = (run: ExtMethod, L: number): RopeScaling | undefined =>
+    run === 'none' ? undefined : makeScaling(run, L / trainLen, trainLen, 16);
   // Which run the table, chart and verdict show (the figures are greyed and
   // say so while another run goes).
   const resultFor = el('p', { class: 'note', id: 'extend-for', 'aria-live': 'polite' });
@@ -302,7 +303,6 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
     renderStatus();
     delete status.dataset.done;
     progress.value = 0;
-    const s = scaling();
     const n = steps, L = length, run = method, name = model;
     // The previous run's numbers leave the table; its chart stays, greyed and labelled.
     for (const o of Object.values(cells)) {
@@ -312,10 +312,15 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
     pending = { method: run, length: L, steps: n };
     renderResult();
     ctx.worker
-      .call('extend', { model: name, seqLen: L, steps: n, examples: 12, ...(s ? { scaling: s } : {}) }, (p) => {
-        progress.value = p.step / p.steps;
-        shown = { progress: p };
-        renderStatus();
+      .call('describe', { model: name })
+      .then((info) => {
+        trainLen = info.config.trainLen;
+        const s = scaling(run, L);
+        return ctx.worker.call('extend', { model: name, seqLen: L, steps: n, examples: 12, ...(s ? { scaling: s } : {}) }, (p) => {
+          progress.value = p.step / p.steps;
+          shown = { progress: p };
+          renderStatus();
+        });
       })
       .then(async (r) => {
         // The same model and data without a scaling (evaluate is seeded, so
