@@ -6,14 +6,20 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
 import { shippedModels } from './tools/models-plugin.mjs';
+import { sections } from './tools/sections.mjs';
 import { texPrerender } from './tools/tex-prerender.mjs';
 
 export default defineConfig({
   root: fileURLToPath(new URL('./web', import.meta.url)),
   base: './',
-  // The TeX written in the page's sources, typeset at build time (tex.ts), and
+  // The sections' shells and chunks from their registry (web/src/sections/index.ts),
+  // the TeX written in the page's sources, typeset at build time (tex.ts), and
   // the shipped models (the posenc-models workspace) at models/<name>.safetensors.
-  plugins: [texPrerender(fileURLToPath(new URL('.', import.meta.url))), shippedModels(fileURLToPath(new URL('.', import.meta.url)))],
+  plugins: [
+    sections(fileURLToPath(new URL('.', import.meta.url))),
+    texPrerender(fileURLToPath(new URL('.', import.meta.url))),
+    shippedModels(fileURLToPath(new URL('.', import.meta.url))),
+  ],
   resolve: {
     // The page uses the package exactly as users get it: the built browser
     // entry (dist/index.js, which finds its .wasm via import.meta.url).

@@ -1,10 +1,10 @@
 // Vite plugin: the page's fixed TeX, typeset at build time.
 //
 // Every `$...$` / `$$...$$` span written in the page's sources (the strings
-// of web/src/i18n.ts, web/src/text/*.ts and the sections) is rendered here
+// of web/src/text/*.ts and of the sections' folders, and their code) is rendered here
 // with the same KaTeX the page ships, as two modules (TeX source with its
 // delimiters -> HTML): `virtual:posenc-tex`, the spans of the page's shell
-// and section 1 (web/src/*.ts, sections/order.ts), in the first bundle, so
+// and the first section (web/src/*.ts, web/src/text/*.ts, its folder), in the first bundle, so
 // the first section draws without evaluating KaTeX (about a quarter of a
 // second of start-up on a 2-core machine); and `virtual:posenc-tex-later`,
 // every other span (about 340 KB of HTML), which tex.ts loads with KaTeX
@@ -20,9 +20,12 @@ import { join } from 'node:path';
 
 import katex from 'katex';
 
+import { sectionIds } from './sections.mjs';
+
 const FIRST = 'virtual:posenc-tex';
 const LATER = 'virtual:posenc-tex-later';
-const DIRS = ['web/src', 'web/src/text', 'web/src/sections'];
+/** The folders scanned: the page's, its shared strings', the sections' and each section's (from the registry). */
+const dirs = (root) => ['web/src', 'web/src/text', 'web/src/sections', ...sectionIds(root).map((id) => `web/src/sections/${id}`)];
 // The same pattern as web/src/tex.ts.
 const TEX = /\$\$([^$]+)\$\$|\$([^$]+)\$/g;
 
@@ -30,7 +33,7 @@ const TEX = /\$\$([^$]+)\$\$|\$([^$]+)\$/g;
 const tsFiles = (root, dir) => readdirSync(join(root, dir)).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f));
 
 /** The files whose spans go into the first bundle: the shell and section 1. */
-const firstFiles = (root) => [...tsFiles(root, 'web/src'), 'web/src/sections/order.ts'];
+const firstFiles = (root) => [...tsFiles(root, 'web/src'), ...tsFiles(root, 'web/src/text'), ...tsFiles(root, `web/src/sections/${sectionIds(root)[0]}`)];
 
 /** TeX key ('$' or '$$' + source) -> HTML, for every span in `files` (relative to root). */
 export function prerender(root, files) {
@@ -63,10 +66,10 @@ export function texPrerender(root) {
       const first = prerender(root, firstFiles(root));
       let spans = first;
       if (id === `\0${LATER}`) {
-        const all = prerender(root, DIRS.flatMap((d) => tsFiles(root, d)));
+        const all = prerender(root, dirs(root).flatMap((d) => tsFiles(root, d)));
         spans = Object.fromEntries(Object.entries(all).filter(([k]) => !(k in first)));
       }
-      for (const d of DIRS) this.addWatchFile?.(join(root, d));
+      for (const d of dirs(root)) this.addWatchFile?.(join(root, d));
       // A JSON string parses faster than the same object as a literal.
       return `export default JSON.parse(${JSON.stringify(JSON.stringify(spans))});`;
     },

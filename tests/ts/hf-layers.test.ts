@@ -13,7 +13,7 @@ import { describe, it } from 'node:test';
 
 import { ropeGroups, ropeOriginalContext, type Posenc, type RopeLayerOptions, type RopeScalingType } from 'posenc';
 
-import { PUBLISHED_CONFIGS } from '../../web/src/sections/yourmodel-configs.js';
+import { PUBLISHED_CONFIGS } from '../../web/src/sections/yourmodel/configs.js';
 
 import { flavours } from './flavours.js';
 import { at, leaves } from './config-paths.js';

@@ -251,7 +251,7 @@ describe('RoPE, ALiBi / T5 and extrapolation visuals (Chromium, strict CSP)', ()
           .filter((e) => e.getBoundingClientRect().right > right).map((e) => `${s.id}: ${e.tagName}.${e.className}`);
       }));
       assert.deepEqual(overflow, [], `${tag}: no horizontal overflow`);
-      for (const id of ['rope', 'bias', 'extrapolation']) await screenshot(page, `visb-${id}-${tag}`, `#${id}`);
+      for (const id of ['rope', 'bias', 'extrapolation']) await screenshot(page, `figures-${id}-${tag}`, `#${id}`);
       assert.deepEqual(problems, []);
       await page.close();
     }

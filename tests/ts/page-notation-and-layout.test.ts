@@ -64,7 +64,11 @@ function pageText(page: Page): Promise<string> {
  */
 function texSources(): string[] {
   const dir = join(root, 'web/src/text');
-  const files = [join(root, 'web/src/i18n.ts'), ...readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'tryit.ts').map((f) => join(dir, f))];
+  const sections = join(root, 'web/src/sections');
+  const files = [
+    ...readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'tryit.ts').map((f) => join(dir, f)),
+    ...readdirSync(sections, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(sections, d.name, 'text.ts')),
+  ];
   return files.flatMap((f) => Array.from(readFileSync(f, 'utf8').matchAll(/\$\$?([^$]+)\$\$?/g), (m) => m[1]!.replace(/\\\\/g, '\\')));
 }
 

@@ -156,7 +156,7 @@ describe('sections 1 and sinusoidal (Chromium, strict CSP)', () => {
     const dNone = await num(page, '#order-diff');
     assert.ok(dNone < 1e-5, `NoPE: max |B - A| = ${dNone}`);
     assert.ok(maxAbsDiff(refNone.a, refNone.b) < 1e-12, 'float64: B = A without position');
-    assert.equal(await page.$eval('#order-verdict', (e) => (e as HTMLElement).dataset.i18n), 'visa.verdict.same');
+    assert.equal(await page.$eval('#order-verdict', (e) => (e as HTMLElement).dataset.i18n), 'order.verdict.same');
 
     await page.selectOption('#order select', 'sinusoidal');
     await page.waitForTimeout(150);
@@ -167,7 +167,7 @@ describe('sections 1 and sinusoidal (Chromium, strict CSP)', () => {
     assert.ok(want > 0.05, `float64 says order matters with sinusoidal: ${want}`);
     assert.ok(Math.abs(got - want) < 1e-4, `sinusoidal: page ${got}, float64 ${want}`);
     assert.ok(maxAbsDiff(sin.b, refSin.b) < 1e-4, 'B with sinusoidal against float64');
-    assert.equal(await page.$eval('#order-verdict', (e) => (e as HTMLElement).dataset.i18n), 'visa.verdict.differ');
+    assert.equal(await page.$eval('#order-verdict', (e) => (e as HTMLElement).dataset.i18n), 'order.verdict.differ');
     // The B - A map is not blank: its colour bar reads the difference.
     const hi = await page.$eval('#order-delta', (c) => Number((c.closest('.axed') as HTMLElement).dataset.hi));
     assert.ok(Math.abs(hi - want) < 1e-3, `B - A colour bar top ${hi}`);

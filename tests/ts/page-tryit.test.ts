@@ -114,14 +114,14 @@ describe('"Try this" prompts (Chromium, strict CSP)', () => {
     assert.ok(Math.abs(await press(page, 'order.none')) < 1, 'no scroll');
     assert.equal(await identity(), false, 'shuffled');
     assert.ok((await num(page, '#order-diff')) < 1e-5);
-    assert.equal(await verdict(), 'visa.verdict.same');
+    assert.equal(await verdict(), 'order.verdict.same');
     assert.match((await hashParams(page))['o.perm'] ?? '', /^\d+(\.\d+)+$/);
     await press(page, 'order.causal');
     assert.ok((await num(page, '#order-diff')) > 1e-3);
-    assert.equal(await verdict(), 'visa.verdict.differ');
+    assert.equal(await verdict(), 'order.verdict.differ');
     await press(page, 'order.rope');
     assert.ok((await num(page, '#order-diff')) > 1e-3);
-    assert.equal(await verdict(), 'visa.verdict.differ');
+    assert.equal(await verdict(), 'order.verdict.differ');
 
     // Sinusoidal: a small base collapses PE_p . PE_q within a few offsets; the default falls off gradually.
     const dots = async (): Promise<(dx: number) => number> => {

@@ -13,10 +13,8 @@ import { after, before, describe, it } from 'node:test';
 
 import { init } from 'posenc';
 
+import { SECTION_IDS as SECTIONS } from '../../web/src/sections/index.js';
 import { num, reachAndWait, screenshot, startHarness, type Harness } from './page-harness.js';
-
-const SECTIONS = ['order', 'taxonomy', 'pipeline', 'sinusoidal', 'derivation', 'rope', 'bias', 'examples', 'positions',
-  'extrapolation', 'bugs', 'train', 'yourmodel', 'quiz'];
 
 let h: Harness;
 const open: Harness['open'] = (hash, viewport) => h.open(hash, viewport);

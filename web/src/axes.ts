@@ -2,8 +2,7 @@
 // the cells only). A wrapper, so heatmap.ts can evolve on its own: the
 // colour bar is itself a one-column Heatmap, so its colours are exactly the
 // map's.
-import './overview.css';
-import './visb.css';
+import './charts.css';
 
 import { Heatmap, type HeatmapOptions } from './heatmap.js';
 import { t, type Key } from './i18n.js';

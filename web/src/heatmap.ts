@@ -107,7 +107,7 @@ export class Heatmap {
   constructor(private readonly o: HeatmapOptions) {
     this.kind = o.kind;
     this.canvas = el('canvas', { role: 'img', 'aria-label': str(o.label), class: 'heatmap' });
-    if (typeof o.label !== 'string') onLangChange(() => this.canvas.setAttribute('aria-label', str(o.label)));
+    if (typeof o.label !== 'string') onLangChange(() => this.canvas.setAttribute('aria-label', str(o.label)), this);
     this.readout = el('div', { class: 'readout', 'aria-live': 'off' }, '\u00a0');
     this.el = el('div', { class: 'heatmap-wrap' }, this.canvas, this.readout);
     if (o.maxWidth) this.canvas.style.maxWidth = `${o.maxWidth}px`;

@@ -1,531 +1,52 @@
 // The page's text in English and Chinese (ours, written for this page).
 // Strings may hold small inline markup and TeX between $...$ (inline) or
-// $$...$$ (display), rendered by tex.ts. The shared strings and the first
-// sections live here; later sections keep theirs in text/<section>.ts
-// (each exports `en` and a `zh` with the same keys) and are merged below.
-// Section numbers are not in the titles: main.ts numbers the sections in
-// page order.
-import * as derivation from './text/derivation.js';
-import * as examples from './text/examples.js';
-import * as pipeline from './text/pipeline.js';
-import * as positions from './text/positions.js';
-import * as quiz from './text/quiz.js';
-import * as taxonomy from './text/taxonomy.js';
-import * as visa from './text/visa.js';
-import * as visb from './text/visb.js';
+// $$...$$ (display), rendered by tex.ts. Each section keeps its strings in
+// sections/<id>/text.ts (merged here from the registry, sections/index.ts);
+// the page's own and the shared ones are in text/*.ts. Each exports `en` and
+// a `zh` with the same keys. Section numbers are not in the titles: main.ts
+// numbers the sections in page order.
+import { SECTIONS } from './sections/index.js';
+import * as common from './text/common.js';
 import * as controls from './text/controls.js';
 import * as loading from './text/loading.js';
+import * as page from './text/page.js';
 import * as tryit from './text/tryit.js';
-import * as yourmodel from './text/yourmodel.js';
 
 export type Lang = 'en' | 'zh';
 
-const base = {
-  'title': 'posenc: positional encodings you can touch',
-  'subtitle': `Every figure and number below is computed in your browser by posenc's WebAssembly core, or measured on tiny models that posenc itself trained.`,
-  'lang.switch': '中文',
-  'theme.switch': 'Theme',
-  'runtime': 'Runtime',
-  'runtime.scalar': 'scalar',
-  'loading': 'Loading the WebAssembly core…',
-  'nav.label': 'Sections',
-  // Short names in the sticky navigation (the full heading is the link's title).
-  'nav.order': 'Why order matters',
-  'nav.taxonomy': 'The families',
-  'nav.pipeline': 'Where it enters',
-  'nav.sinusoidal': 'Sinusoidal',
-  'nav.derivation': 'RoPE, step by step',
-  'nav.rope': 'RoPE lab',
-  'nav.bias': 'ALiBi and T5',
-  'nav.examples': 'Worked examples',
-  'nav.positions': 'Position ids',
-  'nav.extrapolation': 'Extrapolation',
-  'nav.bugs': 'RoPE bugs',
-  'nav.train': 'Train your own',
-  'nav.quiz': 'Check yourself',
-  'pipe.name.sinusoidal': 'Sinusoidal',
-  'pipe.name.learned': 'Learned',
-  'colon': ': ',
-  'skip': 'Skip to content',
-  'plot.loss': 'loss (nats per token)',
-  'plot.accuracy': 'accuracy',
+/** Every section's English strings, as one type (a key missing from a section's zh fails there). */
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+type SectionStrings = UnionToIntersection<(typeof SECTIONS)[number]['text']['en']>;
 
-  'order.title': 'Why order matters',
-  'order.text': `Attention compares every token with every other one: $\\mathrm{softmax}(QK^\\top/\\sqrt d)V$. Nothing in that formula knows where a token sits. An RNN gets order from its structure, reading one token per step, and a CNN sees neighbours through its sliding windows; attention processes all tokens at once and has neither. Reorder the tokens below and, without a positional encoding and without a causal mask, the output rows are the <b>same rows, reordered</b>: attention is permutation-equivariant. Un-permute them and the difference from the original is zero up to float rounding. Turn on the causal mask or an encoding, and order leaks in.`,
-  'order.tokens': 'Drag a token to move it, or focus one and use ← →',
-  'order.shuffle': 'Shuffle',
-  'order.reset': 'Reset',
-  'order.long': '256 tokens',
-  'order.causal': 'Causal mask',
-  'order.encoding': 'Encoding',
-  'order.enc.none': 'none (NoPE)',
-  'order.diff': 'max |B − A| (B: outputs of the shuffled tokens, put back in the original order; A: outputs of the original order)',
-  'order.out': 'Attention output rows (one row per token, in the current order)',
-  'order.weights': 'Attention weights',
-  'order.models': 'Tiny models trained to answer “who does it?”',
-  'order.models.text': `Seven tiny transformers, one per encoding, were trained by posenc itself to name the subject of short sentences. These classifiers read the whole sentence in both directions (no causal mask). Without position (NoPE) a sentence and its mirror are then the same set of tokens, so the model must give the same answer to both: it is at chance. (A causal mask alone would leak order: see the quiz.)`,
-  'order.sentence': 'Sentence',
-  'order.model': 'Model',
-  'order.answer': 'Answer',
-  'order.accuracy': 'Test accuracy',
-
-  'sin.title': 'Sinusoidal encoding',
-  'sin.text': `The original Transformer adds $PE_{p,2i}=\\sin(p/b^{2i/d})$ and $PE_{p,2i+1}=\\cos(p/b^{2i/d})$ to each token. Each pair of dimensions is a wave with its own wavelength, from $2\\pi$ (pair 0) up to $2\\pi b^{(d-2)/d}$, just under $2\\pi b$: like a set of rulers of different scale, fine ones for nearby positions and coarse ones for far positions. The dot product $PE_p\\cdot PE_q$ depends only on $p-q$. In code the table is a constant, not a parameter: it is computed once up to a maximum length <code>max_len</code> (a PyTorch module keeps it with <code>register_buffer</code>, so it is saved and moved with the model but never trained), each forward pass takes its first <code>seq_len</code> rows, adds them to the embeddings and applies dropout to the sum.`,
-  'sin.base': 'Base b',
-  'sin.dim': 'Dimension d',
-  'sin.length': 'Positions',
-  'sin.heatmap': 'PE[position, dimension]',
-  'sin.heatmap.look': 'Rows are positions, columns dimensions; blue is −1, red +1. The left columns (high frequency) flip every few rows; the right ones barely change over the whole table.',
-  'sin.waves': 'Waves of a few dimensions (the rulers)',
-  'sin.sim': 'Similarity PE·PEᵀ',
-  'sin.sim.look': 'Row p, column q: PE_p · PE_q. Every diagonal stripe has one colour: the dot product depends only on p − q, and it is largest on the main diagonal.',
-  'sin.position': 'position',
-  'sin.dimension': 'dimension',
-
-  'rope.title': 'RoPE lab',
-  'rope.text': `RoPE rotates each pair of dimensions of $q$ and $k$ by an angle proportional to the position: pair $i$ of a token at position $m$ turns by $m\\theta_i$, with $\\theta_i = b^{-2i/r}$. Here $r$ is the rotary dimension (the head dimension unless only part of the head rotates). Then $\\langle R_m q, R_n k\\rangle$ depends only on $m-n$: shift both positions together and the score does not move. Scaling methods (linear, NTK, YaRN, Llama 3, LongRoPE) change the frequencies to stretch the context. Two of them, dynamic NTK and LongRoPE, also depend on the context length $L$ (how long the sequence is): q and k must be rotated with the same $L$, and the score then stays shift-invariant for that $L$ but changes when $L$ changes. Why decoder-only, autoregressive LLMs mostly chose RoPE: the score sees the distance, as language needs; it adds no parameters and costs one rotation of q and k per head; a rotation keeps the norms of q and k, so no position, however large, inflates or shrinks them (numerically stable); and with fixed frequencies it fits a KV cache: each key is rotated once, at its own position, when it enters the cache, the new token’s query is rotated at its own position, and nothing cached is ever recomputed.`,
-  'rope.m': 'Query position m',
-  'rope.n': 'Key position n',
-  'rope.shift': 'Shift both by',
-  'rope.score': 'q·k at (m, n)',
-  'rope.score.shifted': 'q·k at (m+s, n+s)',
-  'rope.layout': 'Pair layout',
-  'rope.headDim': 'Head dim',
-  'rope.preset': 'Settings of',
-  'rope.preset.custom': 'your own (the controls below)',
-  'rope.preset.note': 'A published model’s settings are exactly what pe.ropeFromConfig reads from its config.json (see “Your model”), its own LongRoPE factors and YaRN attention factor included. Move one of these settings away from the model’s value and they are your own (LongRoPE then uses this page’s stand-in factors); move it back and the model’s own return. The positions above are yours either way.',
-  'rope.rotary': 'Rotary fraction',
-  'rope.base': 'Base',
-  'rope.scaling': 'Scaling',
-  'rope.factor': 'Factor',
-  'rope.orig': 'Original context',
-  'rope.betaFast': 'YaRN β_fast',
-  'rope.betaSlow': 'YaRN β_slow',
-  'rope.lowFreq': 'Llama 3 low-frequency factor',
-  'rope.highFreq': 'Llama 3 high-frequency factor',
-  'rope.pairs': 'Each pair of q (blue) and k (orange) as 2D vectors',
-  'rope.angles': 'Angle (mod 2π) of each pair (rows) at positions 0–255 (columns)',
-  'rope.decay': 'Long-term decay: q·k of two all-ones vectors against distance',
-  'rope.wavelength': 'Wavelength of each pair (positions per turn), default vs scaled; the dashed line is the original context',
-  'rope.ramp': 'Per-pair frequency ratio θ_scaled/θ (YaRN’s ramp between 1/s and 1)',
-  'rope.distance': 'distance m − n',
-  'rope.pair': 'pair i',
-  'rope.scaled': 'scaled',
-  'rope.length': 'context length',
-  'rope.score.short': 'The same (m, n) in a sequence that ends at max(m, n):',
-  'rope.length.fixed': 'This scaling’s frequencies do not depend on L: the score depends on m − n only, whatever the sequence length.',
-  'rope.length.same': 'Dynamic NTK and LongRoPE pick their frequencies from the context length L, but both lengths here are within the original context ({orig}): the same frequencies apply to both and the score does not move. Move m, n or the shift past {orig} to see it change.',
-  'rope.length.dependent': 'Dynamic NTK and LongRoPE pick their frequencies from the context length L. All four rotations above share one L, so the shifted pair scores the same; the line below rotates the same pair with a shorter L, and the score moves. Rotating q and k with different L (two calls that each infer their own) breaks the relative property.',
-  'rope.layout.interleaved': 'interleaved: adjacent pairs (2i, 2i+1), as the articles’ rotate_half, GPT-J, Meta’s Llama',
-  'rope.layout.half': 'half: pairs (i, i + r/2), as Hugging Face’s rotate_half (GPT-NeoX, HF Llama)',
-  'scaling.default': 'none',
-  'scaling.none': 'none',
-  'scaling.linear': 'linear (position interpolation)',
-  'scaling.ntk': 'NTK-aware',
-  'scaling.dynamic': 'dynamic NTK',
-  'scaling.yarn': 'YaRN',
-  'scaling.llama3': 'Llama 3',
-  'scaling.longrope': 'LongRoPE',
-
-  'bias.title': 'ALiBi and T5 bias',
-  'bias.text': `ALiBi adds no vectors at all: head $h$ adds $-s_h\\,(m-n)$ to the score of query $m$ and key $n$, a penalty that grows with distance ($s_h$ is the head's slope, written $m$ in the ALiBi paper); the causal mask is a separate step. For a power-of-two head count $H$ the paper's slopes are $s_h = 2^{-8(h+1)/H}$, $h = 0,\\dots,H-1$. For other $H$ it takes the $c = 2^{\\lfloor\\log_2 H\\rfloor}$ slopes of that rule and fills the remaining $H-c$ heads with every other slope of the $2c$-head rule, $2^{-4(2u+1)/c}$. The tutorial's simplified slopes are $1/2^h$. T5 learns one bias per head for each of a few log-spaced distance buckets.`,
-  'bias.heads': 'Heads',
-  'bias.variant': 'Slopes',
-  'bias.length': 'Length',
-  'bias.alibi': 'ALiBi bias per head (slope above each map)',
-  'bias.alibi.look': 'Row m is the query, column n the key; the neutral colour is 0, blue is a penalty, mid grey is masked (future keys). All heads share one colour scale: the steep heads turn blue within a few tokens, the gentle ones stay nearly neutral, that is, they can still look far back.',
-  'bias.buckets': 'Number of buckets',
-  'bias.maxDistance': 'Max distance',
-  'bias.bidirectional': 'Bidirectional',
-  'bias.bucketMap': 'T5 bucket of (query m, key n)',
-  'bias.learned': 'Learned T5 bias of the shipped language model, per head',
-  'bias.variant.paper': 'the paper’s rule',
-  'bias.variant.simple': 'the tutorial’s 1/2^h',
-  'bias.head': 'head',
-
-  'ext.title': 'Train short, test long: extrapolation',
-  'ext.text': `Every language model here was trained on sequences of 64 tokens from the same synthetic language; the dashed horizontal line is that language’s entropy rate, the lowest mean loss any model can reach, computed from the generator. Evaluate the models on longer sequences: the loss at each position shows exactly where each encoding breaks down. RoPE can be rescued partly by scaling at inference; ALiBi barely notices.`,
-  'ext.length': 'Evaluation length',
-  'ext.scaling': 'Scaling for the RoPE model',
-  'ext.factor': 'Factor',
-  'ext.loss': 'Loss at each position (mean over examples)',
-  'ext.position': 'position',
-  'ext.trainLen': 'training length',
-  'ext.retrieval': 'Retrieval accuracy against length',
-  'ext.retrieval.about': 'The retrieval task: twelve key–value pairs are scattered among filler tokens; at the end eight of the keys are asked again, and after each the model must output the value that followed that key earlier, however far back it is. Only attention can find it. The dashed horizontal line is chance: guessing one of the 16 values.',
-  'ext.chance': 'chance accuracy (from the task)',
-  'ext.maps': 'Attention map at long length',
-  'ext.maps.look': 'Row m is the query, column n the key, colour the attention weight (dark 0, yellow 0.25 or more). Past position 64 (the training length) see whether a head keeps its pattern, such as the bright diagonal of “look at the previous token”, or smears out.',
-  'ext.mapModel': 'Model',
-  'ext.mapLayer': 'Layer',
-  'ext.mapHead': 'Head',
-  'ext.entropy': 'entropy rate',
-  'ext.running': 'Evaluating…',
-  'ext.measured': 'What the trained models do past 64 tokens',
-
-  'bugs.title': 'Common RoPE bugs, live',
-  'bugs.text': `The common RoPE and position-id bugs from the notes, each applied on purpose to a model that posenc trained. Pick one and see what it does to the loss at each position and to decoding through the KV cache.`,
-  'bugs.bug': 'Bug',
-  'bugs.model': 'Model',
-  'bugs.loss': 'Loss',
-  'bugs.correct': 'correct',
-  'bugs.with': 'with the bug',
-  'bugs.curve': 'Loss by position (mean over 12 sequences and bins of positions), correct and with the bug',
-  'bugs.generated': 'Greedy continuation of one prompt through the KV cache (differences highlighted)',
-  'bugs.same': 'Identical to the correct continuation.',
-  'bugs.diverge': 'Differs from the correct continuation from generated token {n} on.',
-  'bugs.name.rope-on-embeddings': 'RoPE applied to the token embeddings, not to Q and K',
-  'bugs.name.only-q': 'Only Q rotated, K not',
-  'bugs.name.qk-position-mismatch': 'Q and K with different position ids (off by one)',
-  'bugs.name.rotate-v': 'V rotated too',
-  'bugs.name.rotate-half-mismatch': 'rotate_half pairing does not match how cos/sin were built',
-  'bugs.name.layout-mismatch': 'Weights in one pair layout, run in the other',
-  'bugs.name.restart-positions': 'Position ids restart at 0 with a KV cache',
-  'bugs.name.left-padding-in-positions': 'Left padding counted in the position ids',
-  'bugs.name.short-cos-sin-cache': 'cos/sin cache shorter than the sequence',
-  'bugs.name.wrong-base': 'Another model’s RoPE base',
-  'bugs.name.wrong-scaling': 'Another model’s RoPE scaling',
-  'bugs.name.partial-rotary-freq-over-head-dim': 'Partial rotary with frequencies over the head dim',
-  'bugs.name.yarn-magnitude-twice': 'YaRN attention factor applied twice',
-  'bugs.rope-on-embeddings': 'The rotation is applied to the token embeddings at the input, like an additive encoding would be, and Q and K are left alone. The projections W_q and W_k then mix the rotated pairs, so q·k is no longer a function of the distance: the relative property only holds when the rotation comes after the projections.',
-  'bugs.qk-position-mismatch': 'Queries are rotated one position too far (position ids taken after the new token was appended), keys at their true positions. Every score then sees the distance m − n + 1: the model attends one token off everywhere.',
-  'bugs.rotate-half-mismatch': 'cos and sin were built with repeat_interleave (element j uses θ of pair ⌊j/2⌋, the articles’ convention), but rotate_half splits the halves (Hugging Face’s). The two disagree on which dims form a pair, so the result is not a rotation at all: norms change and q·k depends on absolute positions.',
-  'bugs.short-cos-sin-cache': 'The cos/sin cache was built for 32 positions but the sequence has 64. Positions past the cache read its last row, as an out-of-range gather does when it clamps (JAX’s default): every token from 32 on is rotated as if it sat at position 31.',
-  'bugs.wrong-scaling': 'The config of another model brought linear position interpolation ×4 with it, although this model was trained without any scaling: every position is divided by 4 and nearby tokens look closer than the model learned.',
-  'bugs.cached': 'with the bug, KV cache',
-  'bugs.uncached': 'with the bug, no cache (full pass per token)',
-  'bugs.cache.same': 'Cached and uncached decoding agree: this bug shows in the loss, not as a cache mismatch.',
-  'bugs.cache.none': 'On this model the bug changes nothing: same loss, same tokens with and without the cache. Pick another model above to see where it does.',
-  'bugs.cache.differ': 'Cached and uncached decoding disagree from generated token {n} on: the KV cache is part of this bug.',
-  'bugs.prompt': 'Prompt',
-  'bugs.yarnSetting': '256 tokens, YaRN ×16 (the model was trained on 64)',
-  'bugs.odd.title': 'An odd head dim paired directly',
-  'bugs.odd.text': `RoPE needs pairs. With head dim $d = 7$, posenc refuses the call (left). An implementation that does not check pairs what it can: dims $(0,1), (2,3), (4,5)$ turn with $\\theta_i = b^{-2i/7}$ and dim 6 is never rotated, so it carries no position at all (right, a token at position 5). The PyTorch code of the articles fails differently: <code>x[..., 0::2]</code> has 4 elements and <code>x[..., 1::2]</code> has 3, so <code>torch.stack</code> raises a shape error.`,
-  'bugs.odd.posenc': 'posenc.applyRope with headDim 7',
-  'bugs.odd.silentTitle': 'A silent implementation',
-  'bugs.odd.input': 'x (7 dims):',
-  'bugs.odd.silent': 'x rotated at position 5 (the last dim is unchanged):',
-  'bugs.restart-positions': 'Positions restart at 0 with a KV cache: every cached step rotates its new tokens as if they were the first ones, so the relative distances to the cached keys are wrong. The loss is measured on a run fed in chunks of 16 tokens, the way a cached server sees it; generation feeds one token at a time, each at position 0.',
-  'bugs.rotate-v': 'The values are rotated too. RoPE belongs on queries and keys only: rotated values mix dimensions the model never learned to mix, by an amount that grows with position.',
-  'bugs.only-q': 'Only the queries are rotated. q·k then depends on the absolute query position, not on the distance: the property RoPE exists for is gone.',
-  'bugs.layout-mismatch': 'The model was trained with the half layout (pairs i and i + d/2, what Hugging Face’s rotate_half does) and is run with the interleaved one (adjacent pairs 2i and 2i + 1, what the articles’ rotate_half, GPT-J and Meta’s original Llama do): weights converted between the two conventions without permuting the q/k projection rows.',
-  'bugs.left-padding-in-positions': 'Batching left-pads short inputs. The pads are masked, but if the position ids still count them, every real token moves by the amount of padding. For RoPE with fixed frequencies a uniform shift leaves every relative score unchanged (only float rounding differs), so this model barely notices; an absolute encoding does notice. The section on position ids shows where RoPE does break: dynamic NTK, and prefill and decode counting the pads differently.',
-  'bugs.wrong-base': 'A RoPE base of 500000 (another model’s) instead of the 10000 this model was trained with. Pair 0 does not change (θ_0 = b^0 = 1 whatever the base); every other pair turns more slowly, the low-frequency pairs by far the most.',
-  'bugs.partial-rotary-freq-over-head-dim': 'With partial rotary (only 8 of the 16 dimensions of a head rotate here), the frequencies must be computed over the rotary dimension r: θ_i = b^(−2i/r). Computing them over the head dimension d > r gives b^(−2i/d) ≥ b^(−2i/r): every pair except pair 0 (θ_0 = 1 either way) turns faster than the model was trained with, and the slow pairs are off the most.',
-  'bugs.yarn-magnitude-twice': 'YaRN multiplies cos and sin by its attention factor, so q and k each grow by that factor and every logit by its square. Applying it a second time scales the logits by the fourth power and sharpens every attention distribution. Shown at 256 tokens with YaRN ×16; on a model this small the damage is modest, which is exactly why this bug survives in real code.',
-
-  'train.title': 'Train your own',
-  'train.text': `Pick an encoding and a task and train a tiny transformer right here, in a Worker, with the same C++ trainer that made the page’s models. The trained model then appears in the sections that use that task.`,
-  'train.task': 'Task',
-  'task.word-order': 'word order: who does it?',
-  'task.language': 'synthetic language (next token)',
-  'task.retrieval': 'retrieval: copy the value of a key seen earlier',
-  'train.encoding': 'Encoding',
-  'train.steps': 'Steps',
-  'train.seed': 'Seed',
-  'train.start': 'Train',
-  'train.cancel': 'Cancel',
-  'train.loss': 'Training loss',
-  'train.step': 'step',
-  'train.progress': 'step {step} / {steps}: loss {loss}, {rate} steps/s',
-  'train.result': '{run}: {steps} steps in {s} s ({rate} steps/s); accuracy on unseen sentences: {acc}.',
-  'train.result.len': '{run}: {steps} steps in {s} s ({rate} steps/s); accuracy at {len} tokens on unseen examples: {acc}.',
-  'train.run': '{task} with {enc}, seed {seed}',
-  'train.short.word-order': 'Word order',
-  'train.short.language': 'Synthetic language',
-  'train.short.retrieval': 'Retrieval',
-  'train.hint.retrieval': 'Retrieval is the slow task. Its loss soon falls to about 2.8 (ln 16 ≈ 2.77 would be a blind guess among the 16 values), creeps down for a thousand steps or so, then drops within a few hundred: that is when its two layers learn to work together (in the usual picture, the first tags each token with the one before it, and the second finds the queried key through those tags and copies the value after it). Its default, 2,000 steps, takes under a minute (about 35 seconds on the 2-core machine we measure on). With fewer steps the model often stops before the drop and answers little better than chance (1 in 16). When the drop comes also depends on the seed (weights and data): with seed 1 it comes between steps 900 and 1,300 for ALiBi and between 1,200 and 1,700 for RoPE, while RoPE with seeds 3, 4 or 5 and ALiBi with seed 2 do not drop within 2,000 steps; the same seed always gives the same run.',
-  'train.hint.word-order': 'Word order trains in about a second: an encoder reads a short sentence, English or Chinese, and names who does it. Pick NoPE to see the limit: with no position information, a sentence and the same words with the two people swapped look the same to it, so it cannot do better than 50% (a blind guess among the 12 names gets 1 in 12).',
-  'train.hint.language': 'The synthetic language is next-token prediction on 64-token sequences from a small generator whose best possible loss (its entropy rate) is 1.367 nats per token. 200 steps take a few seconds; the shipped models trained for 2,000 steps and reach 1.45 to 1.71 at 64 tokens.',
-  'train.done': 'Done: your model now appears as “Train your own” in the tables and charts of {order} (word-order task) and {ext} (language and retrieval).',
-  'train.cancelled.run': 'Cancelled at step {step}: this run’s model is discarded; a model you trained before, if any, stays in use.',
-  'train.progress.label': 'Training progress',
-  'train.cancelled': 'Cancelled.',
-  'train.ext.title': 'Extend a trained model, then keep training',
-  'train.ext.text': `Models that use RoPE reach a longer context in two steps: change the frequencies with a scaling (the factor here is the new length over 64), then train a little at the new length. Do both on a shipped model trained at 64 tokens: pick a method and a length, and compare the loss at each position before and after the extra steps. “None” keeps the plain positions.`,
-  'train.ext.model': 'Model (trained at 64)',
-  'train.ext.method': 'Scaling',
-  'train.ext.length': 'New length',
-  'train.ext.start': 'Extend and train',
-  'train.ext.before': 'extended, before training',
-  'train.ext.after': 'after the extra training',
-  'train.ext.near': 'positions 0–63',
-  'train.ext.far': 'positions 64 and on',
-  'train.ext.curve': 'Loss by position at the new length (bins of positions), before and after',
-  'train.ext.table': 'Mean loss (nats per token)',
-  'train.ext.look': 'Look on both sides of the dashed line (the old training length): right of it is what the extension should gain, left of it is what the scaling may cost the positions the model already knew. The sentence under the table gives this run’s measured numbers.',
-  'train.ext.done': '{steps} steps in {s} s ({rate} steps/s).',
-
-  'error.gloss': '',
-  'error.none': '(no error)',
-  'error.throws': 'throws: ',
-  'error.start': 'posenc failed to start: ',
-  'bugs.odd.refused': 'posenc refuses the call; its error names the parameter:',
-  'tax.cannot.title': 'The model refused this length: ',
-  'footer': 'posenc: positional encodings for transformers, in a Highway SIMD core compiled to WebAssembly.',
-  'footer.api': 'API reference (every exported function and type of the npm package)',
-};
-
-const en = {
-  ...base, ...taxonomy.en, ...derivation.en, ...pipeline.en, ...examples.en, ...positions.en, ...quiz.en,
-  ...visa.en, ...visb.en, ...controls.en, ...loading.en, ...tryit.en, ...yourmodel.en,
-};
+const shared = { ...page.en, ...common.en, ...controls.en, ...loading.en, ...tryit.en };
+const en = { ...shared, ...(Object.assign({}, ...SECTIONS.map((s) => s.text.en)) as SectionStrings) };
 
 export type Key = keyof typeof en;
 
-const zhBase: Record<keyof typeof base, string> = {
-  'title': 'posenc：亲手拆解 Transformer 的位置编码',
-  'subtitle': '下面的每张图、每个数字，都是 posenc 的 WebAssembly 内核在你的浏览器里现算的，或者来自 posenc 自己训练的小模型。',
-  'lang.switch': 'English',
-  'theme.switch': '深浅色',
-  'runtime': '运行环境',
-  'runtime.scalar': '标量',
-  'loading': '正在加载 WebAssembly 内核…',
-  'nav.label': '目录',
-  'nav.order': '为什么需要位置',
-  'nav.taxonomy': '几大类',
-  'nav.pipeline': '作用在哪一步',
-  'nav.sinusoidal': '正弦位置编码',
-  'nav.derivation': 'RoPE 推导',
-  'nav.rope': 'RoPE 实验台',
-  'nav.bias': 'ALiBi 与 T5',
-  'nav.examples': '文章例子重算',
-  'nav.positions': '位置 id',
-  'nav.extrapolation': '长度外推',
-  'nav.bugs': 'RoPE 常见 bug',
-  'nav.train': '自己训练',
-  'nav.quiz': '自测',
-  'pipe.name.sinusoidal': '正弦位置编码',
-  'pipe.name.learned': '可学习位置编码',
-  'colon': '：',
-  'skip': '跳到正文',
-  'plot.loss': 'loss（nats / token）',
-  'plot.accuracy': '准确率',
+const zh = {
+  ...page.zh, ...common.zh, ...controls.zh, ...loading.zh, ...tryit.zh,
+  ...(Object.assign({}, ...SECTIONS.map((s) => s.text.zh)) as Record<keyof SectionStrings, string>),
+} satisfies Record<Key, string>;
 
-  'order.title': '为什么 attention 需要位置信息',
-  'order.text': `Self-attention 拿每个 token 和所有 token 算匹配分数：$\\mathrm{softmax}(QK^\\top/\\sqrt d)V$。公式里没有任何一项知道 token 排在第几位。RNN 按时间步逐个读入 token，顺序就藏在递归结构里；CNN 靠卷积窗口感知相邻的 token；self-attention 则对所有 token 并行计算，没有这种结构上的顺序。下面把 token 打乱：不加位置编码、也不加 causal mask 时，输出只是<b>原来那些行换了个顺序</b>，这就是 attention 的置换等变（permutation equivariance）。把输出按原顺序排回去，和原始输出的差只剩浮点误差。打开 causal mask 或任意一种位置编码，顺序信息才真正进入计算。`,
-  'order.tokens': '拖动 token 可以调整顺序；也可以选中一个后用 ← → 移动',
-  'order.shuffle': '打乱顺序',
-  'order.reset': '恢复原序',
-  'order.long': '换成 256 个 token',
-  'order.causal': 'Causal mask',
-  'order.encoding': '位置编码',
-  'order.enc.none': '不加（NoPE）',
-  'order.diff': 'max |B − A|（B：打乱后的输出按原顺序排回；A：原顺序下的输出）',
-  'order.out': 'Attention 输出（每个 token 一行，按当前顺序）',
-  'order.weights': 'Attention 权重',
-  'order.models': '判断“谁做了这件事”的小模型',
-  'order.models.text': `下面七个小 Transformer 各用一种位置编码，都由 posenc 自己训练，任务是找出短句的主语。这些分类模型双向读整句话（没有 causal mask）。于是不用位置编码（NoPE）时，“我 喜欢 你”和“你 喜欢 我”就是同一组 token，模型只能给两句相同的答案，准确率停在随机水平。（单靠 causal mask 其实就会泄露顺序，见最后的自测题。）`,
-  'order.sentence': '句子',
-  'order.model': '模型',
-  'order.answer': '回答',
-  'order.accuracy': '测试集准确率',
-
-  'sin.title': '正弦位置编码（Sinusoidal）',
-  'sin.text': `原始 Transformer 把 $PE_{p,2i}=\\sin(p/b^{2i/d})$、$PE_{p,2i+1}=\\cos(p/b^{2i/d})$ 加到 token embedding 上。每一对维度是一条正弦波，波长从 $2\\pi$（第 0 对）一直到 $2\\pi b^{(d-2)/d}$（略小于 $2\\pi b$）：相当于一组刻度不同的尺子，高频维度分辨相邻位置，低频维度刻画远距离。两个位置向量的点积 $PE_p\\cdot PE_q$ 只和 $p-q$ 有关。代码里这张表是常量，不是参数：按最大长度 <code>max_len</code> 一次算好（PyTorch 模块用 <code>register_buffer</code> 存下来，随模型保存、迁移设备，但不参与训练），每次前向只取前 <code>seq_len</code> 行加到 embedding 上，再对相加的结果做 dropout。`,
-  'sin.base': 'base b',
-  'sin.dim': '维度 d',
-  'sin.length': '位置个数',
-  'sin.heatmap': 'PE[位置, 维度]',
-  'sin.heatmap.look': '行是位置，列是维度；蓝色为 −1，红色为 +1。左边的列（高频）每隔几行就翻转一次，右边的列在整张表里几乎不变。',
-  'sin.waves': '几个维度上的波形（不同刻度的尺子）',
-  'sin.sim': '位置相似度 PE·PEᵀ',
-  'sin.sim.look': '第 p 行第 q 列是 PE_p · PE_q。每条斜线上颜色都一样：点积只取决于 p − q，并且在主对角线上最大。',
-  'sin.position': '位置',
-  'sin.dimension': '维度',
-
-  'rope.title': 'RoPE 实验台',
-  'rope.text': `RoPE 把 $q$、$k$ 的每一对维度按位置旋转：位置 $m$ 上第 $i$ 对转过 $m\\theta_i$，其中 $\\theta_i = b^{-2i/r}$，$r$ 是参与旋转的维度数（只有部分维度旋转时才小于 head_dim）。于是 $\\langle R_m q, R_n k\\rangle$ 只取决于 $m-n$：两个位置同时平移，分数不变。各种 RoPE scaling（线性插值、NTK、YaRN、Llama 3、LongRoPE）通过改频率来拉长上下文。其中动态 NTK 和 LongRoPE 的频率还取决于上下文长度 $L$（当前序列有多长）：q 和 k 必须用同一个 $L$ 旋转；$L$ 固定时分数仍然只看相对距离，$L$ 一变，分数也跟着变。为什么 decoder-only 的自回归 LLM 大多选 RoPE：分数感知的是相对距离，正合语言的需要；不增加任何参数，每个 head 只多一次对 q、k 的旋转；旋转不改变 q、k 的范数，位置再大也不会把它们放大或缩小，数值上稳定；频率固定时它还和 KV cache 天然契合：每个 key 在进入 cache 时按自己的位置旋转一次，新 token 的 query 按它自己的位置旋转，cache 里的东西都不用重算。`,
-  'rope.m': 'Query 位置 m',
-  'rope.n': 'Key 位置 n',
-  'rope.shift': '整体平移 s',
-  'rope.score': '(m, n) 处的 q·k',
-  'rope.score.shifted': '(m+s, n+s) 处的 q·k',
-  'rope.layout': '维度配对方式',
-  'rope.headDim': 'head_dim',
-  'rope.preset.custom': '自己设定（用下面的控件）',
-  'rope.preset': '参数取自',
-  'rope.preset.note': '已发布模型的参数，就是 pe.ropeFromConfig 从它的 config.json 里读出的结果（见“你的模型”一节），包括它自己的 LongRoPE 缩放因子和 YaRN 的注意力因子。把这些参数中的任何一个调离模型的取值，参数就变成你自己设定的（此时 LongRoPE 改用本页的替代因子）；调回去，模型自己的参数又会回来。上面的位置不受影响，始终由你设定。',
-  'rope.rotary': '参与旋转的比例',
-  'rope.base': 'base',
-  'rope.scaling': 'Scaling 方法',
-  'rope.factor': '倍数',
-  'rope.orig': '原始上下文长度',
-  'rope.betaFast': 'YaRN β_fast',
-  'rope.betaSlow': 'YaRN β_slow',
-  'rope.lowFreq': 'Llama 3 low_freq_factor',
-  'rope.highFreq': 'Llama 3 high_freq_factor',
-  'rope.pairs': 'q（蓝）和 k（橙）的每一对维度，画成二维向量',
-  'rope.angles': '每一对维度（行）在位置 0–255（列）上的旋转角（模 2π）',
-  'rope.decay': '远程衰减：两个全 1 向量的 q·k 随距离的变化',
-  'rope.wavelength': '每一对维度的波长（转一整圈要经过多少个位置），默认与 scaling 后对比；虚线是原始上下文长度',
-  'rope.ramp': '每一对维度的频率比 θ′/θ（YaRN 在 1/s 和 1 之间平滑过渡）',
-  'rope.distance': '距离 m − n',
-  'rope.pair': '第 i 对',
-  'rope.scaled': 'scaling 后',
-  'rope.length': '上下文长度',
-  'rope.score.short': '同一对 (m, n)，放在一个到 max(m, n) 就结束的序列里：',
-  'rope.length.fixed': '这种 scaling 的频率与 L 无关：不管序列多长，分数都只取决于 m − n。',
-  'rope.length.same': '动态 NTK 和 LongRoPE 根据上下文长度 L 决定频率，但这里两个长度都在原始上下文（{orig}）以内：两者用的是同样的频率，分数不变。把 m、n 或平移量调到 {orig} 以上，就能看到它变化。',
-  'rope.length.dependent': '动态 NTK 和 LongRoPE 根据上下文长度 L 决定频率。上面四次旋转共用同一个 L，所以平移后的分数不变；下面一行用更短的 L 旋转同一对位置，分数就变了。如果 q 和 k 分两次调用、各自按自己的位置推断 L，频率就不一致，相对位置性质随之失效。',
-  'rope.layout.interleaved': 'interleaved：相邻两维一组 (2i, 2i+1)，即文章里的 rotate_half、GPT-J、Meta 原版 Llama',
-  'rope.layout.half': 'half：前后两半配对 (i, i + r/2)，即 Hugging Face 的 rotate_half（GPT-NeoX、HF 版 Llama）',
-  'scaling.default': '不缩放',
-  'scaling.none': '不缩放',
-  'scaling.linear': '线性插值（PI）',
-  'scaling.ntk': 'NTK-aware',
-  'scaling.dynamic': '动态 NTK',
-  'scaling.yarn': 'YaRN',
-  'scaling.llama3': 'Llama 3',
-  'scaling.longrope': 'LongRoPE',
-
-  'bias.title': 'ALiBi 与 T5 相对位置偏置',
-  'bias.text': `ALiBi 不加任何位置向量：第 $h$ 个 head 在 query $m$ 对 key $n$ 的分数上加 $-s_h\\,(m-n)$，距离越远惩罚越大（$s_h$ 是这个 head 的斜率，ALiBi 论文里记作 $m$）；causal mask 是另外一步。head 数 $H$ 是 2 的幂时，论文的斜率是 $s_h = 2^{-8(h+1)/H}$，$h = 0,\\dots,H-1$。$H$ 不是 2 的幂时，先取 $c = 2^{\\lfloor\\log_2 H\\rfloor}$ 个 head 按上式算，剩下 $H-c$ 个 head 取 $2c$ 个 head 时那组斜率里隔一个取一个，即 $2^{-4(2u+1)/c}$。教程里的简化版斜率是 $1/2^h$。T5 则为每个 head、每个按对数划分的距离桶学一个偏置。`,
-  'bias.heads': 'head 数',
-  'bias.variant': '斜率',
-  'bias.length': '序列长度',
-  'bias.alibi': '每个 head 的 ALiBi 偏置（图上方是斜率）',
-  'bias.alibi.look': '第 m 行是 query，第 n 列是 key；背景色为 0，蓝色表示惩罚，中灰色是被 mask 掉的未来位置。所有 head 共用一个色标：斜率大的 head 隔几个 token 就变蓝，斜率小的几乎一直是背景色，也就是说它们还能看得很远。',
-  'bias.buckets': '桶数',
-  'bias.maxDistance': '最大距离',
-  'bias.bidirectional': '双向',
-  'bias.bucketMap': '(query m, key n) 落在哪个 T5 桶',
-  'bias.learned': '页面自带 T5 语言模型学到的偏置（每个 head 一张）',
-  'bias.variant.paper': '论文的规则',
-  'bias.variant.simple': '教程的 1/2^h',
-  'bias.head': 'head',
-
-  'ext.title': '训练短、测试长：长度外推',
-  'ext.text': `这里的语言模型都只在同一种合成语言的 64 token 序列上训练过；水平虚线是这种语言的熵率，也就是任何模型平均能达到的最低 loss，由数据生成器直接算出。把它们放到更长的序列上评估，每个位置的 loss 清楚地显示出每种编码从哪里开始失效。RoPE 可以靠推理时的 scaling 救回一部分；ALiBi 几乎不受影响。`,
-  'ext.length': '评估长度',
-  'ext.scaling': 'RoPE 模型用的 scaling',
-  'ext.factor': '倍数',
-  'ext.loss': '每个位置上的 loss（多条样本取平均）',
-  'ext.position': '位置',
-  'ext.trainLen': '训练长度',
-  'ext.retrieval': '检索任务准确率随长度的变化',
-  'ext.retrieval.about': '检索任务：12 个 key–value 对散落在一串填充 token 中间；序列末尾把其中 8 个 key 再问一遍，每问一个，模型都要输出前面紧跟在这个 key 后面的 value，不管它隔了多远。只有 attention 能找到它。水平虚线是随机猜的水平：在 16 个 value 里猜一个。',
-  'ext.chance': '随机猜的准确率（由任务算出）',
-  'ext.maps': '长序列上的 attention 图',
-  'ext.maps.look': '第 m 行是 query，第 n 列是 key，颜色是 attention 权重（深色为 0，黄色为 0.25 及以上）。过了位置 64（训练长度）之后，看 head 是否还保持原来的模式（比如“看前一个 token”那条亮对角线），还是糊成一片。',
-  'ext.mapModel': '模型',
-  'ext.mapLayer': '层',
-  'ext.mapHead': 'head',
-  'ext.entropy': '熵率',
-  'ext.running': '正在评估…',
-  'ext.measured': '训练好的模型过了 64 个 token 之后的表现',
-
-  'bugs.title': 'RoPE 常见 bug 现场复现',
-  'bugs.text': `笔记里列出的 RoPE 和 position id 常见 bug，逐个故意加到 posenc 训练好的模型上。选一个，看它对每个位置的 loss、以及走 KV cache 的解码有什么影响。`,
-  'bugs.bug': 'Bug',
-  'bugs.model': '模型',
-  'bugs.loss': 'loss',
-  'bugs.correct': '正确实现',
-  'bugs.with': '带 bug',
-  'bugs.curve': '按位置的 loss（12 条序列、相邻位置分组取平均）：正确实现与带 bug 对比',
-  'bugs.generated': '同一个 prompt 走 KV cache 的贪心续写（不同处高亮）',
-  'bugs.same': '与正确实现的续写完全相同。',
-  'bugs.diverge': '从第 {n} 个生成的 token 起与正确实现不同。',
-  'bugs.name.rope-on-embeddings': '把 RoPE 加到了 token embedding 上，而不是 Q/K 上',
-  'bugs.name.only-q': '只旋转 Q，没旋转 K',
-  'bugs.name.qk-position-mismatch': 'Q 和 K 的 position id 不一致（差一位）',
-  'bugs.name.rotate-v': '把 V 也旋转了',
-  'bugs.name.rotate-half-mismatch': 'rotate_half 的配对方式和 cos/sin 的构造不一致',
-  'bugs.name.layout-mismatch': '权重按一种配对方式训练，推理时用了另一种',
-  'bugs.name.restart-positions': 'KV cache 推理时 position id 从 0 重新开始',
-  'bugs.name.left-padding-in-positions': 'left padding 时 position id 没有排除 pad',
-  'bugs.name.short-cos-sin-cache': 'cos/sin cache 比实际序列短',
-  'bugs.name.wrong-base': '混用了别的模型的 RoPE base',
-  'bugs.name.wrong-scaling': '混用了别的模型的 RoPE scaling',
-  'bugs.name.partial-rotary-freq-over-head-dim': '部分旋转时按 head_dim 算频率',
-  'bugs.name.yarn-magnitude-twice': 'YaRN 的 attention factor 乘了两次',
-  'bugs.rope-on-embeddings': '旋转被加在了输入端的 token embedding 上（就像加性位置编码那样），Q 和 K 反而没有旋转。之后 W_q、W_k 两个投影会把旋转过的维度对重新混合，q·k 就不再只是距离的函数：只有旋转放在投影之后，相对位置性质才成立。',
-  'bugs.qk-position-mismatch': 'Query 多转了一个位置（position id 是在追加新 token 之后才取的），key 仍按真实位置旋转。于是每个分数看到的距离都是 m − n + 1：模型处处都错开一个 token 去关注。',
-  'bugs.rotate-half-mismatch': 'cos 和 sin 是用 repeat_interleave 构造的（第 j 维用第 ⌊j/2⌋ 对的 θ，也就是文章里的写法），rotate_half 却是前后两半配对（Hugging Face 的写法）。两边对“哪两维是一对”的理解不一致，结果根本不是旋转：向量模长变了，q·k 也开始依赖绝对位置。',
-  'bugs.short-cos-sin-cache': 'cos/sin cache 只预先算了 32 个位置，序列却有 64 个 token。超出 cache 的位置读到的是最后一行，就像越界的 gather 会把下标截断到边界那样（JAX 默认如此）：从第 32 个 token 起，全都按位置 31 来旋转。',
-  'bugs.wrong-scaling': '从别的模型的 config 里带来了 ×4 的线性位置插值，可这个模型训练时根本没用 scaling：每个位置都被除以 4，相邻 token 看起来比训练时更近。',
-  'bugs.cached': '带 bug，走 KV cache',
-  'bugs.uncached': '带 bug，不用 cache（每个 token 都重算整段）',
-  'bugs.cache.same': '用 cache 和不用 cache 的解码结果一致：这个 bug 体现在 loss 上，而不是缓存前后不一致。',
-  'bugs.cache.none': '在这个模型上，这个 bug 不改变任何东西：loss 相同，用不用 cache 生成的 token 也相同。在上面换一个模型，看看它在哪里起作用。',
-  'bugs.cache.differ': '用 cache 和不用 cache 的解码从第 {n} 个生成的 token 起就不一致了：这个 bug 出在 KV cache 上。',
-  'bugs.prompt': '提示词（prompt）',
-  'bugs.yarnSetting': '256 个 token，YaRN ×16（模型只在 64 个 token 上训练过）',
-  'bugs.odd.title': '奇数 head_dim 直接两两配对',
-  'bugs.odd.text': `RoPE 要求维度成对。head_dim $d = 7$ 时，posenc 直接报错（左）。不做检查的实现则能配几对配几对：第 $(0,1), (2,3), (4,5)$ 维按 $\\theta_i = b^{-2i/7}$ 旋转，第 6 维永远不转，完全不带位置信息（右边是位置 5 上的一个 token）。文章里的 PyTorch 代码则会以另一种方式失败：<code>x[..., 0::2]</code> 有 4 个元素，<code>x[..., 1::2]</code> 只有 3 个，<code>torch.stack</code> 会报 shape 错误。`,
-  'bugs.odd.posenc': 'posenc.applyRope，headDim 为 7',
-  'bugs.odd.silentTitle': '一个不报错的实现',
-  'bugs.odd.input': 'x（7 维）：',
-  'bugs.odd.silent': 'x 在位置 5 旋转后（最后一维没变）：',
-  'bugs.restart-positions': '用 KV cache 推理时 position id 每一步都从 0 重新开始：新 token 被当成序列里的第一个 token 来旋转，和 cache 里各个 key 的相对距离全错了。loss 按每块 16 个 token 分块送入来测，模拟带 cache 的服务端；生成时每次送一个 token，每个都放在位置 0。',
-  'bugs.rotate-v': '把 V 也旋转了。RoPE 只该作用在 Q 和 K 上：旋转后的 V 会把模型从没学过要混合的维度混在一起，位置越靠后混得越厉害。',
-  'bugs.only-q': '只旋转了 Q，没旋转 K。这时 q·k 取决于 query 的绝对位置而不是相对距离，RoPE 存在的意义就没了。',
-  'bugs.layout-mismatch': '模型训练时用的是 half 配对（第 i 维和第 i + d/2 维一组，也就是 Hugging Face 的 rotate_half），推理时却用了 interleaved 配对（相邻的第 2i 和 2i + 1 维一组，文章里的 rotate_half、GPT-J 和 Meta 原版 Llama 都是这样）：在两种约定之间转换权重时没有相应地重排 q/k 投影矩阵的行。',
-  'bugs.left-padding-in-positions': '批量推理时短输入在左边补 pad。pad 虽然被 mask 掉了，但如果 position id 还把它们算进去，每个真实 token 都会整体后移。对频率固定的 RoPE 来说，整体平移不改变任何相对分数（只有浮点误差），所以这个模型几乎察觉不到；绝对位置编码就会受影响。RoPE 在什么情况下会真的出错（动态 NTK，prefill 和 decode 对 pad 的计数不一致），见 position id 那一节。',
-  'bugs.wrong-base': '用了别的模型的 RoPE base（500000），而不是这个模型训练时的 10000。第 0 对维度不受影响（θ_0 = b^0 = 1，与 base 无关）；其余各对都转得更慢，低频的那些偏得最多。',
-  'bugs.partial-rotary-freq-over-head-dim': '部分旋转时（这里每个 head 16 维中只有 8 维参与旋转），频率必须按旋转维度 r 算：θ_i = b^(−2i/r)。如果按 head 维度 d > r 算，得到 b^(−2i/d) ≥ b^(−2i/r)：除了第 0 对（两种算法都是 θ_0 = 1），每一对都比训练时转得更快，低频的那些偏得最多。',
-  'bugs.yarn-magnitude-twice': 'YaRN 把 cos 和 sin 都乘上它的 attention factor，于是 q、k 各放大这个倍数，每个 logit 放大它的平方。再乘一次，logit 就放大到四次方，所有 attention 分布都变得更尖。这里在 256 个 token 上用 YaRN ×16 演示；在这么小的模型上影响不大，这恰恰是这个 bug 能在真实代码里长期存活的原因。',
-
-  'train.title': '自己训练一个模型',
-  'train.text': `选一种位置编码和一个任务，就在这个页面里（一个 Worker 中）训练一个小 Transformer，用的正是训练页面自带模型的那套 C++ 训练代码。训练好的模型会出现在用到该任务的各节里。`,
-  'train.task': '任务',
-  'task.word-order': '词序：谁做了这件事？',
-  'task.language': '合成语言（预测下一个 token）',
-  'task.retrieval': '检索：找回前面出现过的 key 对应的 value',
-  'train.encoding': '位置编码',
-  'train.steps': '训练步数',
-  'train.seed': '随机种子',
-  'train.start': '开始训练',
-  'train.cancel': '取消',
-  'train.loss': '训练 loss',
-  'train.step': '步',
-  'train.progress': '第 {step}/{steps} 步：loss {loss}，每秒 {rate} 步',
-  'train.result': '{run}：{steps} 步用了 {s} 秒（每秒 {rate} 步）；在没见过的句子上，准确率 {acc}。',
-  'train.result.len': '{run}：{steps} 步用了 {s} 秒（每秒 {rate} 步）；在没见过的 {len} 个 token 的样本上，准确率 {acc}。',
-  'train.run': '{enc}，{task}，种子 {seed}',
-  'train.short.word-order': '词序任务',
-  'train.short.language': '合成语言任务',
-  'train.short.retrieval': '检索任务',
-  'train.hint.retrieval': '检索任务学得最慢。它的 loss 很快降到 2.8 左右（ln 16 ≈ 2.77，相当于在 16 个 value 里盲猜），之后一千多步里只是缓缓下降，然后在几百步之内突然降下去。这时两层 attention 学会了配合（通常的解释是：第一层给每个 token 记下它前面的那个 token，第二层借这些记号找到被问到的 key，把紧跟在它后面的 value 抄过来）。默认的 2000 步不到一分钟就能跑完（在我们测量用的双核机器上约 35 秒）。步数再少，模型常常还没等到这次下降就停了，答对的概率比瞎猜（16 选 1）高不了多少。下降什么时候出现还取决于随机种子（它决定初始权重和训练数据）：种子为 1 时，ALiBi 在第 900 到 1300 步之间，RoPE 在第 1200 到 1700 步之间；而 RoPE 用种子 3、4、5，或 ALiBi 用种子 2 时，2000 步内都等不到；同一个种子每次训练的结果完全一样。',
-  'train.hint.word-order': '词序任务大约一秒就能训练完：一个 encoder 读一句英文或中文的短句，说出是谁做了这件事。选 NoPE 可以看到它的上限：没有位置信息时，“我 喜欢 你”和“你 喜欢 我”在它看来完全一样，准确率不可能超过 50%（在 12 个名字里盲猜只有 1/12）。',
-  'train.hint.language': '合成语言任务是在 64 个 token 的序列上预测下一个 token，序列来自一个小生成器，理论上最好的 loss（它的熵率）是每个 token 1.367 nats。训练 200 步只要几秒钟；页面自带的模型训练了 2000 步，在 64 个 token 上的 loss 在 1.45 到 1.71 之间。',
-  'train.done': '训练完成：你的模型会以“自己训练一个模型”为名出现在{order}（词序任务）和{ext}（语言和检索任务）两节的表格和图里。',
-  'train.cancelled.run': '已在第 {step} 步取消：这次训练的模型不保留；如果之前训练过模型，继续使用之前那个。',
-  'train.progress.label': '训练进度',
-  'train.cancelled': '已取消。',
-  'train.ext.title': '先扩展上下文，再接着训练',
-  'train.ext.text': `用 RoPE 的模型要支持更长的上下文，一般分两步：先用某种 scaling 改频率（这里的倍数是新长度除以 64），再在新长度上接着训练一小会儿。下面就在一个只在 64 个 token 上训练过的模型上把两步都做一遍：选好方法和长度，对比多训练几步前后每个位置上的 loss。“不缩放”表示位置保持原样。`,
-  'train.ext.model': '模型（训练长度 64）',
-  'train.ext.method': 'Scaling 方法',
-  'train.ext.length': '新的长度',
-  'train.ext.start': '扩展并训练',
-  'train.ext.before': '扩展后、训练前',
-  'train.ext.after': '接着训练之后',
-  'train.ext.near': '位置 0–63',
-  'train.ext.far': '位置 64 及以后',
-  'train.ext.curve': '新长度下按位置的 loss（相邻位置分组平均），训练前后对比',
-  'train.ext.table': '平均 loss（nats / token）',
-  'train.ext.look': '看虚线（原来的训练长度）左右两边：右边是扩展想要得到的，左边是 scaling 可能让模型在原本熟悉的位置上付出的代价。表格下面那句话给出这次实测的数字。',
-  'train.ext.done': '{steps} 步，用时 {s} 秒（每秒 {rate} 步）。',
-
-  'error.gloss': '出错了，下面是原始报错（英文，写明了出错的参数）：',
-  'error.none': '（没有报错）',
-  'error.throws': '抛出异常：',
-  'error.start': 'posenc 启动失败：',
-  'bugs.odd.refused': 'posenc 直接拒绝这次调用，报错原文里写明了是哪个参数出了问题：',
-  'tax.cannot.title': '模型拒绝在这个长度上运行，原始报错（英文）：',
-  'footer': 'posenc：Transformer 位置编码库，Highway SIMD 内核编译为 WebAssembly。',
-  'footer.api': 'API 参考（posenc 包导出的全部函数与类型）',
-};
-
-const zh: Record<Key, string> = {
-  ...zhBase, ...taxonomy.zh, ...derivation.zh, ...pipeline.zh, ...examples.zh, ...positions.zh, ...quiz.zh,
-  ...visa.zh, ...visb.zh, ...controls.zh, ...loading.zh, ...tryit.zh, ...yourmodel.zh,
-};
 
 const tables: Record<Lang, Record<Key, string>> = { en, zh };
 let current: Lang = 'en';
-const listeners: Array<() => void> = [];
+/**
+ * Language-change listeners, called in registration order. One given an
+ * owner is held only as long as the owner is (the owner holds it, through
+ * `owned`, and the list holds the owner weakly): a heatmap or a figure that
+ * a section drops is collected with its listener, which may refer to it.
+ */
+interface Listener { strong?: () => void; owner?: WeakRef<object> }
+const listeners = new Set<Listener>();
+const owned = new WeakMap<object, Map<Listener, () => void>>();
+
+/** Drops the entries whose owner has been collected (their functions went with it). */
+let sweptSize = 64;
+function sweep(): void {
+  for (const entry of listeners) if (entry.owner && entry.owner.deref() === undefined) listeners.delete(entry);
+  sweptSize = Math.max(64, listeners.size);
+}
 
 export function lang(): Lang {
   return current;
@@ -534,12 +55,39 @@ export function lang(): Lang {
 export function setLang(l: Lang): void {
   current = l;
   document.documentElement.lang = l === 'zh' ? 'zh-CN' : 'en';
-  for (const f of listeners) f();
+  for (const entry of [...listeners]) {
+    if (!listeners.has(entry)) continue; // unsubscribed by an earlier listener
+    if (entry.strong) {
+      entry.strong();
+      continue;
+    }
+    const owner = entry.owner!.deref();
+    const f = owner === undefined ? undefined : owned.get(owner)?.get(entry);
+    if (f) f();
+    else listeners.delete(entry);
+  }
 }
 
-/** Called after every language change (and not now). */
-export function onLangChange(f: () => void): void {
-  listeners.push(f);
+/**
+ * Calls `f` after every language change (and not now) until the returned
+ * function is called. With an `owner`, `f` lives as long as the owner and no
+ * longer: it may refer to the owner without keeping it alive.
+ */
+export function onLangChange(f: () => void, owner?: object): () => void {
+  const entry: Listener = {};
+  if (owner === undefined) entry.strong = f;
+  else {
+    entry.owner = new WeakRef(owner);
+    let fs = owned.get(owner);
+    if (!fs) owned.set(owner, (fs = new Map()));
+    fs.set(entry, f);
+  }
+  listeners.add(entry);
+  if (listeners.size > 2 * sweptSize) sweep();
+  return () => {
+    listeners.delete(entry);
+    if (owner !== undefined) owned.get(owner)?.delete(entry);
+  };
 }
 
 /** Whether `k` names a string (for keys built from data, e.g. a section id). */

@@ -21,21 +21,6 @@ export function seeded(n: number, seed: number, scale = 1): Float32Array {
   return out;
 }
 
-export const dot = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
-  return s;
-};
-
-export const norm = (a: ArrayLike<number>): number => Math.sqrt(dot(a, a));
-
-/** max |a - b| over all elements. */
-export function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let m = 0;
-  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs((a[i] as number) - (b[i] as number)));
-  return m;
-}
-
 /** `[rows, cols] x [cols]` (row-major matrix). */
 export function matVec(w: ArrayLike<number>, x: ArrayLike<number>, rows: number, cols: number): Float32Array {
   const out = new Float32Array(rows);

@@ -5,13 +5,14 @@ import './style.css';
 import './loading.css';
 
 import { compileWasm, init } from 'posenc';
+import { loaders } from 'virtual:posenc-sections';
 
 import { WorkerClient } from './client.js';
 import { lang, onLangChange, setLang, t, type Key, type Lang } from './i18n.js';
 import { buildNav, keepPlace, landOnSection } from './nav.js';
 import { refreshPlots } from './plot.js';
-import { Ctx } from './sections/context.js';
-import { mountOrder } from './sections/order.js';
+import { Ctx, type Mount } from './sections/context.js';
+import { SECTION_IDS } from './sections/index.js';
 import { getChoice, getParam, setParam } from './state.js';
 import { loadTex, renderRich } from './tex.js';
 import { mountTryIt } from './tryit.js';
@@ -47,31 +48,13 @@ function setTheme(theme: 'light' | 'dark'): void {
   document.getElementById('theme-switch')?.setAttribute('aria-pressed', String(theme === 'dark'));
 }
 
-type Mount = (ctx: Ctx, body: HTMLElement) => void;
-
 /**
- * The sections in page order, each with how to get its mount function:
- * section 1 is in the page's bundle; the others are one chunk
- * (sections/later.ts), fetched once section 1 is on screen (or at once,
- * for a deep link), so the first bundle holds only what section 1 needs.
+ * The sections in page order (sections/index.ts), each with how to get its
+ * mount function: the first is in the page's bundle; the others are one
+ * chunk (tools/sections.mjs), fetched once the first is on screen (or at
+ * once, for a deep link), so the first bundle holds only what it needs.
  */
-const later = (): Promise<typeof import('./sections/later.js')> => import('./sections/later.js');
-const SECTIONS: Array<[string, () => Promise<Mount>]> = [
-  ['order', () => Promise.resolve(mountOrder)],
-  ['taxonomy', () => later().then((m) => m.mountTaxonomy)],
-  ['pipeline', () => later().then((m) => m.mountPipeline)],
-  ['sinusoidal', () => later().then((m) => m.mountSinusoidal)],
-  ['derivation', () => later().then((m) => m.mountDerivation)],
-  ['rope', () => later().then((m) => m.mountRope)],
-  ['bias', () => later().then((m) => m.mountBias)],
-  ['examples', () => later().then((m) => m.mountExamples)],
-  ['positions', () => later().then((m) => m.mountPositions)],
-  ['extrapolation', () => later().then((m) => m.mountExtrapolation)],
-  ['bugs', () => later().then((m) => m.mountBugs)],
-  ['train', () => later().then((m) => m.mountTrain)],
-  ['yourmodel', () => later().then((m) => m.mountYourModel)],
-  ['quiz', () => later().then((m) => m.mountQuiz)],
-];
+const SECTIONS: Array<[string, () => Promise<Mount>]> = SECTION_IDS.map((id) => [id, loaders[id]!]);
 
 /** Lets the browser handle input (and maybe paint) between two pieces of start-up work. */
 const yieldToBrowser = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));

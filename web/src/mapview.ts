@@ -57,7 +57,7 @@ export class MapView {
     this.el = el('div', { class: 'mapview' },
       el('div', { class: 'mv-grid' }, this.yTitle, el('div', { class: 'mv-main' }, this.xTitle, this.map.el)),
       colourBar(o.range, o.barLabel, 'pos.masked'));
-    onLangChange(() => this.titles());
+    onLangChange(() => this.titles(), this);
     this.titles();
   }
 

@@ -2,7 +2,7 @@
 // enough to redraw on every slider event; no dependencies, no eval (works
 // under a strict CSP). Colours follow the page theme.
 import 'uplot/dist/uPlot.min.css';
-import './visb.css';
+import './charts.css';
 
 import uPlot from 'uplot';
 
@@ -49,7 +49,8 @@ export interface LinePlotOptions {
   yRange?: [number, number] | ((min: number, max: number) => [number, number]);
 }
 
-const plots = new Set<LinePlot>();
+/** Every live plot, weakly held: a plot a section drops is collected. */
+const plots = new Set<WeakRef<LinePlot>>();
 
 function xRangeOf(r: NonNullable<LinePlotOptions['xRange']>): uPlot.Range.MinMax | uPlot.Range.Function {
   return typeof r === 'function' ? () => r() : r;
@@ -64,7 +65,11 @@ const labelOf = (s: LineSeries): string => (typeof s.label === 'string' ? s.labe
 
 /** Rebuilds every plot (theme or language change). */
 export function refreshPlots(): void {
-  for (const p of plots) p.rebuild();
+  for (const ref of plots) {
+    const p = ref.deref();
+    if (p) p.rebuild();
+    else plots.delete(ref);
+  }
 }
 
 /** Width of a y axis: its widest tick label, plus room for the ticks and the gap to the axis name. */
@@ -131,7 +136,7 @@ export class LinePlot {
     // The final size (canvas + legend) is reserved now: charts filled later
     // by the Worker must not push the text below them down.
     this.el.style.minHeight = `${(o.height ?? 260) + 28 * (o.legendRows ?? 1)}px`;
-    plots.add(this);
+    plots.add(new WeakRef(this));
     // The width comes from the observer, after the browser's own layout:
     // reading clientWidth while sections mount would force a layout of the
     // whole page for every chart. A chart given data before its first

@@ -137,7 +137,7 @@ export function lossTable(ctx: Ctx, spec: LossSpec, prefix: string, onDone: () =
       // After a sentence in the page's language (none in English).
       const title = (): void => { if (o.isConnected || !o.title) o.title = t('error.gloss') + why; };
       title();
-      onLangChange(title);
+      onLangChange(title, o);
       o.setAttribute('translate', 'no'); // the title ends with the core's own (English) message
       o.dataset.error = why;
       o.classList.add('err');

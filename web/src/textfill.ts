@@ -4,18 +4,18 @@ import { onLangChange, t, type Key } from './i18n.js';
 import { renderRich } from './tex.js';
 import { el } from './ui.js';
 
-export type Vars = Record<string, string | number>;
+export type Vars = Readonly<Record<string, string | number | boolean>>;
 
-/** `template` with every `{name}` replaced by `vars[name]` (unknown names stay). */
+/** `template` with every `{name}` (letters, digits, `_` and `.`, e.g. a URL key) replaced by `vars[name]` (unknown names stay). */
 export function fill(template: string, vars: Vars = {}): string {
-  return template.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
+  return template.replace(/\{([\w.]+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
 }
 
 /** Values made inert for renderRich: no markup, no TeX delimiters. */
 function escapeVars(vars: Vars): Vars {
-  const out: Vars = {};
+  const out: Record<string, string | number | boolean> = {};
   for (const [k, v] of Object.entries(vars)) {
-    out[k] = typeof v === 'number' ? v : v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\$/g, '&#36;');
+    out[k] = typeof v !== 'string' ? v : v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\$/g, '&#36;');
   }
   return out;
 }
@@ -39,7 +39,7 @@ export function liveText(tag: keyof HTMLElementTagNameMap, cls = ''): {
     if (current.key === undefined) e.replaceChildren();
     else renderRich(e, fill(t(current.key), escapeVars(current.vars)));
   };
-  onLangChange(render);
+  onLangChange(render, e);
   return {
     el: e,
     set(key, vars = {}) {

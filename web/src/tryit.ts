@@ -1,10 +1,11 @@
-// "Try this" prompts (issue 13): a row of buttons under a section's intro,
+// "Try this" prompts: a row of buttons under a section's intro,
 // each setting the section's controls to a state that shows its point, as
 // if the reader had set them (ui.ts applyState: the controls show the
 // values, the URL hash gets them, the section recomputes). A line under the
 // row says what to look at; the pressed prompt is marked (aria-pressed)
 // until the reader moves a control of the section.
 import { onLangChange, t, type Key } from './i18n.js';
+import { tf } from './textfill.js';
 import { applyState, el, type ParamValue } from './ui.js';
 
 interface Prompt {
@@ -59,10 +60,6 @@ const need = <T extends Element>(root: ParentNode, sel: string): T => {
   return e;
 };
 
-/** Fills {param} placeholders with the prompt's own values. */
-const fill = (s: string, state: Readonly<Record<string, ParamValue>>): string =>
-  s.replace(/\{([a-z0-9.]+)\}/gi, (m, k: string) => (k in state ? String(state[k]) : m));
-
 /** Mounts the prompts of section `id` (if it has any) between its intro and its body. */
 export function mountTryIt(id: string, section: HTMLElement): void {
   const prompts = PROMPTS[id];
@@ -84,9 +81,9 @@ export function mountTryIt(id: string, section: HTMLElement): void {
   const render = (): void => {
     label.textContent = t('tryit.label');
     row.setAttribute('aria-label', t('tryit.group'));
-    prompts.forEach((p, i) => { buttons[i]!.textContent = fill(t(`tryit.${p.id}` as Key), p.state); });
+    prompts.forEach((p, i) => { buttons[i]!.textContent = tf(`tryit.${p.id}` as Key, p.state); });
     const shown = prompts.find((p) => p.id === look.dataset.tryit);
-    look.textContent = shown ? fill(t(`tryit.${shown.id}.look` as Key), shown.state) : '';
+    look.textContent = shown ? tf(`tryit.${shown.id}.look` as Key, shown.state) : '';
     look.hidden = !shown;
   };
   // The reader's own change of a control ends the prompt's state (events the

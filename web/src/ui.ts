@@ -1,7 +1,7 @@
 // Small DOM helpers: labelled native controls (keyboard accessible as they
 // are), bound to the URL state and to the language switch.
-import { onLangChange, t, type Key } from './i18n.js';
-import { setParam } from './state.js';
+import { errorText, onLangChange, t, type Key } from './i18n.js';
+import { getNumber, setParam } from './state.js';
 
 export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -240,6 +240,19 @@ export function slider(o: SliderOptions): Slider {
   };
 }
 
+/**
+ * A numeric control declared once: its URL key, label, default and range
+ * (and the slider's other options). Its value starts from the URL (if valid)
+ * or the default; `value()` is the live value.
+ */
+export type NumberSpec = Omit<SliderOptions, 'value' | 'onInput'> & { initial: number };
+
+/** The slider of `spec`, starting from the URL's value; `onInput` on every change by the reader or a prompt. */
+export function numberControl(spec: NumberSpec, onInput: (v: number) => void): Slider {
+  const { initial, ...o } = spec;
+  return slider({ ...o, value: getNumber(o.param, initial, o.min, o.max), onInput });
+}
+
 export interface SelectOptions<T extends string> {
   label: Key;
   param: string;
@@ -255,7 +268,7 @@ export function select<T extends string>(o: SelectOptions<T>): { el: HTMLElement
   const show = (label: string | (() => string)): string => (typeof label === 'string' ? label : label());
   for (const [v, label] of o.options) input.append(el('option', { value: v }, show(label)));
   if (o.options.some(([, label]) => typeof label !== 'string')) {
-    onLangChange(() => o.options.forEach(([, label], i) => { input.options[i]!.text = show(label); }));
+    onLangChange(() => o.options.forEach(([, label], i) => { input.options[i]!.text = show(label); }), input);
   }
   input.value = o.value;
   input.addEventListener('change', () => {
@@ -361,4 +374,23 @@ export function whenNear(target: Element, fn: () => void, margin = '800px'): voi
     }
   }, { rootMargin: margin });
   io.observe(target);
+}
+
+/**
+ * A panel that loads when the reader gets near: once `target` comes within
+ * `margin` of the viewport, `load()` runs (Worker calls, usually) and `draw`
+ * gets its result. A failure of either is shown in `errorBox` (default:
+ * `target`) after a sentence in the reader's language, and follows
+ * language changes.
+ */
+export function lazyPanel<T>(target: HTMLElement, load: () => Promise<T>, draw: (value: T) => void, o: { margin?: string; errorBox?: HTMLElement } = {}): void {
+  whenNear(target, () => {
+    load().then(draw).catch((e: unknown) => {
+      const box = o.errorBox ?? target;
+      const show = (): void => { box.textContent = errorText(e); };
+      show();
+      box.classList.add('error');
+      onLangChange(show, box);
+    });
+  }, o.margin);
 }

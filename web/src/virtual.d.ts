@@ -11,3 +11,8 @@ declare module 'virtual:posenc-tex-later' {
   const spans: Readonly<Record<string, string>>;
   export default spans;
 }
+
+declare module 'virtual:posenc-sections' {
+  /** Each section's id (sections/index.ts) -> its mount function, loaded (tools/sections.mjs). */
+  export const loaders: Readonly<Record<string, () => Promise<import('./sections/context.js').Mount>>>;
+}

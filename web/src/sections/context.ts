@@ -20,3 +20,6 @@ export class Ctx {
     for (const f of this.listeners) f();
   }
 }
+
+/** A section's mount function (sections/<id>/mount.ts): builds its controls and figures into `body`. */
+export type Mount = (ctx: Ctx, body: HTMLElement) => void;

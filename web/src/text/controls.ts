@@ -1,5 +1,4 @@
-// Text added for issue 13 (controls: sliders, the bugs and training
-// sections, the navigation), English and Chinese (see i18n.ts).
+// Text of the shared controls (sliders, the encoding names, the navigation), English and Chinese.
 export const en = {
   'controls.enc.nope': 'NoPE (no position information)',
   'controls.enc.sinusoidal': 'sinusoidal (absolute)',

@@ -1,4 +1,4 @@
-// Text added for issue 13 (loading), English and Chinese (see i18n.ts).
+// Text of the start-up badge and loading states, English and Chinese.
 export const en = {
   'loading.worker.idle': 'Worker starts when a model is needed',
 };

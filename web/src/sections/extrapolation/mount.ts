@@ -1,0 +1,294 @@
+// Section "extrapolation": train short, test long. Per-position loss of the shipped
+// language models up to 1024 tokens (the Worker evaluates them), RoPE
+// scaling applied live, retrieval accuracy by length, and attention maps of
+// a long sequence.
+import type { RopeScaling } from 'posenc';
+
+import { AxedHeatmap, type ColourScale } from '../../axes.js';
+import { errorText, isKey, onLangChange, t, type Key } from '../../i18n.js';
+import { LinePlot, type LineSeries } from '../../plot.js';
+import { CUSTOM, SHIPPED } from '../../protocol.js';
+import { getChoice, getNumber } from '../../state.js';
+import { tf } from '../../textfill.js';
+import { coalesce, el, figure, numberControl, select, text, whenNear } from '../../ui.js';
+import type { Ctx } from '../context.js';
+import { makeScaling } from '../rope/mount.js';
+import { mountWavelengths } from './wavelengths.js';
+
+const LENGTHS = [64, 128, 256, 512, 1024] as const;
+const EXT_SCALINGS = ['none', 'linear', 'ntk', 'dynamic', 'yarn'] as const;
+type ExtScaling = (typeof EXT_SCALINGS)[number];
+
+/**
+ * One colour per encoding, the same in every chart of the page section
+ * (also when the reader's own model is added). The RoPE model with a live
+ * scaling has its own colour (SCALED_COLOUR, olive, used by no encoding), dashed.
+ */
+export const ENCODING_COLOURS: Readonly<Record<string, string>> = {
+  nope: '#7f7f7f', sinusoidal: '#9467bd', learned: '#8c564b', rope: '#1f77b4', alibi: '#2ca02c',
+  t5: '#e6550d', shaw: '#e377c2', xpos: '#17becf', [CUSTOM]: '#d62728',
+};
+
+export const SCALED_COLOUR = '#bcbd22';
+
+/** The encoding name of a model id ('language-rope' -> 'rope'; CUSTOM stays). */
+const encodingOf = (model: string): string => model.replace(/^(language|retrieval)-/, '');
+const seriesOf = (model: string): LineSeries => {
+  const e = encodingOf(model);
+  return { label: e === CUSTOM ? () => t('ext.yours') : e, color: ENCODING_COLOURS[e] ?? '#000000', width: 1.75 };
+};
+
+/** Ticks of a power-of-two axis from `lo` to `hi`. */
+const powersOfTwo = (lo: number, hi: number): number[] => {
+  const out: number[] = [];
+  for (let v = lo; v <= hi; v *= 2) out.push(v);
+  return out;
+};
+
+/**
+ * Means of `v` over log-spaced bins of the 1-based position x = index + 1
+ * (four bins per doubling), placed at each bin's geometric centre; `xs` are
+ * the centres for `length` positions, shorter curves end with nulls.
+ */
+export function logBins(length: number): Array<[number, number]> {
+  const edges: number[] = [1];
+  for (let k = 1; edges[edges.length - 1]! <= length; k++) {
+    const e = Math.round(2 ** (k / 4));
+    if (e > edges[edges.length - 1]!) edges.push(Math.min(e, length + 1));
+    if (e > length) break;
+  }
+  const bins: Array<[number, number]> = [];
+  for (let b = 0; b + 1 < edges.length; b++) bins.push([edges[b]!, edges[b + 1]!]);
+  return bins;
+}
+function binLog(v: Float64Array, bins: Array<[number, number]>): Array<number | null> {
+  return bins.map(([a, b]) => {
+    let sum = 0, n = 0;
+    for (let x = a; x < b && x - 1 < v.length; x++) if (Number.isFinite(v[x - 1]!)) { sum += v[x - 1]!; n++; }
+    return n ? sum / n : null;
+  });
+}
+
+/** Means of `v` over bins of `w` positions (NaN bins skipped in the mean). */
+export function bin(v: Float64Array, w: number): { x: number[]; y: Array<number | null> } {
+  const x: number[] = [];
+  const y: Array<number | null> = [];
+  for (let s = 0; s < v.length; s += w) {
+    let sum = 0, n = 0;
+    for (let i = s; i < Math.min(s + w, v.length); i++) if (Number.isFinite(v[i]!)) { sum += v[i]!; n++; }
+    x.push(s + (Math.min(w, v.length - s) - 1) / 2);
+    y.push(n ? sum / n : null);
+  }
+  return { x, y };
+}
+
+export function mount(ctx: Ctx, root: HTMLElement): void {
+  // The references come from the task generators in the core, not from measurement.
+  // The references come from the task generators (in the Worker, which has the models module).
+  let ENTROPY = NaN;
+  const retrieval = { chanceAccuracy: NaN };
+  let length = getNumber('e.len', 512, 64, 1024);
+  let scaling = getChoice<ExtScaling>('e.scaling', 'yarn', EXT_SCALINGS);
+  const factorControl = numberControl({ param: 'e.factor', label: 'ext.factor', initial: 4, min: 1, max: 32, step: 1, log: true }, (v) => { factor = v; runLoss(); });
+  let factor = factorControl.value();
+  const status = el('p', { class: 'status', 'aria-live': 'polite' });
+  // The training length, read from the models as they load (all share it).
+  let TRAIN = NaN;
+  const trainOut = el('output', { id: 'ext-train' }, '…');
+  const lossPlot = new LinePlot({
+    xLabel: () => t('ext.x.position'), yLabel: () => t('plot.loss'), series: [], height: 320, logX: true,
+    xTicks: () => powersOfTwo(1, length), xRange: () => [1, length],
+    markers: () => (Number.isFinite(TRAIN) ? [TRAIN] : []), hMarkers: () => (Number.isFinite(ENTROPY) ? [ENTROPY] : []),
+    markerText: () => [t('ext.marker.train')], hMarkerText: () => [t('ext.marker.entropy')],
+    endLabels: true, highlight: true,
+  });
+  lossPlot.el.id = 'ext-loss';
+  const retrievalPlot = new LinePlot({
+    xLabel: () => t('ext.x.length'), yLabel: () => t('plot.accuracy'), series: [], height: 280, logX: true, points: true,
+    markers: () => (Number.isFinite(TRAIN) ? [TRAIN] : []), hMarkers: () => (Number.isFinite(retrieval.chanceAccuracy) ? [retrieval.chanceAccuracy] : []), markerText: () => [t('ext.marker.train')], hMarkerText: () => [t('ext.marker.chance')],
+    xRange: [56, 1200], xTicks: [...LENGTHS], yRange: [0, 1.02], endLabels: true, highlight: true, legendRows: 2,
+  });
+  retrievalPlot.el.id = 'ext-retrieval';
+  let mapScale = getChoice<ColourScale>('e.mapScale', 'log', ['log', 'row']);
+  const map = new AxedHeatmap({ kind: 'sequential', label: () => t('ext.maps'), rowName: () => t('ax.query'), colName: () => t('ax.key'), y: 'ax.query', x: 'ax.key', value: 'ax.weight', scale: mapScale, decades: 4 });
+  map.canvas.id = 'ext-map';
+  map.el.id = 'ext-map-axes';
+  const mapLook = el('p', { class: 'note look', id: 'ext-map-look' });
+  const showMapLook = (): void => {
+    mapLook.dataset.i18n = `ext.maps.look.${mapScale}`;
+    mapLook.textContent = t(mapLook.dataset.i18n as Key);
+  };
+  showMapLook();
+  // Where each model's line ends (learned: its table size), from the models themselves.
+  const stops = el('p', { class: 'note', id: 'ext-stops' });
+  const stopInfo = new Map<string, number>();
+  // The encoding's name as the text names it (正弦位置编码 / 可学习位置编码 in Chinese).
+  const stopName = (name: string): string => {
+    const key = `pipe.name.${name}`;
+    return isKey(key) ? t(key) : name;
+  };
+  const showStops = (): void => {
+    stops.textContent = [...stopInfo].map(([name, n]) => `${t('ext.stops')}${t('colon')}${stopName(name)} ${tf('ext.stops.learned', { n: String(n) })}`).join(' ');
+    stops.dataset.value = JSON.stringify(Object.fromEntries(stopInfo));
+  };
+  onLangChange(showStops);
+  const chanceText = el('p', { class: 'note', id: 'ext-chance' });
+  const showChance = (): void => {
+    if (!Number.isFinite(retrieval.chanceAccuracy)) return;
+    chanceText.dataset.value = String(retrieval.chanceAccuracy);
+    const v = Math.round(1 / retrieval.chanceAccuracy);
+    chanceText.textContent = tf('ext.chance.explain', { v: String(v), p: `${(100 * retrieval.chanceAccuracy).toFixed(1)}%` });
+  };
+  showChance();
+  onLangChange(showChance);
+
+  const scalingSpec = (): RopeScaling | undefined =>
+    scaling === 'none' ? undefined : makeScaling(scaling, factor, 64, 16);
+
+  let generation = 0;
+  const runLoss = coalesce(() => {
+    const gen = ++generation;
+    const names = [...SHIPPED.language.map((e) => `language-${e}`)];
+    if (ctx.custom?.task === 'language') names.push(CUSTOM);
+    // The scaled RoPE curve only when a scaling is chosen (else it would repeat rope's).
+    const series: LineSeries[] = [...names.map(seriesOf),
+      ...(scaling === 'none' ? [] : [{ label: `rope + ${scaling} ×${factor}`, color: SCALED_COLOUR, dash: [6, 3], width: 2.25 }])];
+    const curves: Array<Float64Array | undefined> = series.map(() => undefined);
+    const draw = (): void => {
+      const bins = logBins(length);
+      const xs = bins.map(([a, b]) => Math.sqrt(a * (b - 1)));
+      lossPlot.setData([xs, ...curves.map((c) => (c ? binLog(c, bins) : xs.map(() => null)))], series);
+    };
+    status.textContent = t('ext.running');
+    status.dataset.i18n = 'ext.running';
+    const examples = length >= 512 ? 6 : 12;
+    const jobs = names.map((name, i) => async () => {
+      const info = await ctx.worker.call('describe', { model: name });
+      const L = Math.min(length, info.config.encoding === 'learned' ? info.config.maxLen : length);
+      if (name !== CUSTOM) {
+        TRAIN = info.config.trainLen;
+        trainOut.textContent = String(TRAIN);
+      }
+      if (info.config.encoding === 'learned') {
+        stopInfo.set(encodingOf(name) === CUSTOM ? t('ext.yours') : encodingOf(name), info.config.maxLen);
+        showStops();
+      }
+      const [r] = await ctx.worker.call('evaluate', { model: name, lengths: [L], examples });
+      if (gen === generation) curves[i] = r!.positionLoss;
+    });
+    if (scaling !== 'none') jobs.push(async () => {
+      const s = scalingSpec();
+      const [r] = await ctx.worker.call('evaluate', { model: 'language-rope', lengths: [length], examples, ...(s ? { scaling: s } : {}) });
+      if (gen === generation) curves[series.length - 1] = r!.positionLoss;
+    });
+    void (async () => {
+      for (const job of jobs) {
+        if (gen !== generation) return;
+        await job();
+        if (gen === generation) draw();
+      }
+      if (gen === generation) {
+        status.textContent = '';
+        delete status.dataset.i18n;
+        lossPlot.el.dataset.ready = String(length);
+      }
+    })().catch((e: unknown) => { delete status.dataset.i18n; status.textContent = errorText(e); });
+  });
+
+  const runRetrieval = async (): Promise<void> => {
+    const names = SHIPPED.retrieval.map((e) => `retrieval-${e}`);
+    if (ctx.custom?.task === 'retrieval') names.push(CUSTOM);
+    const acc: Array<Array<number | null>> = names.map(() => LENGTHS.map(() => null));
+    for (let i = 0; i < names.length; i++) {
+      const info = await ctx.worker.call('describe', { model: names[i]! });
+      const lengths = LENGTHS.filter((L) => info.config.encoding !== 'learned' || L <= info.config.maxLen);
+      const res = await ctx.worker.call('evaluate', { model: names[i]!, lengths, examples: 8 });
+      for (const r of res) acc[i]![LENGTHS.indexOf(r.length as (typeof LENGTHS)[number])] = r.accuracy;
+      retrievalPlot.setData([[...LENGTHS], ...acc], names.map(seriesOf));
+    }
+    retrievalPlot.el.dataset.ready = '1';
+  };
+
+  // Attention maps of one task sequence.
+  let mapModel = getChoice('e.map', 'language-alibi', SHIPPED.language.map((e) => `language-${e}`));
+  const layerControl = numberControl({ param: 'e.layer', label: 'ext.mapLayer', initial: 1, min: 0, max: 1, step: 1 }, (v) => { layer = v; drawMap(); });
+  let layer = layerControl.value();
+  const headControl = numberControl({ param: 'e.head', label: 'ext.mapHead', initial: 0, min: 0, max: 3, step: 1 }, (v) => { head = v; drawMap(); });
+  let head = headControl.value();
+  const mapLenControl = numberControl({ param: 'e.mapLen', label: 'ext.length', initial: 256, min: 64, max: 512, step: 64 }, (v) => { mapLen = v; loadMaps(); });
+  let mapLen = mapLenControl.value();
+  let maps: { maps: Float32Array; layers: number; heads: number; T: number } | undefined;
+  const drawMap = (): void => {
+    if (!maps) return;
+    const { T } = maps;
+    const l = Math.min(layer, maps.layers - 1), h = Math.min(head, maps.heads - 1);
+    map.draw(maps.maps.subarray(((l * maps.heads) + h) * T * T, ((l * maps.heads) + h + 1) * T * T), T, T);
+    map.el.dataset.ready = String(T);
+  };
+  const loadMaps = coalesce(() => {
+    void (async () => {
+      const tokens = await ctx.worker.call('sample', { task: 'language', length: mapLen, seed: 7 });
+      const r = await ctx.worker.call('maps', { model: mapModel, tokens });
+      maps = { ...r, T: mapLen };
+      drawMap();
+    })().catch((e: unknown) => { map.canvas.title = errorText(e); });
+  });
+
+  const extScaling = select<ExtScaling>({ label: 'ext.scaling', param: 'e.scaling', value: scaling, options: EXT_SCALINGS.map((s) => [s, () => t(`scaling.${s}`)] as const), onChange: (v) => { scaling = v; runLoss(); } });
+  extScaling.input.id = 'ext-scaling';
+  // First why RoPE breaks (each pair's wavelength against the training
+  // length), then what the models measure.
+  const entropyOut = el('output', { id: 'ext-entropy' }, '…');
+  // Asked once the section comes near (the Worker starts then, not at page load).
+  const loadReferences = (): Promise<void> => ctx.worker.call('references', { tasks: ['language', 'retrieval'] }).then(([language, ret]) => {
+    ENTROPY = language!.entropyRate!;
+    retrieval.chanceAccuracy = ret!.chanceAccuracy;
+    entropyOut.dataset.value = String(ENTROPY);
+    entropyOut.textContent = ENTROPY.toFixed(3);
+    showChance();
+    // The plots drawn before the references came get their reference lines.
+    for (const p of [lossPlot, retrievalPlot]) if (p.el.dataset.points !== undefined) p.rebuild();
+  }, (e: unknown) => { entropyOut.textContent = errorText(e); });
+  const why = el('div', { id: 'wavelengths' });
+  mountWavelengths(ctx, why);
+  root.append(
+    why,
+    el('h3', {}, text('ext.measured')),
+    el('div', { class: 'controls' },
+      select<string>({ label: 'ext.length', param: 'e.len', value: String(length), options: LENGTHS.map((L) => [String(L), String(L)] as const), onChange: (v) => { length = Number(v); runLoss(); } }).el,
+      extScaling.el,
+      factorControl.el),
+    status,
+    figure('ext.loss',
+      text('ext.loss.key', 'p', 'chart-key'),
+      el('p', { class: 'chart-key' }, text('ext.trainLen'), text('colon'), trainOut, ' · ', text('ext.entropy'), text('colon'),
+        entropyOut, ' nats'),
+      lossPlot.el, stops, text('ext.loss.look', 'p', 'note look')),
+    el('div', { class: 'figs' },
+      figure('ext.retrieval',
+        el('p', { class: 'chart-key', 'data-i18n-rich': 'ext.retrieval.about' }),
+        text('ext.retrieval.key', 'p', 'chart-key'),
+        retrievalPlot.el,
+        chanceText,
+        text('ext.retrieval.look', 'p', 'note look')),
+      figure('ext.maps',
+        el('div', { class: 'controls' },
+          select<string>({ label: 'ext.mapModel', param: 'e.map', value: mapModel, options: SHIPPED.language.filter((e) => e !== 'learned').map((e) => [`language-${e}`, e] as const), onChange: (v) => { mapModel = v; loadMaps(); } }).el,
+          mapLenControl.el,
+          layerControl.el,
+          headControl.el,
+          select<ColourScale>({ label: 'ext.maps.scale', param: 'e.mapScale', value: mapScale, options: [['log', () => t('ext.maps.scale.log')], ['row', () => t('ext.maps.scale.row')]], onChange: (v) => { mapScale = v; map.setScale(v); showMapLook(); } }).el),
+        map.el, mapLook)),
+  );
+  ctx.onCustomModel(() => {
+    runLoss();
+    if (ctx.custom?.task === 'retrieval') void runRetrieval();
+  });
+  // Models load when the reader gets near.
+  whenNear(root, () => {
+    void loadReferences();
+    runLoss();
+    loadMaps();
+    void runRetrieval().catch((e: unknown) => { retrievalPlot.el.textContent = errorText(e); });
+  });
+}
