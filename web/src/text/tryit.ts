@@ -25,7 +25,7 @@ export const en = {
   'tryit.rope.dynamic.look': 'The same (m, n) in a shorter sequence now scores differently. In the shift chart the change stays at 0 up to the dashed mark where L passes {r.orig}, then drifts away gradually: the frequencies follow the length, a little more with every extra token.',
 
   'tryit.bias.shared': '{b.heads} heads on one colour scale',
-  'tryit.bias.shared.look': 'The steep heads turn blue within a few tokens; the gentlest heads stay the colour of zero (yellow) almost everywhere, their penalty tiny next to the steepest one’s.',
+  'tryit.bias.shared.look': 'The steep heads turn dark within a few tokens; the gentlest heads stay the colour of zero (yellow) almost everywhere, their penalty tiny next to the steepest one’s.',
   'tryit.bias.perhead': '{b.heads} heads, one scale per head',
   'tryit.bias.perhead.look': 'Every head now shows the same pattern; only the slope above each map (and the numbers on its colour bar) tells them apart.',
   'tryit.bias.simple': 'The tutorial’s slopes 1/2^h with {b.heads} heads',
@@ -72,7 +72,7 @@ export const zh: Record<keyof typeof en, string> = {
   'tryit.rope.dynamic.look': '同一对 (m, n) 放进更短的序列，分数就不一样了。平移图里，变化量在 L 超过 {r.orig} 的虚线之前一直是 0，过了虚线就逐渐偏离：频率跟着长度走，每多一个 token 就变一点。',
 
   'tryit.bias.shared': '{b.heads} 个 head 共用一个色标',
-  'tryit.bias.shared.look': '斜率大的 head 隔几个 token 就变蓝；斜率最小的几个 head 几乎处处是 0 对应的颜色（黄色），它们的惩罚和最陡的 head 比起来太小了。',
+  'tryit.bias.shared.look': '斜率大的 head 隔几个 token 就变深；斜率最小的几个 head 几乎处处是 0 对应的颜色（黄色），它们的惩罚和最陡的 head 比起来太小了。',
   'tryit.bias.perhead': '{b.heads} 个 head，各用各的色标',
   'tryit.bias.perhead.look': '每个 head 的图案都一样了，只有图上方的斜率（和色条上的数值）不同。',
   'tryit.bias.simple': '教程里的 1/2^h 斜率，{b.heads} 个 head',

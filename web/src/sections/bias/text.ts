@@ -3,12 +3,11 @@ export const en = {
   'nav.bias': 'ALiBi and T5',
 
   'bias.title': 'ALiBi and T5 bias',
-  'bias.text': `ALiBi adds no vectors at all: head $h$ adds $-s_h\\,(m-n)$ to the score of query $m$ and key $n$, a penalty that grows with distance ($s_h$ is the head's slope, written $m$ in the ALiBi paper); the causal mask is a separate step. For a power-of-two head count $H$ the paper's slopes are $s_h = 2^{-8(h+1)/H}$, $h = 0,\\dots,H-1$. For other $H$ it takes the $c = 2^{\\lfloor\\log_2 H\\rfloor}$ slopes of that rule and fills the remaining $H-c$ heads with every other slope of the $2c$-head rule, $2^{-4(2u+1)/c}$. The tutorial's simplified slopes are $1/2^h$. T5 learns one bias per head for each of a few log-spaced distance buckets.`,
+  'bias.text': `ALiBi adds no vectors at all: head $h$ adds $-s_h\\,(m-n)$ to the score of query $m$ and key $n$, a penalty that grows with distance ($s_h$ is the head's slope, written $m$ in the ALiBi paper); the causal mask is a separate step. For a power-of-two head count $H$ the paper's slopes are $s_h = 2^{-8(h+1)/H}$, $h = 0,\\dots,H-1$. For other $H$ it takes the $c = 2^{\\lfloor\\log_2 H\\rfloor}$ slopes of that rule and fills the remaining $H-c$ heads with every other slope of the $2c$-head rule, $2^{-4(2u+1)/c}$. The tutorial's simplified slopes are $1/2^h$. T5 learns one bias per head for each distance bucket: half of the buckets hold one near distance each, the other half cover longer distances in log-spaced ranges.`,
   'bias.heads': 'Heads',
   'bias.variant': 'Slopes',
   'bias.length': 'Length',
   'bias.alibi': 'ALiBi bias per head (slope above each map)',
-  'bias.alibi.look': 'Row m is the query, column n the key; the neutral colour is 0, blue is a penalty, mid grey is masked (future keys). All heads share one colour scale: the steep heads turn blue within a few tokens, the gentle ones stay nearly neutral, that is, they can still look far back.',
   'bias.buckets': 'Number of buckets',
   'bias.maxDistance': 'Max distance',
   'bias.bidirectional': 'Bidirectional',
@@ -35,7 +34,7 @@ export const en = {
   'bias.learnedLines.x': 'distance m − n',
   'bias.learnedLines.y': 'learned bias',
   'bias.learnedLines.look': 'Read each line from the left: above 0 the head favours keys at that distance, below 0 it holds them back. Distances 0–{exact} each have a bucket of their own, so the line can change at every step; farther on, neighbouring distances share a bucket and the line moves in stairs, and from where the last bucket starts, a little before Max distance ({maxd}), it is flat, one bucket for all. The model was trained on {len}-token sequences: no distance beyond {last} ever occurred in its training.',
-  'bias.learnedLines.zero': 'From distance {z} on, every head’s bias is exactly 0: those buckets are reached only by distances the training never saw, so they kept their starting value (T5 tables start at 0).',
+  'bias.learnedLines.zero': 'From distance {z} on, every head’s bias is exactly 0: those buckets are reached only by distances the training never saw, so they kept their starting value: posenc starts these tables at 0 (Hugging Face’s T5 draws them at random, so there they would keep random values).',
   'bias.learned.look': 'The diagonal is distance 0. Read along a row from the diagonal leftwards: how each head rewards or penalises keys further back. Grey is the masked future (the model is causal). All heads share one scale.',
 };
 
@@ -43,12 +42,11 @@ export const zh: Record<keyof typeof en, string> = {
   'nav.bias': 'ALiBi 与 T5',
 
   'bias.title': 'ALiBi 与 T5 相对位置偏置',
-  'bias.text': `ALiBi 不加任何位置向量：第 $h$ 个 head 在 query $m$ 对 key $n$ 的分数上加 $-s_h\\,(m-n)$，距离越远惩罚越大（$s_h$ 是这个 head 的斜率，ALiBi 论文里记作 $m$）；causal mask 是另外一步。head 数 $H$ 是 2 的幂时，论文的斜率是 $s_h = 2^{-8(h+1)/H}$，$h = 0,\\dots,H-1$。$H$ 不是 2 的幂时，先取 $c = 2^{\\lfloor\\log_2 H\\rfloor}$ 个 head 按上式算，剩下 $H-c$ 个 head 取 $2c$ 个 head 时那组斜率里隔一个取一个，即 $2^{-4(2u+1)/c}$。教程里的简化版斜率是 $1/2^h$。T5 则为每个 head、每个按对数划分的距离桶学一个偏置。`,
+  'bias.text': `ALiBi 不加任何位置向量：第 $h$ 个 head 在 query $m$ 对 key $n$ 的分数上加 $-s_h\\,(m-n)$，距离越远惩罚越大（$s_h$ 是这个 head 的斜率，ALiBi 论文里记作 $m$）；causal mask 是另外一步。head 数 $H$ 是 2 的幂时，论文的斜率是 $s_h = 2^{-8(h+1)/H}$，$h = 0,\\dots,H-1$。$H$ 不是 2 的幂时，先取 $c = 2^{\\lfloor\\log_2 H\\rfloor}$ 个 head 按上式算，剩下 $H-c$ 个 head 取 $2c$ 个 head 时那组斜率里隔一个取一个，即 $2^{-4(2u+1)/c}$。教程里的简化版斜率是 $1/2^h$。T5 则为每个 head、每个距离桶学一个偏置：一半的桶各对应一个较近的距离，另一半按对数划分更远的距离。`,
   'bias.heads': 'head 数',
   'bias.variant': '斜率',
   'bias.length': '序列长度',
   'bias.alibi': '每个 head 的 ALiBi 偏置（图上方是斜率）',
-  'bias.alibi.look': '第 m 行是 query，第 n 列是 key；背景色为 0，蓝色表示惩罚，中灰色是被 mask 掉的未来位置。所有 head 共用一个色标：斜率大的 head 隔几个 token 就变蓝，斜率小的几乎一直是背景色，也就是说它们还能看得很远。',
   'bias.buckets': '桶数',
   'bias.maxDistance': '最大距离',
   'bias.bidirectional': '双向',

@@ -19,7 +19,7 @@ export const en = {
 
   'pos.sc.prefill': 'The whole sequence goes through the model in one call, exactly as in training: token t gets position id t.',
   'pos.sc.kv': 'The prompt (N tokens) is prefilled in one call and its keys go into the KV cache; then new tokens are fed a few at a time. Each new token’s id must be its place in the whole sequence, the cache length plus its offset in the step: after a 128-token prompt the first generated token gets id 128, not 0. Keys are rotated once, when they enter the cache, at their own ids.',
-  'pos.sc.padding': 'Two sequences of different lengths share a batch: the shorter one (row B) is padded on the left so that both end in the same slot, and the attention mask marks the pads with 0. Hugging Face derives the ids from the mask, cumsum(mask) − 1, so the real tokens are numbered from 0 as if the pads were not there; pad slots get a dummy id (1), they are masked anyway, which is why the pads in the chips read 1. Tick “Count the pads” to number row B’s slots 0 … T−1 instead (the left-padding bug).',
+  'pos.sc.padding': 'Two sequences of different lengths share a batch: the shorter one (row B) is padded on the left so that both end in the same slot, and the attention mask marks the pads with 0. Hugging Face’s generate() derives the ids from the mask, cumsum(mask) − 1, so the real tokens are numbered from 0 as if the pads were not there (a plain forward call without position_ids numbers every slot, pads included: the bug below); pad slots get a dummy id (1), they are masked anyway, which is why the pads in the chips read 1. Tick “Count the pads” to number row B’s slots 0 … T−1 instead (the left-padding bug).',
   'pos.sc.window': 'Each query sees only the last W keys, itself included; older keys are dropped (a rolling KV cache evicts them). The ids stay absolute: token 100 is still at 100 after token 3 has left the window, so its distances to the keys still in the window do not change. Truncation (dropping the oldest tokens of a long prompt or cache) sets the same trap: the next id is the token’s true position, not the number of tokens kept. Either keep the old ids, at which the cached keys were rotated, or drop the cache and run the kept tokens again with fresh ids 0, 1, …; mixing the two puts every cached key at the wrong distance.',
   'pos.sc.restart': 'The bug: every cached call numbers its tokens from 0, as if each were a new sequence. The prompt is right (0 … N−1), but every later token is rotated at 0, 1, …: its distances to the cached keys are wrong, and tokens far apart look like neighbours. (Set N = 16 and 16 tokens per step: that is how the run in the loss table below numbers its tokens.)',
 
@@ -83,8 +83,6 @@ export const en = {
   'pad.a.look': 'Look: the two default curves lie on top of each other (a shift changes nothing), while the two dynamic curves part, more and more with distance (towards the left: the x axis is the key’s position, and far keys sit at the left). With T ≤ 48 all four agree: even with the 16 pads the length stays within 64.',
   'pad.b.title': '(b) Absolute encodings see the shift',
   'pad.b.text': 'Sinusoidal and learned embeddings are added to each token according to its id; unlike RoPE’s q·k, nothing guarantees that a uniform shift cancels out. Counting 16 pads moves every real token 16 places on, onto embeddings that stood for other places in training. Mean loss (nats per token) of the shipped models, with ids from the mask and with the pads counted:',
-  'pad.b.len48': '48 real tokens: the counted ids 16 … 63 stay inside the 64 trained positions.',
-  'pad.b.len64': '64 real tokens: the counted ids 16 … 79 run past them.',
   'pad.b.look': 'Read the rows: the learned table pays for the shift even inside the trained range (and has no row past 64 at all); this sinusoidal model barely notices a shift that stays inside the range, since a sinusoid at p + 16 is a fixed rotation of the one at p, which attention can learn to read as an offset, but it breaks once the shift pushes ids past 64; RoPE does not change (float rounding only).',
   'pad.c.title': '(c) Prefill and decode counting the pads differently',
   'pad.c.text': 'Even with fixed frequencies RoPE forgives only a shift that is the same for every token. If the prompt is prefilled with one rule and the new tokens are numbered with the other, the cached keys and the new query are shifted by different amounts, and the query jumps away from the keys it follows. Here the prompt has 16 pads and N real tokens; the new token should get id N, right after the last prompt token.',
@@ -123,7 +121,7 @@ export const zh: Record<keyof typeof en, string> = {
 
   'pos.sc.prefill': '整个序列一次性送进模型，和训练时完全一样：第 t 个 token 的 position id 就是 t。',
   'pos.sc.kv': 'prompt（N 个 token）一次 prefill，它们的 key 存进 KV cache；之后每次只输入少量新 token。新 token 的 id 必须是它在完整序列中的位置，即 cache 长度加上它在本步中的偏移：prompt 有 128 个 token 时，生成的第一个 token 的 id 是 128，而不是 0。key 在进入 cache 时按自己的 id 旋转一次，之后不再变。',
-  'pos.sc.padding': '两条长度不同的序列放在同一个 batch 里：较短的那条（第 B 行）在左边补 pad，使两条序列结束在同一个位置；attention mask 中 pad 记为 0。Hugging Face 由 mask 推出 id：cumsum(mask) − 1，真实 token 从 0 开始编号，就像 pad 不存在一样；pad 位置填一个占位 id（1），反正会被 mask 掉，所以小方块上的 pad 都显示 1。勾选“把 pad 也计入 id”，第 B 行就改为按 0 … T−1 编号（左填充错误）。',
+  'pos.sc.padding': '两条长度不同的序列放在同一个 batch 里：较短的那条（第 B 行）在左边补 pad，使两条序列结束在同一个位置；attention mask 中 pad 记为 0。Hugging Face 的 generate() 由 mask 推出 id：cumsum(mask) − 1，真实 token 从 0 开始编号，就像 pad 不存在一样（不传 position_ids 直接调用 forward 时，pad 也会被编号，这正是下面的错误）；pad 位置填一个占位 id（1），反正会被 mask 掉，所以小方块上的 pad 都显示 1。勾选“把 pad 也计入 id”，第 B 行就改为按 0 … T−1 编号（左填充错误）。',
   'pos.sc.window': '每个 query 只看最近的 W 个 key（包括自己），更早的 key 被丢弃（滚动 KV cache 会把它们逐出）。id 仍是绝对位置：第 3 个 token 离开窗口之后，第 100 个 token 的 id 还是 100，所以它到窗口内各个 key 的距离不变。截断（丢掉长 prompt 或 cache 里最早的 token）也有同样的坑：下一个 id 是 token 的真实位置，而不是保留下来的 token 数。要么沿用原来的 id（缓存的 key 就是按它们旋转的），要么丢掉 cache，把保留的 token 用新的 id 0、1、… 重新跑一遍；两种做法混用，缓存里每个 key 的距离就都错了。',
   'pos.sc.restart': '错误写法：每次带 cache 的调用都把本步的 token 从 0 开始编号，好像每次都是一条新序列。prompt 的 id 是对的（0 … N−1），之后的 token 却都在 0、1、… 处旋转：它们到缓存 key 的距离全错了，相隔很远的 token 看上去像是邻居。（把 N 设为 16、每步 16 个 token，就是下面 loss 表所测的那种编号方式。）',
 
@@ -187,8 +185,6 @@ export const zh: Record<keyof typeof en, string> = {
   'pad.a.look': '看：两条默认 RoPE 曲线完全重合（平移什么都不改变）；两条动态 NTK 曲线则分开了，距离越远差得越多（往左看：横轴是 key 的位置，远处的 key 在左边）。T ≤ 48 时四条曲线一致：算上 16 个 pad，长度也不超过 64。',
   'pad.b.title': '(b) 绝对位置编码会看到平移',
   'pad.b.text': '正弦和可学习的位置 embedding 按 id 加到每个 token 上；和 RoPE 的 q·k 不同，没有任何机制保证整体平移会被抵消。计入 16 个 pad，每个真实 token 都往后挪 16 位，拿到的是训练中代表别处的 embedding。页面自带的模型的平均 loss（每 token 的 nats），id 由 mask 推出与把 pad 计入 id 两种情况：',
-  'pad.b.len48': '48 个真实 token：计入 pad 后的 id 为 16 … 63，仍在训练过的 64 个位置之内。',
-  'pad.b.len64': '64 个真实 token：计入 pad 后的 id 为 16 … 79，超出了训练范围。',
   'pad.b.look': '逐行看：可学习的位置表即使平移仍在训练范围内也要付出代价（超过 64 则根本没有对应的行）；这个正弦模型对范围内的平移几乎没有反应——p + 16 处的正弦向量是 p 处向量的固定旋转，注意力可以学会把它读成一个偏移——但平移一旦让 id 超过 64 就会失效；RoPE 不变（只有浮点舍入误差）。',
   'pad.c.title': '(c) prefill 与 decode 对 pad 的计数不一致',
   'pad.c.text': '即使频率固定，RoPE 也只容忍对所有 token 相同的平移。如果 prompt 按一种规则 prefill，新 token 又按另一种规则编号，缓存的 key 和新的 query 平移量就不同，query 与它应当紧跟的那些 key 之间出现跳变。这里 prompt 有 16 个 pad 和 N 个真实 token；新 token 的 id 应是 N，紧接在 prompt 最后一个 token 之后。',

@@ -40,7 +40,7 @@ export const en = {
   'quiz.lowfreq.o.low': 'The slow, low-frequency pairs (large i)',
   'quiz.lowfreq.o.all': 'All pairs equally',
   'quiz.lowfreq.check': 'wavelength $2\\pi\\cdot 10000^{2i/128}$ of each pair, from pe.ropeFrequencies: pairs {first}–{last} ({count} of {pairs}) need more than {train} positions for one turn (pair {first}: {wl}). They never complete a turn in training.',
-  'quiz.lowfreq.why': 'A fast pair has turned many times within the training length, so every angle is familiar. A slow pair has only covered part of its circle; past the training length it enters angles the model has never seen. That is why PI, NTK and YaRN mostly touch the slow pairs.',
+  'quiz.lowfreq.why': 'A fast pair has turned many times within the training length, so every angle is familiar. A slow pair has only covered part of its circle; past the training length it enters angles the model has never seen. That is why NTK-aware scaling and YaRN change the slow pairs most and leave the fast ones nearly alone. PI is the exception: it divides every pair’s frequency by the same factor, fast pairs included.',
 
   'quiz.slope.q': 'ALiBi with 8 heads and the paper’s slopes: what is the slope of head 0?',
   'quiz.slope.check': 'pe.alibiSlopes(8) = [{slopes}]; head 0: {s0} = $2^{-8\\cdot 1/8}$.',
@@ -108,7 +108,7 @@ export const en = {
 <li><b>In code</b>: a cos / sin cache and <code>rotate_half</code>; the pair layout (half or interleaved) must match the weights; with a KV cache, the new token’s position is the cache length; left padding is left out of the positions.</li>
 <li><b>Longer contexts</b>: slow pairs never complete a turn within the training length, so they are the first to see new angles. PI divides positions by $s$; NTK raises the base; dynamic NTK raises it with the current length; YaRN keeps fast pairs, interpolates slow ones and sharpens attention slightly; LongRoPE searches a factor per pair. All work best with some further training.</li>
 <li><b>ALiBi</b> adds $-s_h(m-n)$ with slopes $s_h=2^{-8(h+1)/H}$ when $H$ is a power of two (for other $H$, $c = 2^{\\lfloor\\log_2 H\\rfloor}$ heads get the $c$-head slopes and the rest take every other slope of the $2c$-head rule): no parameters, extrapolates well, but its prior is fixed and linear. It does not replace the causal mask.</li>
-<li><b>T5</b> learns a scalar per head and log-spaced distance bucket; <b>Shaw</b> learns vectors for distances clipped to $[-k,k]$, on keys and values. Both give every distance beyond a limit the same treatment, which is why they run at any length.</li>
+<li><b>T5</b> learns a scalar per head and distance bucket (one bucket per distance up close, log-spaced buckets farther out); <b>Shaw</b> learns vectors for distances clipped to $[-k,k]$, on keys and values. Both give every distance beyond a limit the same treatment, which is why they run at any length.</li>
 <li><b>xPos</b> is RoPE with a scale that makes scores decay with distance. <b>NoPE</b> adds nothing: in a causal decoder the mask alone leaks position.</li>
 </ul>`,
   'quiz.refs.title': 'References',
@@ -155,7 +155,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.lowfreq.o.low': '转得慢的低频对（i 大）',
   'quiz.lowfreq.o.all': '所有维度对同时',
   'quiz.lowfreq.check': '每对维度的波长 $2\\pi\\cdot 10000^{2i/128}$，由 pe.ropeFrequencies 算出：第 {first}–{last} 对（共 {pairs} 对中的 {count} 对）转一圈需要超过 {train} 个位置（第 {first} 对：{wl}）。训练时它们一圈都没转完。',
-  'quiz.lowfreq.why': '高频对在训练长度内已经转了很多圈，所有角度都见过；低频对只走过圆周的一部分，超出训练长度后就进入模型从没见过的角度。这也是 PI、NTK、YaRN 主要改动低频对的原因。',
+  'quiz.lowfreq.why': '高频对在训练长度内已经转了很多圈，所有角度都见过；低频对只走过圆周的一部分，超出训练长度后就进入模型从没见过的角度。所以 NTK-aware 缩放和 YaRN 主要改动低频对，高频对几乎不动。PI 是例外：它把每一对的频率都除以同一个倍数，高频对也不例外。',
 
   'quiz.slope.q': 'ALiBi，8 个 head，用论文的斜率：head 0 的斜率是多少？',
   'quiz.slope.check': 'pe.alibiSlopes(8) = [{slopes}]；head 0：{s0} = $2^{-8\\cdot 1/8}$。',
