@@ -129,7 +129,7 @@ const CATEGORIES = [
   'ops: attention kernels (AttendRows instances)',
   'ops: the rest (encodings, attention, KV cache)',
   'model (tiny transformer, training, weights)',
-  'bindings (embind.cc and Embind)',
+  'bindings (bindings/*.cc and Embind)',
   'libc++ and C++ runtime',
   'libc, malloc, compiler runtime',
 ];

@@ -104,6 +104,22 @@ describe('taxonomy section', () => {
       const want = metric === 'loss' ? r!.loss : r!.accuracy;
       assert.ok(Math.abs(byId.get(id)! - want) <= 1e-4 * Math.max(1, want), `${id}: page ${byId.get(id)}, node ${want}`);
     }
+    // The language models against the generator's floor, from the table's cells and the task's entropy rate.
+    const floor = (await pe.taskReference('language')).entropyRate!;
+    await page.waitForSelector('#tax-floor[data-ratio]', { timeout: 60000 });
+    const excess = (enc: string): number => byId.get(`tax-loss-${enc}-64`)! - floor;
+    const ratio = excess('alibi') / excess('rope');
+    assert.ok(Math.abs(Number(await page.$eval('#tax-floor', (e) => (e as HTMLElement).dataset.ratio)) - ratio) < 1e-9);
+    assert.ok(ratio > 1, `the sentence says ALiBi's prior costs in distribution: excess ratio ${ratio}`);
+    const at64 = ENCODINGS.map((e) => byId.get(`tax-loss-${e}-64`)!);
+    const floorText = await page.textContent('#tax-floor') ?? '';
+    assert.ok(floorText.includes(`from ${Math.min(...at64).toFixed(3)} nats per token`), floorText);
+    assert.ok(floorText.includes(`${ratio.toFixed(1)} times RoPE’s`) && floorText.includes(`floor of ${floor.toFixed(3)}`), floorText);
+    assert.ok(floorText.includes(`${excess('sinusoidal').toFixed(3)} nats above the floor`), floorText);
+    await page.click('#lang-switch');
+    const floorZh = await page.textContent('#tax-floor') ?? '';
+    assert.ok(floorZh.includes(`是 RoPE 的 ${ratio.toFixed(1)} 倍`) && floorZh.includes(`下限是 ${floor.toFixed(3)}`), floorZh);
+    await page.click('#lang-switch');
     // The learned table: the page's mean cosine of rows at distance d, against float64.
     await page.waitForSelector('#tax-pos[data-ready="1"]', { timeout: 60000 });
     const { shape, data } = tensor(modelBytes('language-learned'), 'pos.weight');

@@ -121,7 +121,7 @@ export const zh: Record<keyof typeof en, string> = {
 
   'pos.sc.prefill': '整个序列一次性送进模型，和训练时完全一样：第 t 个 token 的 position id 就是 t。',
   'pos.sc.kv': 'prompt（N 个 token）一次 prefill，它们的 key 存进 KV cache；之后每次只输入少量新 token。新 token 的 id 必须是它在完整序列中的位置，即 cache 长度加上它在本步中的偏移：prompt 有 128 个 token 时，生成的第一个 token 的 id 是 128，而不是 0。key 在进入 cache 时按自己的 id 旋转一次，之后不再变。',
-  'pos.sc.padding': '两条长度不同的序列放在同一个 batch 里：较短的那条（第 B 行）在左边补 pad，使两条序列结束在同一个位置；attention mask 中 pad 记为 0。Hugging Face 的 generate() 由 mask 推出 id：cumsum(mask) − 1，真实 token 从 0 开始编号，就像 pad 不存在一样（不传 position_ids 直接调用 forward 时，pad 也会被编号，这正是下面的错误）；pad 位置填一个占位 id（1），反正会被 mask 掉，所以小方块上的 pad 都显示 1。勾选“把 pad 也计入 id”，第 B 行就改为按 0 … T−1 编号（左填充错误）。',
+  'pos.sc.padding': '两条长度不同的序列放在同一个 batch 里：较短的那条（第 B 行）在左边补 pad，使两条序列结束在同一个位置；attention mask 中 pad 记为 0。Hugging Face 在生成（generate）时由 mask 推出 id：cumsum(mask) − 1，真实 token 从 0 开始编号，就像 pad 不存在一样（不传 position_ids、直接调用模型的前向计算（forward）时，pad 也会被编号，这正是下面的错误）；pad 位置填一个占位 id（1），反正会被 mask 掉，所以小方块上的 pad 都显示 1。勾选“把 pad 也计入 id”，第 B 行就改为按 0 … T−1 编号（左填充错误）。',
   'pos.sc.window': '每个 query 只看最近的 W 个 key（包括自己），更早的 key 被丢弃（滚动 KV cache 会把它们逐出）。id 仍是绝对位置：第 3 个 token 离开窗口之后，第 100 个 token 的 id 还是 100，所以它到窗口内各个 key 的距离不变。截断（丢掉长 prompt 或 cache 里最早的 token）也有同样的坑：下一个 id 是 token 的真实位置，而不是保留下来的 token 数。要么沿用原来的 id（缓存的 key 就是按它们旋转的），要么丢掉 cache，把保留的 token 用新的 id 0、1、… 重新跑一遍；两种做法混用，缓存里每个 key 的距离就都错了。',
   'pos.sc.restart': '错误写法：每次带 cache 的调用都把本步的 token 从 0 开始编号，好像每次都是一条新序列。prompt 的 id 是对的（0 … N−1），之后的 token 却都在 0、1、… 处旋转：它们到缓存 key 的距离全错了，相隔很远的 token 看上去像是邻居。（把 N 设为 16、每步 16 个 token，就是下面 loss 表所测的那种编号方式。）',
 

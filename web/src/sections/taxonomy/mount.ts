@@ -65,9 +65,11 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const refusalError = el('code', { id: 'tax-refusal', class: 'error-text' });
   const ratios = el('p', { class: 'note', id: 'tax-ratios' });
   // The look text: the retrieval models that did not learn to copy (named from the measured cells), then the rest.
+  const lookFloor = liveText('span');
+  lookFloor.el.id = 'tax-floor';
   const lookCopy = liveText('span');
   const look = liveText('span');
-  const lookBox = el('p', { class: 'look', id: 'tax-look' }, lookCopy.el, ' ', look.el);
+  const lookBox = el('p', { class: 'look', id: 'tax-look' }, lookFloor.el, ' ', lookCopy.el, ' ', look.el);
 
   const { table, jobs, paramCells, trainHeads } = buildTable();
   const learned = learnedFigure(ctx);
@@ -100,6 +102,9 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
       table.dataset.ready = '1';
       showRatios(ratios, jobs);
       showCopying(lookCopy, lookBox, jobs);
+      ctx.worker.call('references', { tasks: ['language'] }).then(([language]) => {
+        showFloor(lookFloor, jobs, language!.entropyRate!);
+      }, (e: unknown) => { lookFloor.el.textContent = errorText(e); });
       look.set('tax.table.look', { clip: paramCells.get('shaw')?.dataset.clip ?? 'k' });
     });
   }, '300px');
@@ -225,6 +230,37 @@ function tint(job: Job): void {
   job.cell.style.background = `color-mix(in srgb, var(--warn) ${pct}%, transparent)`;
 }
 
+/** A row's encoding name without its parenthesis ("NoPE (no encoding)" -> "NoPE"). */
+function shortName(encoding: string): string {
+  const k = `tax.${encoding}.name`;
+  return isKey(k) ? t(k).replace(/\s*[（(].*[)）]$/, '') : encoding;
+}
+
+/**
+ * How far the language models stay above the generator's floor (its entropy
+ * rate) at the training length, from the table's own cells: the spread, the
+ * closest and the farthest, ALiBi's excess over the floor against RoPE's, and
+ * the sinusoidal model's.
+ */
+function showFloor(out: ReturnType<typeof liveText>, jobs: Job[], floor: number): void {
+  const at = jobs
+    .filter((j) => j.metric === 'loss' && j.length === LOSS_LENGTHS[0] && j.cell.dataset.state === 'done')
+    .map((j) => ({ e: j.model.replace('language-', ''), v: Number(j.cell.dataset.value) }))
+    .sort((a, b) => a.v - b.v);
+  const of = (e: string): number | undefined => at.find((x) => x.e === e)?.v;
+  const alibi = of('alibi'), rope = of('rope'), sin = of('sinusoidal');
+  if (at.length < 2 || alibi === undefined || rope === undefined || sin === undefined || !(rope > floor)) return;
+  const ratio = (alibi - floor) / (rope - floor);
+  out.el.dataset.ratio = String(ratio);
+  out.el.dataset.floor = String(floor);
+  const show = (): void => out.set('tax.table.look.floor', {
+    len: LOSS_LENGTHS[0], lo: at[0]!.v.toFixed(3), best: shortName(at[0]!.e), hi: at[at.length - 1]!.v.toFixed(3),
+    worst: shortName(at[at.length - 1]!.e), floor: floor.toFixed(3), ratio: ratio.toFixed(1), sin: (sin - floor).toFixed(3),
+  });
+  show();
+  onLangChange(show, out.el);
+}
+
 /**
  * Names the retrieval models that got fewer than half of the answers right at
  * the training length (measured in the table, not typed in), or says that
@@ -237,7 +273,7 @@ function showCopying(out: ReturnType<typeof liveText>, box: HTMLElement, jobs: J
   box.dataset.weak = weak.join(',');
   const show = (): void => {
     // The row names without their parenthesis ("NoPE (no encoding)" -> "NoPE"), listed as a sentence does.
-    const list = weak.map((e) => { const k = `tax.${e}.name`; return isKey(k) ? t(k).replace(/\s*[（(].*[)）]$/, '') : e; });
+    const list = weak.map(shortName);
     const [and, sep] = lang() === 'zh' ? [' 和 ', '、'] : [' and ', ', '];
     const names = list.length > 1 ? `${list.slice(0, -1).join(sep)}${and}${list[list.length - 1]!}` : (list[0] ?? '');
     out.set(weak.length > 0 ? 'tax.table.look.weak' : 'tax.table.look.copy', { names });
