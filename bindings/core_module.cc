@@ -164,15 +164,21 @@ std::string AlibiBiasJs(int heads, int variant, double q, double k, bool causal,
   return "";
 }
 
+// The checks t5Buckets and t5Bias share: the bucket settings, then the shape.
+Status ValidateT5Call(double q, double k, double q_offset, int num_buckets,
+                      int max_distance, bool bidirectional) {
+  Status s = ValidateT5Buckets(num_buckets, max_distance, bidirectional);
+  if (!s.ok()) return s;
+  return ValidateT5Shape(static_cast<int64_t>(q), static_cast<int64_t>(k),
+                         static_cast<int64_t>(q_offset));
+}
+
 // out: int32 [q, k] in a buffer of `capacity` ints.
 std::string T5BucketsJs(double q, double k, double q_offset, int num_buckets,
                         int max_distance, bool bidirectional, uintptr_t out,
                         double capacity) {
-  Status s = ValidateT5Buckets(num_buckets, max_distance, bidirectional);
-  if (s.ok()) {
-    s = ValidateT5Shape(static_cast<int64_t>(q), static_cast<int64_t>(k),
-                        static_cast<int64_t>(q_offset));
-  }
+  const Status s =
+      ValidateT5Call(q, k, q_offset, num_buckets, max_distance, bidirectional);
   if (!s.ok()) return s.message();
   const size_t Q = static_cast<size_t>(q), K = static_cast<size_t>(k);
   const std::string room = CheckCapacity("out", Q * K, capacity, "ints");
@@ -188,11 +194,8 @@ std::string T5BiasJs(uintptr_t table, int heads, double q, double k,
                      double q_offset, int num_buckets, int max_distance,
                      bool bidirectional, uintptr_t out, double capacity) {
   if (heads < 1) return StrCat("heads must be an integer >= 1, got ", heads);
-  Status s = ValidateT5Buckets(num_buckets, max_distance, bidirectional);
-  if (s.ok()) {
-    s = ValidateT5Shape(static_cast<int64_t>(q), static_cast<int64_t>(k),
-                        static_cast<int64_t>(q_offset));
-  }
+  const Status s =
+      ValidateT5Call(q, k, q_offset, num_buckets, max_distance, bidirectional);
   if (!s.ok()) return s.message();
   const size_t Q = static_cast<size_t>(q), K = static_cast<size_t>(k);
   const std::string room = CheckCapacity("out", heads * Q * K, capacity);

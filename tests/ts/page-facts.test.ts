@@ -38,8 +38,8 @@ for (const [name, loading] of flavours) {
         assert.ok(q[2 * pairs + i]! < q[pairs + i]! && q[pairs + i]! < q[i]!, `q shrinks, pair ${i}`);
         assert.ok(k[2 * pairs + i]! > k[pairs + i]! && k[pairs + i]! > k[i]!, `k grows, pair ${i}`);
       }
-      assert.match(pipeline.en['pipe.say.xpos'], /q shrinks with its position m .* k grows with its position n/);
-      assert.match(pipeline.zh['pipe.say.xpos'], /q 随自己的位置 m 缩小.*k 随自己的位置 n 放大/);
+      assert.match(pipeline.en['pipeline.say.xpos'], /q shrinks with its position m .* k grows with its position n/);
+      assert.match(pipeline.zh['pipeline.say.xpos'], /q 随自己的位置 m 缩小.*k 随自己的位置 n 放大/);
     });
 
     it('PI divides every pair by the same factor; NTK-aware scaling and YaRN mostly the slow pairs', async () => {
@@ -88,8 +88,8 @@ for (const [name, loading] of flavours) {
       assert.equal(ofDistance(16), 16);
       assert.equal(ofDistance(17), 16, 'past the exact half, distances share buckets');
       assert.equal(ofDistance(199), 31);
-      assert.match(taxonomy.en['tax.t5.kind'], /exact for near distances, log-spaced beyond/);
-      assert.match(taxonomy.zh['tax.t5.kind'], /近处每个距离一个桶，远处按对数分桶/);
+      assert.match(taxonomy.en['taxonomy.t5.kind'], /exact for near distances, log-spaced beyond/);
+      assert.match(taxonomy.zh['taxonomy.t5.kind'], /近处每个距离一个桶，远处按对数分桶/);
     });
   });
 }

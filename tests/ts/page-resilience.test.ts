@@ -1,7 +1,8 @@
 /**
  * The page when the browser is unusual: a navigator.language that is not a
  * BCP 47 tag ("C", what WebKitGTK reports under LANG=C; a library handing it
- * to Intl at import used to stop the whole page).
+ * to Intl at import used to stop the whole page), and a section whose code
+ * fails to load (the section says so, the rest of the page works).
  */
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
@@ -56,4 +57,44 @@ describe('the page in an unusual browser (Chromium)', () => {
       await page.close();
     });
   }
+
+  it('shows a section whose code fails to load as an error, in the reader\'s language, and goes on', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    // The chunk holding sections 2 onwards (the only one with the derivation
+    // lesson's ids) answers 404; every other file is served as usual.
+    let blocked = 0;
+    await page.route('**/assets/*.js', async (route) => {
+      const response = await route.fetch();
+      const body = await response.text();
+      if (body.includes('der-layout') && body.includes('der-rot')) {
+        blocked++;
+        await route.fulfill({ status: 404, body: 'gone' });
+      } else {
+        await route.fulfill({ response, body });
+      }
+    });
+    await page.goto(base);
+    await page.waitForFunction(() => document.documentElement.dataset.ready !== undefined, null, { timeout: 120000 });
+    assert.ok(blocked > 0, 'the later sections\' chunk was requested (and refused)');
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.ready), '1');
+    // Section 1 mounted and works; every later section shows the failure.
+    const state = await page.evaluate(() => Array.from(document.querySelectorAll('main > section')).map((s) => ({
+      id: s.id, error: s.querySelector('.section-error')?.textContent ?? null, controls: s.querySelectorAll('.body input, .body button').length,
+    })));
+    assert.equal(state[0]!.error, null);
+    assert.ok(state[0]!.controls > 0, 'section 1 has its controls');
+    assert.ok(state.length > 5);
+    for (const s of state.slice(1)) {
+      assert.match(s.error ?? '', /^This section could not be loaded; the rest of the page works\. .*\S/, s.id);
+    }
+    // The language switch still works, and the errors follow it.
+    await page.click('#lang-switch');
+    await page.waitForFunction(() => document.documentElement.lang.startsWith('zh'));
+    const zh = await page.$eval('main > section:nth-of-type(2) .section-error', (e) => e.textContent ?? '');
+    assert.match(zh, /^这一节没能加载/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 });

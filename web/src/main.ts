@@ -8,7 +8,7 @@ import { compileWasm, init } from 'posenc';
 import { loaders } from 'virtual:posenc-sections';
 
 import { WorkerClient } from './client.js';
-import { lang, onLangChange, setLang, t, type Key, type Lang } from './i18n.js';
+import { errorText, lang, onLangChange, setLang, t, type Key, type Lang } from './i18n.js';
 import { buildNav, keepPlace, landOnSection } from './nav.js';
 import { refreshPlots } from './plot.js';
 import { Ctx, type Mount } from './sections/context.js';
@@ -75,6 +75,22 @@ function fontsLoaded(section: HTMLElement): Promise<void> {
 }
 
 /**
+ * A section whose code failed to load or mount says so in its body, in the
+ * reader's language (and follows language changes); the sections after it
+ * still mount.
+ */
+function showSectionError(section: HTMLElement, e: unknown): void {
+  console.error(e);
+  const box = document.createElement('p');
+  box.className = 'error section-error';
+  box.setAttribute('role', 'alert');
+  const show = (): void => { box.textContent = `${t('section.failed')} ${errorText(e)}`; };
+  show();
+  onLangChange(show, box);
+  section.querySelector<HTMLElement>('.body')!.replaceChildren(box);
+}
+
+/**
  * Mounts the sections one task each (performance.measure `posenc:mount:<id>`),
  * so the section the reader lands on draws and answers input while the
  * others mount. A section takes no space until its turn (data-mount;
@@ -95,19 +111,27 @@ async function mountSections(ctx: Ctx, deepLink: string | undefined): Promise<vo
   // Every section's code, requested together: at once for a deep link,
   // after section 1 has drawn otherwise.
   let mounts: Array<Promise<Mount>> | undefined;
-  const loadAll = (): Array<Promise<Mount>> => (mounts ??= SECTIONS.map(([, load]) => load()));
+  const loadAll = (): Array<Promise<Mount>> => (mounts ??= SECTIONS.map(([, load]) => {
+    const p = load();
+    p.catch(() => undefined); // its section shows the failure when it mounts
+    return p;
+  }));
   // A deep link mounts the sections up to its own in one task: their code first.
-  if (landing !== SECTIONS[0]![0]) await Promise.all([loadTex(), ...loadAll()]);
+  if (landing !== SECTIONS[0]![0]) await Promise.allSettled([loadTex(), ...loadAll()]);
   for (const [k, [id, load]] of SECTIONS.entries()) {
     // KaTeX (for formulas built at run time) loads once the first section is
     // on screen; a deep link waits for it before mounting its sections.
     if (id !== SECTIONS[0]![0] || landing !== id) await loadTex();
-    const mount = k === 0 && landing === id ? await load() : await loadAll()[k]!;
     const section = document.getElementById(id)!;
     section.dataset.mount = '1';
     const t0 = performance.now();
-    mount(ctx, section.querySelector<HTMLElement>('.body')!);
-    mountTryIt(id, section);
+    try {
+      const mount = k === 0 && landing === id ? await load() : await loadAll()[k]!;
+      mount(ctx, section.querySelector<HTMLElement>('.body')!);
+      mountTryIt(id, section);
+    } catch (e) {
+      showSectionError(section, e);
+    }
     translateIn(section);
     numberHeadings();
     performance.measure(`posenc:mount:${id}`, { start: t0 });

@@ -56,7 +56,7 @@ export class MapView {
     this.yTitle = el('div', { class: 'mv-y' });
     this.el = el('div', { class: 'mapview' },
       el('div', { class: 'mv-grid' }, this.yTitle, el('div', { class: 'mv-main' }, this.xTitle, this.map.el)),
-      colourBar(o.range, o.barLabel, 'pos.masked'));
+      colourBar(o.range, o.barLabel, 'positions.masked'));
     onLangChange(() => this.titles(), this);
     this.titles();
   }

@@ -44,7 +44,7 @@ export interface ChipRow {
 /** A row of chips: token, (mask), position id; the full id list in data-ids. */
 export function chipRow(r: ChipRow): HTMLElement {
   const head = el('div', { class: 'pos-chip pos-head', 'aria-hidden': 'true' },
-    text('pos.row.token', 'span', 'tk'), ...(r.mask ? [text('pos.row.mask', 'span', 'mk')] : []), text('pos.row.id', 'span', 'pid'));
+    text('positions.row.token', 'span', 'tk'), ...(r.mask ? [text('positions.row.mask', 'span', 'mk')] : []), text('positions.row.id', 'span', 'pid'));
   const chips: HTMLElement[] = [head];
   for (let i = 0; i < r.ids.length; i++) {
     if (r.elide && i >= r.elide[0] && i < r.elide[1]) {
@@ -114,16 +114,16 @@ export function lossTable(ctx: Ctx, spec: LossSpec, prefix: string, onDone: () =
     `${prefix}-${spec.current ? (run === spec.current ? 'now' : 'other') : run}-${m}`;
   const header = (run: 'clean' | 'buggy'): HTMLElement => {
     if (spec.window !== undefined) {
-      return run === 'clean' ? text('pos.loss.nowindow', 'th') : el('th', {}, text('pos.loss.windowed'), ` ${spec.window}`);
+      return run === 'clean' ? text('positions.loss.nowindow', 'th') : el('th', {}, text('positions.loss.windowed'), ` ${spec.window}`);
     }
-    const th = el('th', {}, text(run === 'clean' ? 'pos.loss.clean' : 'pos.loss.buggy'));
+    const th = el('th', {}, text(run === 'clean' ? 'positions.loss.clean' : 'positions.loss.buggy'));
     if (spec.current === run) {
-      th.append(' ', text('pos.loss.shown'));
+      th.append(' ', text('positions.loss.shown'));
       th.classList.add('current');
     }
     return th;
   };
-  const head = el('tr', {}, text('pos.loss.model', 'th'), ...(withBug ? [header(runs[0]!), header(runs[1]!), text('pos.loss.delta', 'th')] : [text('pos.loss.clean', 'th')]));
+  const head = el('tr', {}, text('positions.loss.model', 'th'), ...(withBug ? [header(runs[0]!), header(runs[1]!), text('positions.loss.delta', 'th')] : [text('positions.loss.clean', 'th')]));
   const jobs = spec.models.map((m) => {
     const out = { clean: el('output', { id: outId('clean', m), class: 'big zero', 'data-run': 'clean' }, '…'),
       buggy: el('output', { id: outId('buggy', m), class: 'big', 'data-run': 'buggy' }, '…') };
@@ -133,7 +133,7 @@ export function lossTable(ctx: Ctx, spec: LossSpec, prefix: string, onDone: () =
       ...(withBug ? [el('td', {}, out[runs[0]!]), el('td', {}, out[runs[1]!]), el('td', {}, delta)] : [el('td', {}, clean)])));
     // The core's message (English) goes in the tooltip; the cell says "error" in the page's language.
     const fail = (o: HTMLOutputElement, why: string): void => {
-      o.replaceChildren(text('pos.loss.error'));
+      o.replaceChildren(text('positions.loss.error'));
       // After a sentence in the page's language (none in English).
       const title = (): void => { if (o.isConnected || !o.title) o.title = t('error.gloss') + why; };
       title();

@@ -25,6 +25,7 @@ export const en = {
   'task.retrieval': 'retrieval: copy the value of a key seen earlier',
 
   'error.gloss': '',
+  'section.failed': 'This section could not be loaded; the rest of the page works.',
   'error.none': '(no error)',
   'error.throws': 'throws: ',
   'error.start': 'posenc failed to start: ',
@@ -57,6 +58,7 @@ export const zh: Record<keyof typeof en, string> = {
   'task.language': '合成语言（预测下一个 token）',
   'task.retrieval': '检索：找回前面出现过的 key 对应的 value',
 
+  'section.failed': '这一节没能加载，页面的其他部分不受影响。',
   'error.gloss': '出错了，下面是原始报错（英文，写明了出错的参数）：',
   'error.none': '（没有报错）',
   'error.throws': '抛出异常：',

@@ -124,7 +124,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
 
   const learnedLines = new LinePlot({
     xLabel: () => t('bias.learnedLines.x'), yLabel: () => t('bias.learnedLines.y'), series: [], height: 260, highlight: true, integerX: true,
-    markers: () => learnedMarks, markerText: () => [t('ext.marker.train'), t('bias.maxDistance')],
+    markers: () => learnedMarks, markerText: () => [t('extrapolation.marker.train'), t('bias.maxDistance')],
   });
   learnedLines.el.id = 't5-learned-lines';
   let learnedMarks: number[] = [];

@@ -66,7 +66,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const clean = el('output', { id: 'bug-loss-clean', class: 'big zero' });
   const buggy = el('output', { id: 'bug-loss-buggy', class: 'big' });
   const texts = el('div', { id: 'bug-texts' });
-  const plot = new LinePlot({ xLabel: () => t('ext.position'), yLabel: () => t('plot.loss'), series: [], height: 240, markers: () => [64] });
+  const plot = new LinePlot({ xLabel: () => t('extrapolation.position'), yLabel: () => t('plot.loss'), series: [], height: 240, markers: () => [64] });
   const modelSel = el('select', { id: 'bug-model' });
   const modelName = (m: string): string => t(`controls.model.${m}` as Key);
   const fillModels = (): void => {
@@ -115,7 +115,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     const gen = ++generation;
     const demo = DEMO[bug];
     const b = bug;
-    state = { key: 'ext.running' };
+    state = { key: 'extrapolation.running' };
     render();
     delete root.dataset.ready;
     ctx.worker

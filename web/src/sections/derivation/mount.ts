@@ -92,8 +92,8 @@ function plane(onMove: (x: [number, number]) => void): Plane {
   const lx = svg('text', { x: 272, y: C - 6, 'text-anchor': 'end' });
   const ly = svg('text', { x: C + 6, y: 16 });
   const name = (): void => {
-    lx.textContent = t('der.s1.axis0');
-    ly.textContent = t('der.s1.axis1');
+    lx.textContent = t('derivation.s1.axis0');
+    ly.textContent = t('derivation.s1.axis1');
   };
   name();
   onLangChange(name);
@@ -200,9 +200,9 @@ function rotationStep(pe: Posenc, shared: Shared): HTMLElement {
   shared.onTheta.push(update);
   const controls = el(
     'div', { class: 'controls' },
-    slider({ label: 'der.s1.m', param: 'd.m', min: 0, max: 24, step: 1, value: st.m, onInput: (v) => { st.m = v; update(); } }).el,
+    slider({ label: 'derivation.s1.m', param: 'd.m', min: 0, max: 24, step: 1, value: st.m, onInput: (v) => { st.m = v; update(); } }).el,
     slider({
-      label: 'der.s1.theta', param: 'd.theta', min: 0.05, max: 1, step: 0.05, value: shared.theta, format: (v) => v.toFixed(2),
+      label: 'derivation.s1.theta', param: 'd.theta', min: 0.05, max: 1, step: 0.05, value: shared.theta, format: (v) => v.toFixed(2),
       onInput: (v) => { shared.theta = v; for (const f of shared.onTheta) f(); },
     }).el,
   );
@@ -211,8 +211,8 @@ function rotationStep(pe: Posenc, shared: Shared): HTMLElement {
     'div', { class: 'lesson-side' }, matrix.el, vecs,
     el('div', { class: 'norm-pair' }, el('span', {}, '‖x‖ = '), normX, el('span', {}, '‖R x‖ = '), normRx),
   );
-  return step('der-rot', 'der.s1.title', 'der.s1.text', controls,
-    el('div', { class: 'lesson-grid' }, figure('der.s1.fig', pl.el, text('der.s1.look', 'p', 'note')), side));
+  return step('der-rot', 'derivation.s1.title', 'derivation.s1.text', controls,
+    el('div', { class: 'lesson-grid' }, figure('derivation.s1.fig', pl.el, text('derivation.s1.look', 'p', 'note')), side));
 }
 
 // ---- Step 2: R_m^T R_n = R_{n-m}
@@ -242,20 +242,20 @@ function relativeStep(pe: Posenc, shared: Shared): HTMLElement {
   shared.onTheta.push(update);
   const controls = el(
     'div', { class: 'controls' },
-    slider({ label: 'der.s2.m', param: 'd.m2', min: 0, max: 24, step: 1, value: st.m, onInput: (v) => { st.m = v; update(); } }).el,
-    slider({ label: 'der.s2.n', param: 'd.n2', min: 0, max: 24, step: 1, value: st.n, onInput: (v) => { st.n = v; update(); } }).el,
+    slider({ label: 'derivation.s2.m', param: 'd.m2', min: 0, max: 24, step: 1, value: st.m, onInput: (v) => { st.m = v; update(); } }).el,
+    slider({ label: 'derivation.s2.n', param: 'd.n2', min: 0, max: 24, step: 1, value: st.n, onInput: (v) => { st.n = v; update(); } }).el,
   );
   render();
   const scores = el(
     'div', { class: 'lesson-scores' },
     el('div', { class: 'lesson-readout' }, math('$q = (1.0,\\ 0.4),\\quad k = (-0.5,\\ 0.9)$')),
-    el('div', { class: 'lesson-readout' }, rich('der.s2.mn', 'span'), ' ', sMN),
-    el('div', { class: 'lesson-readout' }, rich('der.s2.rel', 'span'), ' ', sRel),
-    el('div', { class: 'lesson-readout' }, rich('der.s2.mat', 'span'), ' ', sMat),
+    el('div', { class: 'lesson-readout' }, rich('derivation.s2.mn', 'span'), ' ', sMN),
+    el('div', { class: 'lesson-readout' }, rich('derivation.s2.rel', 'span'), ' ', sRel),
+    el('div', { class: 'lesson-readout' }, rich('derivation.s2.mat', 'span'), ' ', sMat),
     el('div', { class: 'lesson-readout' }, math('$\\max\\,|R_m^\\top R_n - R_{n-m}| = $'), ' ', matDiff),
   );
-  return step('der-rel', 'der.s2.title', 'der.s2.text', controls,
-    el('div', { class: 'tex-scroll' }, product.el, relative.el), scores, text('der.s2.look', 'p', 'note'));
+  return step('der-rel', 'derivation.s2.title', 'derivation.s2.text', controls,
+    el('div', { class: 'tex-scroll' }, product.el, relative.el), scores, text('derivation.s2.look', 'p', 'note'));
 }
 
 // ---- Step 3: x*cos + rotate_half(x)*sin in both layouts
@@ -293,8 +293,8 @@ const combine = (x: ArrayLike<number>, cos: ArrayLike<number>, rh: ArrayLike<num
 
 function layoutTable(layout: RopeLayout): { el: HTMLElement; fill(rows: Array<[string, ArrayLike<number>]>): void } {
   const table = el('table', { class: 'pairs-table', id: `der-table-${layout}` });
-  const head = el('tr', {}, el('th', {}, text('der.s3.dim')), ...Array.from({ length: D3 }, (_, j) => el('th', { class: `pair-${pairOf(layout, j)}` }, String(j))));
-  const pairs = el('tr', {}, el('th', {}, text('der.s3.pair')), ...Array.from({ length: D3 }, (_, j) => el('td', { class: `pair-${pairOf(layout, j)}` }, String(pairOf(layout, j)))));
+  const head = el('tr', {}, el('th', {}, text('derivation.s3.dim')), ...Array.from({ length: D3 }, (_, j) => el('th', { class: `pair-${pairOf(layout, j)}` }, String(j))));
+  const pairs = el('tr', {}, el('th', {}, text('derivation.s3.pair')), ...Array.from({ length: D3 }, (_, j) => el('td', { class: `pair-${pairOf(layout, j)}` }, String(pairOf(layout, j)))));
   const body = el('tbody');
   table.append(el('thead', {}, head, pairs), body);
   return {
@@ -354,18 +354,18 @@ function layoutStep(pe: Posenc): HTMLElement {
   };
   const update = coalesce(render);
   const controls = el('div', { class: 'controls' },
-    slider({ label: 'der.s3.m', param: 'd.m3', min: 0, max: 64, step: 1, value: m, onInput: (v) => { m = v; update(); } }).el);
+    slider({ label: 'derivation.s3.m', param: 'd.m3', min: 0, max: 64, step: 1, value: m, onInput: (v) => { m = v; update(); } }).el);
   render();
   const card = (li: number): HTMLElement => el(
-    'figure', { class: 'layout-card' }, text(li === 0 ? 'der.s3.interleaved' : 'der.s3.half', 'figcaption'), tables[li]!.el,
-    el('div', { class: 'lesson-readout' }, text('der.s3.diff'), diffs[li]!),
+    'figure', { class: 'layout-card' }, text(li === 0 ? 'derivation.s3.interleaved' : 'derivation.s3.half', 'figcaption'), tables[li]!.el,
+    el('div', { class: 'lesson-readout' }, text('derivation.s3.diff'), diffs[li]!),
     el('div', { class: 'lesson-readout' }, el('span', {}, '‖applyRope(x)‖ = '), norms[li]!),
   );
-  return step('der-layout', 'der.s3.title', 'der.s3.text', controls,
+  return step('der-layout', 'derivation.s3.title', 'derivation.s3.text', controls,
     el('div', { class: 'layout-cards' }, card(0), card(1)),
-    text('der.s3.look', 'p', 'note'),
-    el('div', { class: 'lesson-readout' }, text('der.s3.mis'), ' ', el('span', {}, '‖x‖ = '), xNorm, el('span', {}, ', ‖out‖ = '), misNorm),
-    el('div', { class: 'lesson-readout' }, text('der.s3.perm'), ' ', permDiff));
+    text('derivation.s3.look', 'p', 'note'),
+    el('div', { class: 'lesson-readout' }, text('derivation.s3.mis'), ' ', el('span', {}, '‖x‖ = '), xNorm, el('span', {}, ', ‖out‖ = '), misNorm),
+    el('div', { class: 'lesson-readout' }, text('derivation.s3.perm'), ' ', permDiff));
 }
 
 // ---- Step 4: why Q and K, not V
@@ -391,8 +391,8 @@ function valueStep(pe: Posenc): HTMLElement {
     o: [valueOut('der-v-qk', 'big zero'), valueOut('der-v-qkv', 'big')],
   };
   const plot = new LinePlot({
-    xLabel: () => t('der.s4.x'), yLabel: () => 'max |out(s) − out(0)|',
-    series: [{ label: () => t('der.s4.qk'), color: BLUE }, { label: () => t('der.s4.qkv'), color: ORANGE }],
+    xLabel: () => t('derivation.s4.x'), yLabel: () => 'max |out(s) − out(0)|',
+    series: [{ label: () => t('derivation.s4.qk'), color: BLUE }, { label: () => t('derivation.s4.qkv'), color: ORANGE }],
     height: 220, markers: () => [s],
   });
   const xs: number[] = [], ys: [number[], number[]] = [[], []];
@@ -411,17 +411,17 @@ function valueStep(pe: Posenc): HTMLElement {
   };
   const update = coalesce(render);
   const controls = el('div', { class: 'controls' },
-    slider({ label: 'der.s4.s', param: 'd.s4', min: 0, max: SMAX, step: 1, value: s, onInput: (x) => { s = x; update(); } }).el);
+    slider({ label: 'derivation.s4.s', param: 'd.s4', min: 0, max: SMAX, step: 1, value: s, onInput: (x) => { s = x; update(); } }).el);
   render();
   const table = el(
     'table', { class: 'answers lesson-table' },
-    el('thead', {}, el('tr', {}, el('th'), el('th', {}, text('der.s4.qk')), el('th', {}, text('der.s4.qkv')))),
+    el('thead', {}, el('tr', {}, el('th'), el('th', {}, text('derivation.s4.qk')), el('th', {}, text('derivation.s4.qkv')))),
     el('tbody', {},
-      el('tr', {}, el('th', {}, text('der.s4.wrow')), el('td', {}, cells.w[0]!), el('td', {}, cells.w[1]!)),
-      el('tr', {}, el('th', {}, text('der.s4.orow')), el('td', {}, cells.o[0]!), el('td', {}, cells.o[1]!))),
+      el('tr', {}, el('th', {}, text('derivation.s4.wrow')), el('td', {}, cells.w[0]!), el('td', {}, cells.w[1]!)),
+      el('tr', {}, el('th', {}, text('derivation.s4.orow')), el('td', {}, cells.o[0]!), el('td', {}, cells.o[1]!))),
   );
-  return step('der-v', 'der.s4.title', 'der.s4.text', controls,
-    el('div', { class: 'lesson-grid' }, figure('der.s4.fig', plot.el, text('der.s4.look', 'p', 'note')), el('div', { class: 'table-scroll' }, table)));
+  return step('der-v', 'derivation.s4.title', 'derivation.s4.text', controls,
+    el('div', { class: 'lesson-grid' }, figure('derivation.s4.fig', plot.el, text('derivation.s4.look', 'p', 'note')), el('div', { class: 'table-scroll' }, table)));
 }
 
 // ---- Step 5: additive sinusoidal vs RoPE inside the score
@@ -453,8 +453,8 @@ function additiveStep(pe: Posenc): HTMLElement {
   const ropeOut = [valueOut('der-rope-0'), valueOut('der-rope-s', 'big zero')];
   const relOut = valueOut('der-rope-rel');
   const plot = new LinePlot({
-    xLabel: () => t('der.s4.x'), yLabel: () => t('der.s5.y'),
-    series: [{ label: () => t('der.s5.add'), color: BLUE }, { label: () => t('der.s5.rope'), color: ORANGE }],
+    xLabel: () => t('derivation.s4.x'), yLabel: () => t('derivation.s5.y'),
+    series: [{ label: () => t('derivation.s5.add'), color: BLUE }, { label: () => t('derivation.s5.rope'), color: ORANGE }],
     height: 220, markers: () => [st.s],
   });
   const render = (): void => {
@@ -480,23 +480,23 @@ function additiveStep(pe: Posenc): HTMLElement {
   const update = coalesce(render);
   const controls = el(
     'div', { class: 'controls' },
-    slider({ label: 'der.s2.m', param: 'd.m5', min: 0, max: 64, step: 1, value: st.m, onInput: (v) => { st.m = v; update(); } }).el,
-    slider({ label: 'der.s2.n', param: 'd.n5', min: 0, max: 64, step: 1, value: st.n, onInput: (v) => { st.n = v; update(); } }).el,
-    slider({ label: 'der.s4.s', param: 'd.s5', min: 0, max: SMAX, step: 1, value: st.s, onInput: (v) => { st.s = v; update(); } }).el,
+    slider({ label: 'derivation.s2.m', param: 'd.m5', min: 0, max: 64, step: 1, value: st.m, onInput: (v) => { st.m = v; update(); } }).el,
+    slider({ label: 'derivation.s2.n', param: 'd.n5', min: 0, max: 64, step: 1, value: st.n, onInput: (v) => { st.n = v; update(); } }).el,
+    slider({ label: 'derivation.s4.s', param: 'd.s5', min: 0, max: SMAX, step: 1, value: st.s, onInput: (v) => { st.s = v; update(); } }).el,
   );
   render();
   const texCell = (tex: string): HTMLElement => el('th', {}, math(tex));
   const tbl = el(
     'table', { class: 'answers lesson-table', id: 'der-add-table' },
-    el('thead', {}, el('tr', {}, el('th', {}, text('der.s5.term')), el('th', {}, '(m, n)'), el('th', {}, '(m+s, n+s)'))),
+    el('thead', {}, el('tr', {}, el('th', {}, text('derivation.s5.term')), el('th', {}, '(m, n)'), el('th', {}, '(m+s, n+s)'))),
     el('tbody', {},
       ...labels.map((l, i) => el('tr', {}, texCell(l), termCells[i]![0], termCells[i]![1])),
-      el('tr', { class: 'sum' }, el('th', {}, text('der.s5.sum')), el('td', {}, addOut[0]!), el('td', {}, addOut[1]!)),
-      el('tr', { class: 'sum' }, rich('der.s5.ropeRow', 'th'), el('td', {}, ropeOut[0]!), el('td', {}, ropeOut[1]!)),
-      el('tr', {}, rich('der.s5.rel', 'th'), el('td', {}, relOut), el('td'))),
+      el('tr', { class: 'sum' }, el('th', {}, text('derivation.s5.sum')), el('td', {}, addOut[0]!), el('td', {}, addOut[1]!)),
+      el('tr', { class: 'sum' }, rich('derivation.s5.ropeRow', 'th'), el('td', {}, ropeOut[0]!), el('td', {}, ropeOut[1]!)),
+      el('tr', {}, rich('derivation.s5.rel', 'th'), el('td', {}, relOut), el('td'))),
   );
-  return step('der-add', 'der.s5.title', 'der.s5.text', controls,
-    el('div', { class: 'lesson-grid' }, el('div', { class: 'table-scroll' }, tbl), figure('der.s5.fig', plot.el, text('der.s5.look', 'p', 'note'))));
+  return step('der-add', 'derivation.s5.title', 'derivation.s5.text', controls,
+    el('div', { class: 'lesson-grid' }, el('div', { class: 'table-scroll' }, tbl), figure('derivation.s5.fig', plot.el, text('derivation.s5.look', 'p', 'note'))));
 }
 
 export function mount(ctx: Ctx, root: HTMLElement): void {

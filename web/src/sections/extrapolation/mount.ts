@@ -35,7 +35,7 @@ export const SCALED_COLOUR = '#bcbd22';
 const encodingOf = (model: string): string => model.replace(/^(language|retrieval)-/, '');
 const seriesOf = (model: string): LineSeries => {
   const e = encodingOf(model);
-  return { label: e === CUSTOM ? () => t('ext.yours') : e, color: ENCODING_COLOURS[e] ?? '#000000', width: 1.75 };
+  return { label: e === CUSTOM ? () => t('extrapolation.yours') : e, color: ENCODING_COLOURS[e] ?? '#000000', width: 1.75 };
 };
 
 /** Ticks of a power-of-two axis from `lo` to `hi`. */
@@ -89,33 +89,33 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const retrieval = { chanceAccuracy: NaN };
   let length = getNumber('e.len', 512, 64, 1024);
   let scaling = getChoice<ExtScaling>('e.scaling', 'yarn', EXT_SCALINGS);
-  const factorControl = numberControl({ param: 'e.factor', label: 'ext.factor', initial: 4, min: 1, max: 32, step: 1, log: true }, (v) => { factor = v; runLoss(); });
+  const factorControl = numberControl({ param: 'e.factor', label: 'extrapolation.factor', initial: 4, min: 1, max: 32, step: 1, log: true }, (v) => { factor = v; runLoss(); });
   let factor = factorControl.value();
   const status = el('p', { class: 'status', 'aria-live': 'polite' });
   // The training length, read from the models as they load (all share it).
   let TRAIN = NaN;
   const trainOut = el('output', { id: 'ext-train' }, '…');
   const lossPlot = new LinePlot({
-    xLabel: () => t('ext.x.position'), yLabel: () => t('plot.loss'), series: [], height: 320, logX: true,
+    xLabel: () => t('extrapolation.x.position'), yLabel: () => t('plot.loss'), series: [], height: 320, logX: true,
     xTicks: () => powersOfTwo(1, length), xRange: () => [1, length],
     markers: () => (Number.isFinite(TRAIN) ? [TRAIN] : []), hMarkers: () => (Number.isFinite(ENTROPY) ? [ENTROPY] : []),
-    markerText: () => [t('ext.marker.train')], hMarkerText: () => [t('ext.marker.entropy')],
+    markerText: () => [t('extrapolation.marker.train')], hMarkerText: () => [t('extrapolation.marker.entropy')],
     endLabels: true, highlight: true,
   });
   lossPlot.el.id = 'ext-loss';
   const retrievalPlot = new LinePlot({
-    xLabel: () => t('ext.x.length'), yLabel: () => t('plot.accuracy'), series: [], height: 280, logX: true, points: true,
-    markers: () => (Number.isFinite(TRAIN) ? [TRAIN] : []), hMarkers: () => (Number.isFinite(retrieval.chanceAccuracy) ? [retrieval.chanceAccuracy] : []), markerText: () => [t('ext.marker.train')], hMarkerText: () => [t('ext.marker.chance')],
+    xLabel: () => t('extrapolation.x.length'), yLabel: () => t('plot.accuracy'), series: [], height: 280, logX: true, points: true,
+    markers: () => (Number.isFinite(TRAIN) ? [TRAIN] : []), hMarkers: () => (Number.isFinite(retrieval.chanceAccuracy) ? [retrieval.chanceAccuracy] : []), markerText: () => [t('extrapolation.marker.train')], hMarkerText: () => [t('extrapolation.marker.chance')],
     xRange: [56, 1200], xTicks: [...LENGTHS], yRange: [0, 1.02], endLabels: true, highlight: true, legendRows: 2,
   });
   retrievalPlot.el.id = 'ext-retrieval';
   let mapScale = getChoice<ColourScale>('e.mapScale', 'log', ['log', 'row']);
-  const map = new AxedHeatmap({ kind: 'sequential', label: () => t('ext.maps'), rowName: () => t('ax.query'), colName: () => t('ax.key'), y: 'ax.query', x: 'ax.key', value: 'ax.weight', scale: mapScale, decades: 4 });
+  const map = new AxedHeatmap({ kind: 'sequential', label: () => t('extrapolation.maps'), rowName: () => t('ax.query'), colName: () => t('ax.key'), y: 'ax.query', x: 'ax.key', value: 'ax.weight', scale: mapScale, decades: 4 });
   map.canvas.id = 'ext-map';
   map.el.id = 'ext-map-axes';
   const mapLook = el('p', { class: 'note look', id: 'ext-map-look' });
   const showMapLook = (): void => {
-    mapLook.dataset.i18n = `ext.maps.look.${mapScale}`;
+    mapLook.dataset.i18n = `extrapolation.maps.look.${mapScale}`;
     mapLook.textContent = t(mapLook.dataset.i18n as Key);
   };
   showMapLook();
@@ -124,11 +124,11 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const stopInfo = new Map<string, number>();
   // The encoding's name as the text names it (正弦位置编码 / 可学习位置编码 in Chinese).
   const stopName = (name: string): string => {
-    const key = `pipe.name.${name}`;
+    const key = `pipeline.name.${name}`;
     return isKey(key) ? t(key) : name;
   };
   const showStops = (): void => {
-    stops.textContent = [...stopInfo].map(([name, n]) => `${t('ext.stops')}${t('colon')}${stopName(name)} ${tf('ext.stops.learned', { n: String(n) })}`).join(' ');
+    stops.textContent = [...stopInfo].map(([name, n]) => `${t('extrapolation.stops')}${t('colon')}${stopName(name)} ${tf('extrapolation.stops.learned', { n: String(n) })}`).join(' ');
     stops.dataset.value = JSON.stringify(Object.fromEntries(stopInfo));
   };
   onLangChange(showStops);
@@ -137,7 +137,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     if (!Number.isFinite(retrieval.chanceAccuracy)) return;
     chanceText.dataset.value = String(retrieval.chanceAccuracy);
     const v = Math.round(1 / retrieval.chanceAccuracy);
-    chanceText.textContent = tf('ext.chance.explain', { v: String(v), p: `${(100 * retrieval.chanceAccuracy).toFixed(1)}%` });
+    chanceText.textContent = tf('extrapolation.chance.explain', { v: String(v), p: `${(100 * retrieval.chanceAccuracy).toFixed(1)}%` });
   };
   showChance();
   onLangChange(showChance);
@@ -159,8 +159,8 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
       const xs = bins.map(([a, b]) => Math.sqrt(a * (b - 1)));
       lossPlot.setData([xs, ...curves.map((c) => (c ? binLog(c, bins) : xs.map(() => null)))], series);
     };
-    status.textContent = t('ext.running');
-    status.dataset.i18n = 'ext.running';
+    status.textContent = t('extrapolation.running');
+    status.dataset.i18n = 'extrapolation.running';
     const examples = length >= 512 ? 6 : 12;
     const jobs = names.map((name, i) => async () => {
       const info = await ctx.worker.call('describe', { model: name });
@@ -170,7 +170,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
         trainOut.textContent = String(TRAIN);
       }
       if (info.config.encoding === 'learned') {
-        stopInfo.set(encodingOf(name) === CUSTOM ? t('ext.yours') : encodingOf(name), info.config.maxLen);
+        stopInfo.set(encodingOf(name) === CUSTOM ? t('extrapolation.yours') : encodingOf(name), info.config.maxLen);
         showStops();
       }
       const [r] = await ctx.worker.call('evaluate', { model: name, lengths: [L], examples });
@@ -211,11 +211,11 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
 
   // Attention maps of one task sequence.
   let mapModel = getChoice('e.map', 'language-alibi', SHIPPED.language.map((e) => `language-${e}`));
-  const layerControl = numberControl({ param: 'e.layer', label: 'ext.mapLayer', initial: 1, min: 0, max: 1, step: 1 }, (v) => { layer = v; drawMap(); });
+  const layerControl = numberControl({ param: 'e.layer', label: 'extrapolation.mapLayer', initial: 1, min: 0, max: 1, step: 1 }, (v) => { layer = v; drawMap(); });
   let layer = layerControl.value();
-  const headControl = numberControl({ param: 'e.head', label: 'ext.mapHead', initial: 0, min: 0, max: 3, step: 1 }, (v) => { head = v; drawMap(); });
+  const headControl = numberControl({ param: 'e.head', label: 'extrapolation.mapHead', initial: 0, min: 0, max: 3, step: 1 }, (v) => { head = v; drawMap(); });
   let head = headControl.value();
-  const mapLenControl = numberControl({ param: 'e.mapLen', label: 'ext.length', initial: 256, min: 64, max: 512, step: 64 }, (v) => { mapLen = v; loadMaps(); });
+  const mapLenControl = numberControl({ param: 'e.mapLen', label: 'extrapolation.length', initial: 256, min: 64, max: 512, step: 64 }, (v) => { mapLen = v; loadMaps(); });
   let mapLen = mapLenControl.value();
   let maps: { maps: Float32Array; layers: number; heads: number; T: number } | undefined;
   const drawMap = (): void => {
@@ -234,7 +234,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     })().catch((e: unknown) => { map.canvas.title = errorText(e); });
   });
 
-  const extScaling = select<ExtScaling>({ label: 'ext.scaling', param: 'e.scaling', value: scaling, options: EXT_SCALINGS.map((s) => [s, () => t(`scaling.${s}`)] as const), onChange: (v) => { scaling = v; runLoss(); } });
+  const extScaling = select<ExtScaling>({ label: 'extrapolation.scaling', param: 'e.scaling', value: scaling, options: EXT_SCALINGS.map((s) => [s, () => t(`scaling.${s}`)] as const), onChange: (v) => { scaling = v; runLoss(); } });
   extScaling.input.id = 'ext-scaling';
   // First why RoPE breaks (each pair's wavelength against the training
   // length), then what the models measure.
@@ -253,31 +253,31 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   mountWavelengths(ctx, why);
   root.append(
     why,
-    el('h3', {}, text('ext.measured')),
+    el('h3', {}, text('extrapolation.measured')),
     el('div', { class: 'controls' },
-      select<string>({ label: 'ext.length', param: 'e.len', value: String(length), options: LENGTHS.map((L) => [String(L), String(L)] as const), onChange: (v) => { length = Number(v); runLoss(); } }).el,
+      select<string>({ label: 'extrapolation.length', param: 'e.len', value: String(length), options: LENGTHS.map((L) => [String(L), String(L)] as const), onChange: (v) => { length = Number(v); runLoss(); } }).el,
       extScaling.el,
       factorControl.el),
     status,
-    figure('ext.loss',
-      text('ext.loss.key', 'p', 'chart-key'),
-      el('p', { class: 'chart-key' }, text('ext.trainLen'), text('colon'), trainOut, ' · ', text('ext.entropy'), text('colon'),
+    figure('extrapolation.loss',
+      text('extrapolation.loss.key', 'p', 'chart-key'),
+      el('p', { class: 'chart-key' }, text('extrapolation.trainLen'), text('colon'), trainOut, ' · ', text('extrapolation.entropy'), text('colon'),
         entropyOut, ' nats'),
-      lossPlot.el, stops, text('ext.loss.look', 'p', 'note look')),
+      lossPlot.el, stops, text('extrapolation.loss.look', 'p', 'note look')),
     el('div', { class: 'figs' },
-      figure('ext.retrieval',
-        el('p', { class: 'chart-key', 'data-i18n-rich': 'ext.retrieval.about' }),
-        text('ext.retrieval.key', 'p', 'chart-key'),
+      figure('extrapolation.retrieval',
+        el('p', { class: 'chart-key', 'data-i18n-rich': 'extrapolation.retrieval.about' }),
+        text('extrapolation.retrieval.key', 'p', 'chart-key'),
         retrievalPlot.el,
         chanceText,
-        text('ext.retrieval.look', 'p', 'note look')),
-      figure('ext.maps',
+        text('extrapolation.retrieval.look', 'p', 'note look')),
+      figure('extrapolation.maps',
         el('div', { class: 'controls' },
-          select<string>({ label: 'ext.mapModel', param: 'e.map', value: mapModel, options: SHIPPED.language.filter((e) => e !== 'learned').map((e) => [`language-${e}`, e] as const), onChange: (v) => { mapModel = v; loadMaps(); } }).el,
+          select<string>({ label: 'extrapolation.mapModel', param: 'e.map', value: mapModel, options: SHIPPED.language.filter((e) => e !== 'learned').map((e) => [`language-${e}`, e] as const), onChange: (v) => { mapModel = v; loadMaps(); } }).el,
           mapLenControl.el,
           layerControl.el,
           headControl.el,
-          select<ColourScale>({ label: 'ext.maps.scale', param: 'e.mapScale', value: mapScale, options: [['log', () => t('ext.maps.scale.log')], ['row', () => t('ext.maps.scale.row')]], onChange: (v) => { mapScale = v; map.setScale(v); showMapLook(); } }).el),
+          select<ColourScale>({ label: 'extrapolation.maps.scale', param: 'e.mapScale', value: mapScale, options: [['log', () => t('extrapolation.maps.scale.log')], ['row', () => t('extrapolation.maps.scale.row')]], onChange: (v) => { mapScale = v; map.setScale(v); showMapLook(); } }).el),
         map.el, mapLook)),
   );
   ctx.onCustomModel(() => {

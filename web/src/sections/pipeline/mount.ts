@@ -36,7 +36,7 @@ export const ENTERS: Record<EncodingName, readonly StepId[]> = {
 };
 
 const NAMES: Record<EncodingName, string | Key> = {
-  nope: 'NoPE', sinusoidal: 'pipe.name.sinusoidal', learned: 'pipe.name.learned', rope: 'RoPE', xpos: 'xPos', alibi: 'ALiBi', t5: 'T5', shaw: 'Shaw',
+  nope: 'NoPE', sinusoidal: 'pipeline.name.sinusoidal', learned: 'pipeline.name.learned', rope: 'RoPE', xpos: 'xPos', alibi: 'ALiBi', t5: 'T5', shaw: 'Shaw',
 };
 /** An encoding's name in the current language (the two descriptive names are translated). */
 const nameOf = (e: EncodingName): string => (isKey(NAMES[e]) ? t(NAMES[e] as Key) : NAMES[e]);
@@ -50,7 +50,7 @@ export function mount(_ctx: Ctx, root: HTMLElement): void {
     const li = el('li', { class: `step${id === 'vskip' ? ' ghost' : ''}`, 'data-step': id });
     li.style.gridRow = String(row);
     li.style.gridColumn = `${c0} / ${c1}`;
-    li.append(text(`pipe.step.${id}` as Key, 'b'), rich(`pipe.step.${id}.f` as Key, 'span', 'formula'), enters);
+    li.append(text(`pipeline.step.${id}` as Key, 'b'), rich(`pipeline.step.${id}.f` as Key, 'span', 'formula'), enters);
     boxes.set(id, { li, enters });
     list.append(li);
   }
@@ -94,14 +94,14 @@ export function mount(_ctx: Ctx, root: HTMLElement): void {
       if (on) li.setAttribute('aria-current', 'true');
       else li.removeAttribute('aria-current');
       if (on) {
-        const key = `pipe.enters.${current}.${id}` as Key;
+        const key = `pipeline.enters.${current}.${id}` as Key;
         enters.replaceChildren(rich(key, 'span'));
       } else enters.replaceChildren();
     }
     list.dataset.encoding = current;
     sayTitle.textContent = nameOf(current);
-    sayText.dataset.i18n = `pipe.say.${current}`;
-    sayText.textContent = t(`pipe.say.${current}` as Key);
+    sayText.dataset.i18n = `pipeline.say.${current}`;
+    sayText.textContent = t(`pipeline.say.${current}` as Key);
   }
 
   function choose(enc: EncodingName): void {
@@ -110,11 +110,11 @@ export function mount(_ctx: Ctx, root: HTMLElement): void {
     render();
   }
 
-  const pickerLabel = text('pipe.picker', 'span');
+  const pickerLabel = text('pipeline.picker', 'span');
   pickerLabel.id = 'pipe-picker-label';
   root.append(
     el('div', { class: 'controls' }, el('div', { class: 'control wide' }, pickerLabel, picker)),
-    el('div', { class: 'pipe-wrap' }, el('figure', {}, Object.assign(text('pipe.diagram', 'figcaption'), { id: 'pipe-diagram-cap' }), list), say),
+    el('div', { class: 'pipe-wrap' }, el('figure', {}, Object.assign(text('pipeline.diagram', 'figcaption'), { id: 'pipe-diagram-cap' }), list), say),
   );
   render();
 }

@@ -139,7 +139,7 @@ function scenarioView(pe: Posenc, st: State): { rows: HTMLElement[]; maps: Array
       const ids = prefillIds(T);
       return {
         rows: [chipRow({ id: 'pos-ids', tokens: ids.map(tokenName), ids, cls: [] })],
-        maps: [{ data: attentionMap(pe, tokensQk(T), T, {}, (i, j) => j > i), n: T, caption: 'pos.map.main' }],
+        maps: [{ data: attentionMap(pe, tokensQk(T), T, {}, (i, j) => j > i), n: T, caption: 'positions.map.main' }],
       };
     }
     case 'kv':
@@ -153,7 +153,7 @@ function scenarioView(pe: Posenc, st: State): { rows: HTMLElement[]; maps: Array
       });
       return {
         rows: [chipRow({ id: 'pos-ids', tokens: ids.map((_, i) => tokenName(i)), ids, cls, ...(st.N > 10 ? { elide: [3, st.N - 3] as [number, number] } : {}) })],
-        maps: [{ data: cachedMap(pe, ids, steps), n: L, caption: 'pos.map.main' }],
+        maps: [{ data: cachedMap(pe, ids, steps), n: L, caption: 'positions.map.main' }],
       };
     }
     case 'padding': {
@@ -175,15 +175,15 @@ function scenarioView(pe: Posenc, st: State): { rows: HTMLElement[]; maps: Array
       for (let e = 0; e < shown.length; e++) if (Number.isFinite(shown[e]!)) diff = Math.max(diff, Math.abs(shown[e]! - other[e]!));
       return {
         rows: [
-          chipRow({ id: 'pos-ids-a', tokens: idsA.map(tokenName), ids: idsA, cls: [], mask: leftPadMask(T, 0), label: 'pos.rowA' }),
+          chipRow({ id: 'pos-ids-a', tokens: idsA.map(tokenName), ids: idsA, cls: [], mask: leftPadMask(T, 0), label: 'positions.rowA' }),
           chipRow({
             id: 'pos-ids', tokens: maskB.map((m, i) => (m ? tokenName(i - st.P) : '<pad>')), ids: idsB,
-            cls: maskB.map((m) => (m ? (st.count ? 'bad' : '') : 'pad')), mask: maskB, label: 'pos.rowB',
+            cls: maskB.map((m) => (m ? (st.count ? 'bad' : '') : 'pad')), mask: maskB, label: 'positions.rowB',
           }),
         ],
         maps: [
-          { data: attentionMap(pe, xA, T, {}, (i, j) => j > i), n: T, caption: 'pos.map.rowA' },
-          { data: shown, n: T, caption: 'pos.map.rowB' },
+          { data: attentionMap(pe, xA, T, {}, (i, j) => j > i), n: T, caption: 'positions.map.rowA' },
+          { data: shown, n: T, caption: 'positions.map.rowB' },
         ],
         diff,
       };
@@ -193,7 +193,7 @@ function scenarioView(pe: Posenc, st: State): { rows: HTMLElement[]; maps: Array
       const cls = ids.map((_, j) => (inWindow(T - 1, j, st.W) ? '' : 'dropped'));
       return {
         rows: [chipRow({ id: 'pos-ids', tokens: ids.map(tokenName), ids, cls })],
-        maps: [{ data: attentionMap(pe, tokensQk(T), T, { window: st.W }, (i, j) => !inWindow(i, j, st.W)), n: T, caption: 'pos.map.window' }],
+        maps: [{ data: attentionMap(pe, tokensQk(T), T, { window: st.W }, (i, j) => !inWindow(i, j, st.W)), n: T, caption: 'positions.map.window' }],
       };
     }
   }
@@ -214,16 +214,16 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
   const rowsBox = el('div', { class: 'pos-rows', 'aria-live': 'polite' });
   const legend = el('p', { class: 'note pos-legend' });
   const mapViews = [0, 1].map((k) => new MapView({
-    id: k === 0 ? 'pos-map' : 'pos-map-2', label: 'pos.map.main', rowAxis: 'pos.axis.query', colAxis: 'pos.axis.key',
-    barLabel: 'pos.bar', range: [0, 1],
+    id: k === 0 ? 'pos-map' : 'pos-map-2', label: 'positions.map.main', rowAxis: 'positions.axis.query', colAxis: 'positions.axis.key',
+    barLabel: 'positions.bar', range: [0, 1],
   }));
   const captions = [0, 1].map(() => el('figcaption'));
   const lookbacks = [0, 1].map((k) => el('output', { id: k === 0 ? 'pos-lookback' : 'pos-lookback-2' }));
   const figs = mapViews.map((m, k) => el('figure', { class: 'pos-fig' }, captions[k]!, m.el,
-    el('p', { class: 'note' }, text('pos.lookback'), ' ', lookbacks[k]!)));
+    el('p', { class: 'note' }, text('positions.lookback'), ' ', lookbacks[k]!)));
   const look = el('p', { class: 'note', id: 'pos-look' });
   const diffOut = el('output', { id: 'pos-pad-diff', class: 'big zero' });
-  const diffLine = el('p', { class: 'result' }, text('pos.pad.diff'), ' ', diffOut);
+  const diffLine = el('p', { class: 'result' }, text('positions.pad.diff'), ' ', diffOut);
   const lossBox = el('div', { id: 'pos-loss' });
   let near = false;
 
@@ -241,14 +241,14 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
     return c;
   };
   const ctl = {
-    T: sl('pos.T', 'p.T', 'T', 4, 64),
-    N: sl('pos.N', 'p.N', 'N', 1, 128),
-    G: sl('pos.G', 'p.G', 'G', 1, 16),
-    step: sl('pos.step', 'p.step', 'step', 1, 16),
-    W: sl('pos.W', 'p.W', 'W', 1, 64),
-    P: sl('pos.P', 'p.P', 'P', 1, 60),
+    T: sl('positions.T', 'p.T', 'T', 4, 64),
+    N: sl('positions.N', 'p.N', 'N', 1, 128),
+    G: sl('positions.G', 'p.G', 'G', 1, 16),
+    step: sl('positions.step', 'p.step', 'step', 1, 16),
+    W: sl('positions.W', 'p.W', 'W', 1, 64),
+    P: sl('positions.P', 'p.P', 'P', 1, 60),
   };
-  const countBox = checkbox({ label: 'pos.count', param: 'p.count', value: st.count, onChange: (v) => { st.count = v; update(); runLoss(); } });
+  const countBox = checkbox({ label: 'positions.count', param: 'p.count', value: st.count, onChange: (v) => { st.count = v; update(); runLoss(); } });
   rename(countBox, 'pos-count');
   const clampState = (): void => {
     if (st.P > st.T - 1) ctl.P.set((st.P = st.T - 1));
@@ -272,7 +272,7 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
     const spec = lossSpec(st);
     const sc = st.sc;
     lossBox.replaceChildren(
-      text(spec.bug === 'none' && spec.window === undefined ? 'pos.loss.reference' : `pos.loss.about.${sc}` as Key, 'p', 'note'),
+      text(spec.bug === 'none' && spec.window === undefined ? 'positions.loss.reference' : `positions.loss.about.${sc}` as Key, 'p', 'note'),
       lossTable(ctx, spec, 'pos-loss', () => { if (gen === generation) lossBox.dataset.ready = sc; }));
   };
 
@@ -300,15 +300,15 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
     root.dataset.ms = (performance.now() - t0).toFixed(2);
   });
   const describe = (): void => {
-    about.textContent = t(`pos.sc.${st.sc}` as Key);
-    look.textContent = t(`pos.look.${st.sc}` as Key);
-    legend.textContent = t(`pos.legend.${st.sc}` as Key);
+    about.textContent = t(`positions.sc.${st.sc}` as Key);
+    look.textContent = t(`positions.look.${st.sc}` as Key);
+    legend.textContent = t(`positions.legend.${st.sc}` as Key);
   };
   onLangChange(describe);
 
   const scSel = select<Scenario>({
-    label: 'pos.scenario', param: 'p.sc', value: st.sc,
-    options: SCENARIOS.map((s) => [s, () => t(`pos.scenario.${s}` as Key)] as const),
+    label: 'positions.scenario', param: 'p.sc', value: st.sc,
+    options: SCENARIOS.map((s) => [s, () => t(`positions.scenario.${s}` as Key)] as const),
     onChange: (v) => { st.sc = v; showControls(); describe(); update(); runLoss(); },
   });
   rename(scSel, 'pos-scenario');
@@ -317,7 +317,7 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
     about, rowsBox, legend,
     el('div', { class: 'figs' }, ...figs),
     look, diffLine,
-    el('h3', {}, text('pos.loss.title')),
+    el('h3', {}, text('positions.loss.title')),
     lossBox,
   );
   showControls();

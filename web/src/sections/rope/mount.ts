@@ -200,7 +200,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const pairLabels = el('div', { class: 'pair-labels', id: 'rope-pair-labels', 'aria-hidden': 'true' });
   const pairsBox = el('div', { class: 'pairs-box' }, pairs, pairLabels);
   const angles = new AxedHeatmap({
-    kind: 'sequential', label: () => t('rope.angles'), rowName: () => t('rope.pair'), colName: () => t('sin.position'), range: [0, 2 * Math.PI],
+    kind: 'sequential', label: () => t('rope.angles'), rowName: () => t('rope.pair'), colName: () => t('sinusoidal.position'), range: [0, 2 * Math.PI],
     y: 'ax.pair', x: 'ax.position', value: 'ax.angle',
   });
   angles.canvas.id = 'rope-angles';

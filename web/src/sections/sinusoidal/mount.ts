@@ -27,24 +27,24 @@ function similarity(table: Float32Array, length: number, dim: number): Float32Ar
 }
 
 export function mount(ctx: Ctx, root: HTMLElement): void {
-  const baseControl = numberControl({ param: 's.base', label: 'sin.base', initial: 10000, min: 10, max: 1e6, step: 1, log: true, format: (v) => String(Math.round(v)) }, (v) => { base = v; update(); });
+  const baseControl = numberControl({ param: 's.base', label: 'sinusoidal.base', initial: 10000, min: 10, max: 1e6, step: 1, log: true, format: (v) => String(Math.round(v)) }, (v) => { base = v; update(); });
   let base = baseControl.value();
-  const dimControl = numberControl({ param: 's.dim', label: 'sin.dim', initial: 64, min: 8, max: 256, step: 8 }, (v) => { dim = v; update(); });
+  const dimControl = numberControl({ param: 's.dim', label: 'sinusoidal.dim', initial: 64, min: 8, max: 256, step: 8 }, (v) => { dim = v; update(); });
   let dim = dimControl.value();
-  const lengthControl = numberControl({ param: 's.len', label: 'sin.length', initial: 128, min: 8, max: 256, step: 8 }, (v) => { length = v; clampP(); update(); });
+  const lengthControl = numberControl({ param: 's.len', label: 'sinusoidal.length', initial: 128, min: 8, max: 256, step: 8 }, (v) => { length = v; clampP(); update(); });
   let length = lengthControl.value();
   let p = getNumber('s.p', Math.floor(length / 2), 0, 255);
   const pe = new AxedHeatmap({
-    kind: 'diverging', label: () => t('sin.heatmap'), rowName: () => t('sin.position'), colName: () => t('sin.dimension'), range: [-1, 1],
+    kind: 'diverging', label: () => t('sinusoidal.heatmap'), rowName: () => t('sinusoidal.position'), colName: () => t('sinusoidal.dimension'), range: [-1, 1],
     y: 'sinusoidal.ax.pos', x: 'sinusoidal.ax.dim', value: 'sinusoidal.ax.pe',
   });
   const sim = new AxedHeatmap({
-    kind: 'diverging', label: () => t('sin.sim'), rowName: 'p', colName: 'q',
+    kind: 'diverging', label: () => t('sinusoidal.sim'), rowName: 'p', colName: 'q',
     y: 'sinusoidal.ax.pos', x: 'sinusoidal.ax.posq', value: 'sinusoidal.ax.dot',
   });
   pe.canvas.id = 'sin-table';
   sim.canvas.id = 'sin-sim';
-  const waves = new LinePlot({ xLabel: () => t('sin.position'), yLabel: () => 'PE', series: [], height: 220 });
+  const waves = new LinePlot({ xLabel: () => t('sinusoidal.position'), yLabel: () => 'PE', series: [], height: 220 });
   const dots = new LinePlot({
     xLabel: () => t('sinusoidal.dx'), yLabel: () => 'PE_p · PE_q', series: [{ label: () => t('sinusoidal.series') }], height: 240,
     markers: () => [0],
@@ -88,7 +88,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     const ps = Array.from({ length }, (_, k) => k);
     waves.setData(
       [ps, ...dims.map((e) => ps.map((k) => table[k * dim + e]!))],
-      dims.map((e) => ({ label: () => `${t('sin.dimension')} ${e}` })),
+      dims.map((e) => ({ label: () => `${t('sinusoidal.dimension')} ${e}` })),
     );
     root.dataset.ms = (performance.now() - t0).toFixed(2);
   });
@@ -98,11 +98,11 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
       dimControl.el,
       lengthControl.el),
     el('div', { class: 'figs' },
-      figure('sin.heatmap', pe.el, el('p', { class: 'note' }, text('sin.heatmap.look'))),
-      figure('sin.sim', sim.el, el('p', { class: 'note' }, text('sin.sim.look')))),
+      figure('sinusoidal.heatmap', pe.el, el('p', { class: 'note' }, text('sinusoidal.heatmap.look'))),
+      figure('sinusoidal.sim', sim.el, el('p', { class: 'note' }, text('sinusoidal.sim.look')))),
     el('div', { class: 'controls' }, pSlider.el),
     figure('sinusoidal.dot', dots.el, el('p', { class: 'note', 'data-i18n-rich': 'sinusoidal.dot.look' })),
-    figure('sin.waves', waves.el, el('p', { class: 'note' }, text('sinusoidal.waves.look'))),
+    figure('sinusoidal.waves', waves.el, el('p', { class: 'note' }, text('sinusoidal.waves.look'))),
   );
   update();
 }

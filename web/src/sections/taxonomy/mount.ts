@@ -60,7 +60,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const status = liveText('p', 'status');
   status.el.id = 'tax-status';
   status.el.setAttribute('aria-live', 'polite');
-  status.set('tax.status.waiting');
+  status.set('taxonomy.status.waiting');
   const refusal = liveText('p', 'note');
   const refusalError = el('code', { id: 'tax-refusal', class: 'error-text' });
   const ratios = el('p', { class: 'note', id: 'tax-ratios' });
@@ -77,15 +77,15 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
 
   root.append(
     // Phones only (CSS): the measured columns start past the screen's edge.
-    el('p', { class: 'note narrow-only', id: 'tax-scroll-hint' }, text('tax.scrollhint')),
+    el('p', { class: 'note narrow-only', id: 'tax-scroll-hint' }, text('taxonomy.scrollhint')),
     scroller,
     status.el,
     ratios,
     lookBox,
     el('div', { class: 'refusal' }, refusal.el, refusalError),
-    el('h3', {}, text('tax.pos.title')),
+    el('h3', {}, text('taxonomy.pos.title')),
     learned.el,
-    el('h3', {}, text('tax.shaw.title')),
+    el('h3', {}, text('taxonomy.shaw.title')),
     shawFigure(ctx.pe),
   );
   refusal.el.hidden = true;
@@ -95,7 +95,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     learned.start();
     void runAll(ctx, jobs, paramCells, trainHeads, status, (model, length, error) => {
       refusal.el.hidden = false;
-      refusal.set('tax.cannot.note', { model, len: length });
+      refusal.set('taxonomy.cannot.note', { model, len: length });
       refusalError.textContent = error;
     }).then((done) => {
       if (!done) return;
@@ -105,7 +105,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
       ctx.worker.call('references', { tasks: ['language'] }).then(([language]) => {
         showFloor(lookFloor, jobs, language!.entropyRate!);
       }, (e: unknown) => { lookFloor.el.textContent = errorText(e); });
-      look.set('tax.table.look', { clip: paramCells.get('shaw')?.dataset.clip ?? 'k' });
+      look.set('taxonomy.table.look', { clip: paramCells.get('shaw')?.dataset.clip ?? 'k' });
     });
   }, '300px');
 }
@@ -120,7 +120,7 @@ function buildTable(): { table: HTMLTableElement; jobs: Job[]; paramCells: Map<E
   const lenHead = (L: number): HTMLElement => {
     const e = el('th', { scope: 'col', class: 'num' });
     const lt = liveText('span');
-    lt.set('tax.col.tokens', { n: L });
+    lt.set('taxonomy.col.tokens', { n: L });
     e.append(lt.el);
     trainHeads.push(e);
     e.dataset.length = String(L);
@@ -128,10 +128,10 @@ function buildTable(): { table: HTMLTableElement; jobs: Job[]; paramCells: Map<E
   };
   const head = el('thead', {},
     el('tr', {},
-      th('tax.col.family', { rowspan: '2', scope: 'col' }), th('tax.col.where', { rowspan: '2', scope: 'col' }),
-      th('tax.col.kind', { rowspan: '2', scope: 'col' }), th('tax.col.params', { rowspan: '2', scope: 'col' }),
-      th('tax.col.loss', { colspan: String(LOSS_LENGTHS.length), scope: 'colgroup', class: 'group' }),
-      th('tax.col.acc', { colspan: String(ACC_LENGTHS.length), scope: 'colgroup', class: 'group' })),
+      th('taxonomy.col.family', { rowspan: '2', scope: 'col' }), th('taxonomy.col.where', { rowspan: '2', scope: 'col' }),
+      th('taxonomy.col.kind', { rowspan: '2', scope: 'col' }), th('taxonomy.col.params', { rowspan: '2', scope: 'col' }),
+      th('taxonomy.col.loss', { colspan: String(LOSS_LENGTHS.length), scope: 'colgroup', class: 'group' }),
+      th('taxonomy.col.acc', { colspan: String(ACC_LENGTHS.length), scope: 'colgroup', class: 'group' })),
     el('tr', {}, ...LOSS_LENGTHS.map(lenHead), ...ACC_LENGTHS.map(lenHead)),
   );
   const jobs: Job[] = [];
@@ -140,11 +140,11 @@ function buildTable(): { table: HTMLTableElement; jobs: Job[]; paramCells: Map<E
   for (const enc of FAMILIES) {
     const row = el('tr', { 'data-encoding': enc });
     const name = el('th', { scope: 'row' });
-    name.append(text(`tax.${enc}.name` as Key));
+    name.append(text(`taxonomy.${enc}.name` as Key));
     const params = el('td', { class: 'params' });
-    params.append(rich(`tax.${enc}.params` as Key, 'span'), el('br'), el('code', { class: 'count' }, '…'));
+    params.append(rich(`taxonomy.${enc}.params` as Key, 'span'), el('br'), el('code', { class: 'count' }, '…'));
     paramCells.set(enc, params);
-    row.append(name, el('td', {}, text(`tax.${enc}.where` as Key)), el('td', {}, text(`tax.${enc}.kind` as Key)), params);
+    row.append(name, el('td', {}, text(`taxonomy.${enc}.where` as Key)), el('td', {}, text(`taxonomy.${enc}.kind` as Key)), params);
     const cells = (task: 'language' | 'retrieval', lengths: readonly number[], metric: Job['metric']): void => {
       let base: Cell | undefined;
       for (const L of lengths) {
@@ -170,7 +170,7 @@ async function runAll(
   try {
     const configs = new Map<string, TinyModelConfig>();
     for (const [i, job] of jobs.entries()) {
-      status.set('tax.status.running', { model: job.model, len: job.length, i: i + 1, n: jobs.length });
+      status.set('taxonomy.status.running', { model: job.model, len: job.length, i: i + 1, n: jobs.length });
       if (!configs.has(job.model)) {
         const { config } = await ctx.worker.call('describe', { model: job.model });
         configs.set(job.model, config);
@@ -188,18 +188,18 @@ async function runAll(
         job.cell.textContent = '—';
         job.cell.dataset.state = 'refused';
         job.cell.dataset.error = msg;
-        job.cell.title = t('tax.cannot.title') + msg;
-        onLangChange(() => { job.cell.title = t('tax.cannot.title') + msg; }, job.cell);
-        job.cell.setAttribute('aria-label', t('tax.cannot'));
-        job.cell.dataset.i18nAria = 'tax.cannot';
+        job.cell.title = t('taxonomy.cannot.title') + msg;
+        onLangChange(() => { job.cell.title = t('taxonomy.cannot.title') + msg; }, job.cell);
+        job.cell.setAttribute('aria-label', t('taxonomy.cannot'));
+        job.cell.dataset.i18nAria = 'taxonomy.cannot';
         job.cell.setAttribute('translate', 'no'); // the title ends with the core's own (English) error
         onRefusal(job.model, job.length, msg);
       }
     }
-    status.set('tax.status.done', { n: jobs.length, lm: LM_EXAMPLES, rt: RT_EXAMPLES });
+    status.set('taxonomy.status.done', { n: jobs.length, lm: LM_EXAMPLES, rt: RT_EXAMPLES });
     return true;
   } catch (e) {
-    status.set('tax.status.error', { error: e instanceof Error ? e.message : String(e) });
+    status.set('taxonomy.status.error', { error: e instanceof Error ? e.message : String(e) });
     return false;
   }
 }
@@ -217,7 +217,7 @@ function markTraining(h: HTMLElement, trainLen: number): void {
   if (Number(h.dataset.length) !== trainLen || h.dataset.train) return;
   h.dataset.train = '1';
   const lt = liveText('span');
-  lt.set('tax.col.train', { n: trainLen });
+  lt.set('taxonomy.col.train', { n: trainLen });
   h.replaceChildren(lt.el);
 }
 
@@ -232,7 +232,7 @@ function tint(job: Job): void {
 
 /** A row's encoding name without its parenthesis ("NoPE (no encoding)" -> "NoPE"). */
 function shortName(encoding: string): string {
-  const k = `tax.${encoding}.name`;
+  const k = `taxonomy.${encoding}.name`;
   return isKey(k) ? t(k).replace(/\s*[（(].*[)）]$/, '') : encoding;
 }
 
@@ -253,7 +253,7 @@ function showFloor(out: ReturnType<typeof liveText>, jobs: Job[], floor: number)
   const ratio = (alibi - floor) / (rope - floor);
   out.el.dataset.ratio = String(ratio);
   out.el.dataset.floor = String(floor);
-  const show = (): void => out.set('tax.table.look.floor', {
+  const show = (): void => out.set('taxonomy.table.look.floor', {
     len: LOSS_LENGTHS[0], lo: at[0]!.v.toFixed(3), best: shortName(at[0]!.e), hi: at[at.length - 1]!.v.toFixed(3),
     worst: shortName(at[at.length - 1]!.e), floor: floor.toFixed(3), ratio: ratio.toFixed(1), sin: (sin - floor).toFixed(3),
   });
@@ -276,7 +276,7 @@ function showCopying(out: ReturnType<typeof liveText>, box: HTMLElement, jobs: J
     const list = weak.map(shortName);
     const [and, sep] = lang() === 'zh' ? [' 和 ', '、'] : [' and ', ', '];
     const names = list.length > 1 ? `${list.slice(0, -1).join(sep)}${and}${list[list.length - 1]!}` : (list[0] ?? '');
-    out.set(weak.length > 0 ? 'tax.table.look.weak' : 'tax.table.look.copy', { names });
+    out.set(weak.length > 0 ? 'taxonomy.table.look.weak' : 'taxonomy.table.look.copy', { names });
   };
   show();
   onLangChange(show);
@@ -290,9 +290,9 @@ function showRatios(out: HTMLElement, jobs: Job[]): void {
     .map((j) => ({ name: j.model.replace('language-', ''), r: Number(j.cell.dataset.value) / Number(j.base!.dataset.value) }))
     .sort((a, b) => a.r - b.r);
   const head = liveText('span');
-  head.set('tax.ratios', { long: longest, train: LOSS_LENGTHS[0] });
+  head.set('taxonomy.ratios', { long: longest, train: LOSS_LENGTHS[0] });
   const stable = liveText('span');
-  stable.set('tax.stable', { names: rows.filter((x) => x.r < 1.05).map((x) => x.name).join(', ') || '—' });
+  stable.set('taxonomy.stable', { names: rows.filter((x) => x.r < 1.05).map((x) => x.name).join(', ') || '—' });
   out.replaceChildren(
     head.el, ' ',
     // Model ids (the shipped files' names), not words to translate.
@@ -304,20 +304,20 @@ function showRatios(out: HTMLElement, jobs: Job[]): void {
 // ---- The learned model's position table
 
 function learnedFigure(ctx: Ctx): { el: HTMLElement; start(): void } {
-  const heat = new AxedHeatmap({ kind: 'diverging', label: () => t('tax.pos.title'), rowName: 'p', colName: 'c', y: 'tax.ax.position', x: 'tax.ax.dim', value: 'tax.ax.value' });
+  const heat = new AxedHeatmap({ kind: 'diverging', label: () => t('taxonomy.pos.title'), rowName: 'p', colName: 'c', y: 'taxonomy.ax.position', x: 'taxonomy.ax.dim', value: 'taxonomy.ax.value' });
   heat.canvas.id = 'tax-pos-heat';
-  const sim = new AxedHeatmap({ kind: 'diverging', label: () => t('tax.ax.cos'), rowName: 'p', colName: 'q', range: [-1, 1], y: 'tax.ax.position', x: 'tax.ax.positionQ', value: 'tax.ax.cos' });
+  const sim = new AxedHeatmap({ kind: 'diverging', label: () => t('taxonomy.ax.cos'), rowName: 'p', colName: 'q', range: [-1, 1], y: 'taxonomy.ax.position', x: 'taxonomy.ax.positionQ', value: 'taxonomy.ax.cos' });
   sim.canvas.id = 'tax-pos-sim';
   const look = liveText('p', 'look');
   look.el.id = 'tax-pos-look';
   const beyond = liveText('span');
   const beyondError = el('code', { id: 'tax-pos-error', class: 'error-text' });
   const status = el('p', { class: 'status' });
-  status.append(text('tax.status.waiting'));
+  status.append(text('taxonomy.status.waiting'));
   const box = el('div', { id: 'tax-pos' },
     el('div', { class: 'figs' },
-      el('figure', {}, text('tax.pos.heat', 'figcaption'), heat.el),
-      el('figure', {}, text('tax.pos.sim', 'figcaption'), sim.el)),
+      el('figure', {}, text('taxonomy.pos.heat', 'figcaption'), heat.el),
+      el('figure', {}, text('taxonomy.pos.sim', 'figcaption'), sim.el)),
     status, look.el, el('p', { class: 'note' }, beyond.el, ' ', beyondError));
   const start = (): void => {
     void (async () => {
@@ -329,9 +329,9 @@ function learnedFigure(ctx: Ctx): { el: HTMLElement; start(): void } {
       const cos = cosineMatrix(rows, maxLength, dim);
       sim.draw(cos, maxLength, maxLength);
       const meanAt = (d: number): string => fmtNum(meanDiagonal(cos, maxLength, d), 2);
-      look.set('tax.pos.look', { d1: meanAt(1), d8: meanAt(8), d16: meanAt(16), d32: meanAt(32), r01: fmtNum(cos[1]!, 2) });
+      look.set('taxonomy.pos.look', { d1: meanAt(1), d8: meanAt(8), d16: meanAt(16), d32: meanAt(32), r01: fmtNum(cos[1]!, 2) });
       for (const d of [1, 8, 16, 32]) look.el.dataset[`d${d}`] = String(meanDiagonal(cos, maxLength, d));
-      beyond.set('tax.pos.beyond', { max: maxLength });
+      beyond.set('taxonomy.pos.beyond', { max: maxLength });
       try {
         ctx.pe.learnedPositions({ table: data, maxLength, dim, positions: Int32Array.of(maxLength) });
         // Not expected (the core refuses rows past the table); said in the page's language if it happens.
@@ -381,7 +381,7 @@ function meanDiagonal(m: Float64Array, n: number, d: number): number {
 function shawFigure(pe: Posenc): HTMLElement {
   let clip = getNumber('t.clip', 4, 1, 32);
   let length = getNumber('t.len', 24, 4, 64);
-  const map = new AxedHeatmap({ kind: 'diverging', label: () => t('tax.shaw.title'), rowName: 'm', colName: 'n', y: 'tax.ax.query', x: 'tax.ax.key', value: 'tax.ax.rel' });
+  const map = new AxedHeatmap({ kind: 'diverging', label: () => t('taxonomy.shaw.title'), rowName: 'm', colName: 'n', y: 'taxonomy.ax.query', x: 'taxonomy.ax.key', value: 'taxonomy.ax.rel' });
   map.canvas.id = 'tax-shaw-map';
   const look = liveText('p', 'look');
   look.el.id = 'tax-shaw-look';
@@ -394,18 +394,18 @@ function shawFigure(pe: Posenc): HTMLElement {
     map.canvas.dataset.clip = String(clip);
     map.canvas.dataset.length = String(length);
     const distinct = new Set(idx).size;
-    look.set('tax.shaw.look', { distinct, distances: 2 * length - 1, len: length });
+    look.set('taxonomy.shaw.look', { distinct, distances: 2 * length - 1, len: length });
     look.el.dataset.distinct = String(distinct);
   }));
-  const clipSlider = slider({ label: 'tax.shaw.clip', param: 't.clip', min: 1, max: 32, step: 1, value: clip, onInput: (v) => { clip = v; update(); } });
-  const lengthSlider = slider({ label: 'tax.shaw.len', param: 't.len', min: 4, max: 64, step: 1, value: length, onInput: (v) => { length = v; update(); } });
+  const clipSlider = slider({ label: 'taxonomy.shaw.clip', param: 't.clip', min: 1, max: 32, step: 1, value: clip, onInput: (v) => { clip = v; update(); } });
+  const lengthSlider = slider({ label: 'taxonomy.shaw.len', param: 't.len', min: 4, max: 64, step: 1, value: length, onInput: (v) => { length = v; update(); } });
   clipSlider.input.id = 'tax-shaw-clip';
   lengthSlider.input.id = 'tax-shaw-len';
   for (const s of [clipSlider, lengthSlider]) s.el.querySelector('label')?.setAttribute('for', s.input.id);
   for (const s of [clipSlider, lengthSlider]) s.el.querySelector('output')?.setAttribute('for', s.input.id);
   const box = el('div', { id: 'tax-shaw' },
     el('div', { class: 'controls' }, clipSlider.el, lengthSlider.el),
-    el('figure', { class: 'narrow' }, text('tax.shaw.map', 'figcaption'), map.el),
+    el('figure', { class: 'narrow' }, text('taxonomy.shaw.map', 'figcaption'), map.el),
     look.el);
   update();
   return box;

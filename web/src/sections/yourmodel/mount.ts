@@ -43,12 +43,12 @@ const spansText = (spans: ReadonlyArray<[number, number]>): string => spans.map(
 function scalingText(l: RopeLayerOptions): string {
   const s = l.scaling;
   switch (s.type) {
-    case 'default': return t('ym.sc.default');
-    case 'linear': case 'ntk': return tf(`ym.sc.${s.type}`, { f: fmt(s.factor) });
-    case 'dynamic': return tf('ym.sc.dynamic', { f: fmt(s.factor), L: fmt(s.maxPositionEmbeddings) });
-    case 'yarn': case 'longrope': return tf(`ym.sc.${s.type}`, { f: fmt(s.factor), L: fmt(s.originalMaxPositionEmbeddings) });
-    case 'llama3': return tf('ym.sc.llama3', { f: fmt(s.factor), L: fmt(s.originalMaxPositionEmbeddings), lo: fmt(s.lowFreqFactor), hi: fmt(s.highFreqFactor) });
-    case 'proportional': return tf('ym.sc.proportional', { p: fmt(s.partialRotaryFactor ?? 1) });
+    case 'default': return t('yourmodel.sc.default');
+    case 'linear': case 'ntk': return tf(`yourmodel.sc.${s.type}`, { f: fmt(s.factor) });
+    case 'dynamic': return tf('yourmodel.sc.dynamic', { f: fmt(s.factor), L: fmt(s.maxPositionEmbeddings) });
+    case 'yarn': case 'longrope': return tf(`yourmodel.sc.${s.type}`, { f: fmt(s.factor), L: fmt(s.originalMaxPositionEmbeddings) });
+    case 'llama3': return tf('yourmodel.sc.llama3', { f: fmt(s.factor), L: fmt(s.originalMaxPositionEmbeddings), lo: fmt(s.lowFreqFactor), hi: fmt(s.highFreqFactor) });
+    case 'proportional': return tf('yourmodel.sc.proportional', { p: fmt(s.partialRotaryFactor ?? 1) });
   }
 }
 
@@ -64,24 +64,24 @@ const withRope = (gs: RopeGroup[]): RopeOf[] => gs.filter((g): g is RopeOf => g.
 function posencCode(rc: RopeFromConfig, gs: RopeGroup[]): string {
   const rs = withRope(gs);
   const none = gs.find((g) => g.rope === null);
-  const lines = [`import { init } from 'posenc';`, '', 'const pe = await init();', `// ${t('ym.c.load')}`, 'const rope = pe.ropeFromConfig(config);'];
+  const lines = [`import { init } from 'posenc';`, '', 'const pe = await init();', `// ${t('yourmodel.c.load')}`, 'const rope = pe.ropeFromConfig(config);'];
   if (rs.length === 0) return lines.join('\n');
   const first = rs[0]!.rope;
   if (rc.uniform) {
-    lines.push(`// ${tf('ym.c.alike', { layers: spansText(rs[0]!.spans) })}`);
+    lines.push(`// ${tf('yourmodel.c.alike', { layers: spansText(rs[0]!.spans) })}`);
   } else {
-    for (const g of rs) lines.push(`// ${tf('ym.c.layer', { layers: spansText(g.spans), what: ropeText(g.rope) })}`);
+    for (const g of rs) lines.push(`// ${tf('yourmodel.c.layer', { layers: spansText(g.spans), what: ropeText(g.rope) })}`);
   }
-  if (none !== undefined) lines.push(`// ${tf('ym.c.noneLayers', { layers: spansText(none.spans) })}`);
-  lines.push('', `// ${tf(rc.uniform ? 'ym.c.q' : 'ym.c.qi', { d: [...new Set(rs.map((g) => g.rope.headDim))].join(' | ') })}`);
+  if (none !== undefined) lines.push(`// ${tf('yourmodel.c.noneLayers', { layers: spansText(none.spans) })}`);
+  lines.push('', `// ${tf(rc.uniform ? 'yourmodel.c.q' : 'yourmodel.c.qi', { d: [...new Set(rs.map((g) => g.rope.headDim))].join(' | ') })}`);
   let where = 'offset: 0';
   if (first.mrope !== undefined) {
-    lines.push(`// ${t('ym.c.mrope')}`);
+    lines.push(`// ${t('yourmodel.c.mrope')}`);
     lines.push(...MROPE_POSITIONS);
     where = 'positions';
   }
   if (rs.some((g) => isLengthDependent(g.rope))) {
-    lines.push(`// ${t('ym.c.ctx')}`);
+    lines.push(`// ${t('yourmodel.c.ctx')}`);
     where += ', contextLength: seqLen';
   }
   if (rc.uniform) {
@@ -95,7 +95,7 @@ function posencCode(rc: RopeFromConfig, gs: RopeGroup[]): string {
     lines.push('}');
   }
   if (rc.queryScaling !== undefined) {
-    lines.push('', `// ${tf('ym.c.qs', { layers: spansText(layerSpans(rc.queryScaling.layers)) })}`);
+    lines.push('', `// ${tf('yourmodel.c.qs', { layers: spansText(layerSpans(rc.queryScaling.layers)) })}`);
     lines.push('const scale = pe.queryScale(Int32Array.from({ length: seqLen }, (_, p) => p), rope.queryScaling!);');
   }
   return lines.join('\n');
@@ -108,7 +108,7 @@ function ortCode(rc: RopeFromConfig, gs: RopeGroup[]): string {
   const lines = [`import * as ort from 'onnxruntime-web';`, `import { init } from 'posenc';`, '', 'const pe = await init();', 'const rope = pe.ropeFromConfig(config);'];
   if (rs.length === 0) return lines.join('\n');
   const known = rc.maxPositions !== undefined || rs.some((g) => g.originalContext !== undefined);
-  lines.push(`const maxLen = ${Math.max(...rs.map((g) => targetLength(rc, g)))};${known ? '' : `  // ${t('ym.c.maxLen')}`}`);
+  lines.push(`const maxLen = ${Math.max(...rs.map((g) => targetLength(rc, g)))};${known ? '' : `  // ${t('yourmodel.c.maxLen')}`}`);
   for (const [k, g] of rs.entries()) {
     const l = g.rope;
     const s = l.scaling;
@@ -119,31 +119,31 @@ function ortCode(rc: RopeFromConfig, gs: RopeGroup[]): string {
       lines.push(`const sin${n} = new ort.Tensor('float32', ${c}.sin, [${rows}, ${c}.width]);`);
     };
     lines.push('');
-    if (!rc.uniform) lines.push(`// ${tf('ym.c.layer', { layers: spansText(g.spans), what: ropeText(l) })}`);
+    if (!rc.uniform) lines.push(`// ${tf('yourmodel.c.layer', { layers: spansText(g.spans), what: ropeText(l) })}`);
     if (l.mrope !== undefined) {
-      lines.push(`// ${t('ym.c.mropeOrt')}`);
+      lines.push(`// ${t('yourmodel.c.mropeOrt')}`);
       if (k === 0) lines.push(...MROPE_POSITIONS);
       lines.push(`const c${n} = pe.ropeCache({ ...${src}, positions, format: 'half' });`);
       tensors(`c${n}`, 'seqLen');
     } else if (s.type === 'longrope') {
-      lines.push(`// ${tf('ym.c.longrope', { L: fmt(s.originalMaxPositionEmbeddings) })}`);
+      lines.push(`// ${tf('yourmodel.c.longrope', { L: fmt(s.originalMaxPositionEmbeddings) })}`);
       lines.push(`const short${n} = pe.ropeCache({ ...${src}, seqLen: maxLen, contextLength: ${s.originalMaxPositionEmbeddings}, format: 'half' });`);
       lines.push(`const long${n} = pe.ropeCache({ ...${src}, seqLen: maxLen, contextLength: maxLen, format: 'half' });`);
       lines.push(`const c${n} = seqLen > ${s.originalMaxPositionEmbeddings} ? long${n} : short${n};`);
       tensors(`c${n}`, 'maxLen');
     } else if (s.type === 'dynamic') {
-      lines.push(`// ${tf('ym.c.dynamic', { L: fmt(s.maxPositionEmbeddings) })}`);
+      lines.push(`// ${tf('yourmodel.c.dynamic', { L: fmt(s.maxPositionEmbeddings) })}`);
       lines.push(`const c${n} = pe.ropeCache({ ...${src}, seqLen, contextLength: seqLen, format: 'half' });`);
       tensors(`c${n}`, 'seqLen');
     } else {
-      lines.push(`// ${t('ym.c.cache')}`);
+      lines.push(`// ${t('yourmodel.c.cache')}`);
       lines.push(`const c${n} = pe.ropeCache({ ...${src}, seqLen: maxLen, format: 'half' });`);
       tensors(`c${n}`, 'maxLen');
     }
-    lines.push(`// ${tf('ym.c.attrs', { i: l.layout === 'interleaved' ? 1 : 0, r: l.rotaryDim })}`);
+    lines.push(`// ${tf('yourmodel.c.attrs', { i: l.layout === 'interleaved' ? 1 : 0, r: l.rotaryDim })}`);
   }
-  if (none !== undefined) lines.push('', `// ${tf('ym.c.noneOrt', { layers: spansText(none.spans) })}`);
-  if (rc.queryScaling !== undefined) lines.push(`// ${tf('ym.c.qsOrt', { layers: spansText(layerSpans(rc.queryScaling.layers)) })}`);
+  if (none !== undefined) lines.push('', `// ${tf('yourmodel.c.noneOrt', { layers: spansText(none.spans) })}`);
+  if (rc.queryScaling !== undefined) lines.push(`// ${tf('yourmodel.c.qsOrt', { layers: spansText(layerSpans(rc.queryScaling.layers)) })}`);
   return lines.join('\n');
 }
 
@@ -169,7 +169,7 @@ const SCALED_COLOURS = ['#9467bd', '#8c564b', '#e377c2', '#17becf'];
 
 /** What the context a RoPE is compared with is: the scaling's original length, or max_position_embeddings. */
 const contextName = (l: RopeLayerOptions): string =>
-  t('originalMaxPositionEmbeddings' in l.scaling || l.scaling.type === 'dynamic' ? 'ym.ctx.original' : 'ym.ctx.max');
+  t('originalMaxPositionEmbeddings' in l.scaling || l.scaling.type === 'dynamic' ? 'yourmodel.ctx.original' : 'yourmodel.ctx.max');
 
 /**
  * The length the model is meant to reach: max_position_embeddings when it is past the scaling's own
@@ -187,9 +187,9 @@ function targetLength(rc: RopeFromConfig, g: RopeGroup & { rope: RopeLayerOption
 export function mount(ctx: Ctx, root: HTMLElement): void {
   const ids = PUBLISHED_CONFIGS.map((c) => c.id);
   let choice = getChoice<string>('y.model', ids[0]!, [...ids, PASTE]);
-  const box = el('textarea', { id: 'ym-config', rows: '12', spellcheck: 'false', autocomplete: 'off', 'aria-label': t('ym.paste') });
-  onLangChange(() => box.setAttribute('aria-label', t('ym.paste')));
-  const readButton = el('button', { type: 'button', id: 'ym-read' }, text('ym.read'));
+  const box = el('textarea', { id: 'ym-config', rows: '12', spellcheck: 'false', autocomplete: 'off', 'aria-label': t('yourmodel.paste') });
+  onLangChange(() => box.setAttribute('aria-label', t('yourmodel.paste')));
+  const readButton = el('button', { type: 'button', id: 'ym-read' }, text('yourmodel.read'));
   const error = el('div', { id: 'ym-error', class: 'ym-error', role: 'alert' });
   const results = el('div', { id: 'ym-results' });
   const source = el('p', { id: 'ym-source', class: 'note' });
@@ -197,7 +197,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const strip = el('div', { id: 'ym-strip', class: 'ym-strip', role: 'img' });
   const plan = el('table', { id: 'ym-plan', class: 'answers ym-plan' });
   const wave = new LinePlot({
-    xLabel: () => t('ym.wl.x'), yLabel: () => t('ym.wl.y'), series: [{ label: 'R1' }], height: 240, logY: true, points: true, integerX: true,
+    xLabel: () => t('yourmodel.wl.x'), yLabel: () => t('yourmodel.wl.y'), series: [{ label: 'R1' }], height: 240, logY: true, points: true, integerX: true,
     hMarkers: () => contexts,
     hMarkerText: () => contextLabels,
   });
@@ -213,8 +213,8 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const wlLook = el('p', { class: 'note look', id: 'ym-wl-look' });
   let current: { rc: RopeFromConfig; gs: RopeGroup[]; sourceOf: () => Array<Node | string> } | undefined;
   const code = codeTabs('ym-code', [
-    { key: 'posenc', label: 'ym.tab.posenc', code: () => (current ? posencCode(current.rc, current.gs) : '') },
-    { key: 'ort', label: 'ym.tab.ort', code: () => (current ? ortCode(current.rc, current.gs) : ''), note: 'ym.ort.note' },
+    { key: 'posenc', label: 'yourmodel.tab.posenc', code: () => (current ? posencCode(current.rc, current.gs) : '') },
+    { key: 'ort', label: 'yourmodel.tab.ort', code: () => (current ? ortCode(current.rc, current.gs) : ''), note: 'yourmodel.ort.note' },
   ]);
 
   /** Shows `rc` (what ropeFromConfig returned for the config in the box). */
@@ -225,9 +225,9 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     const n = rc.layers.length;
     source.replaceChildren(...current.sourceOf());
     summary.textContent = [
-      tf('ym.summary', { type: rc.modelType ?? '—', n }),
-      rs.length === 0 ? t('ym.noneAtAll') : rc.uniform ? t('ym.alike') : t('ym.differ'),
-      rc.maxPositions === undefined ? '' : tf('ym.maxpos', { n: fmt(rc.maxPositions) }),
+      tf('yourmodel.summary', { type: rc.modelType ?? '—', n }),
+      rs.length === 0 ? t('yourmodel.noneAtAll') : rc.uniform ? t('yourmodel.alike') : t('yourmodel.differ'),
+      rc.maxPositions === undefined ? '' : tf('yourmodel.maxpos', { n: fmt(rc.maxPositions) }),
     ].filter((s) => s !== '').join(lang() === 'zh' ? '' : ' ');
     summary.dataset.uniform = String(rc.uniform);
     summary.dataset.layers = String(n);
@@ -235,10 +235,10 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     // The strip: one cell per layer, its group's colour (grey: no RoPE).
     const groupOf = new Array<number>(n).fill(-1);
     rs.forEach((g, k) => g.layers.forEach((i) => { groupOf[i] = k; }));
-    strip.setAttribute('aria-label', t('ym.strip'));
+    strip.setAttribute('aria-label', t('yourmodel.strip'));
     strip.replaceChildren(...groupOf.map((k, i) => {
-      const what = k < 0 ? tf('ym.noRope', { kinds: rc.layerTypes[i] ?? '' }) : `R${k + 1}: ${ropeText(rs[k]!.rope)}`;
-      const cell = el('span', { class: k < 0 ? 'ym-cell none' : 'ym-cell', title: tf('ym.strip.layer', { i, what }) });
+      const what = k < 0 ? tf('yourmodel.noRope', { kinds: rc.layerTypes[i] ?? '' }) : `R${k + 1}: ${ropeText(rs[k]!.rope)}`;
+      const cell = el('span', { class: k < 0 ? 'ym-cell none' : 'ym-cell', title: tf('yourmodel.strip.layer', { i, what }) });
       if (k >= 0) cell.style.background = colour(k);
       return cell;
     }));
@@ -246,18 +246,18 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     strip.dataset.plan = groupOf.map((k) => (k < 0 ? '.' : String.fromCharCode(65 + k))).join('');
 
     // The plan table.
-    const head = el('tr', {}, ...(['ym.col.rope', 'ym.col.layers', 'ym.col.count', 'ym.col.dims', 'ym.col.base', 'ym.col.layout', 'ym.col.scaling', 'ym.col.factor'] as const)
+    const head = el('tr', {}, ...(['yourmodel.col.rope', 'yourmodel.col.layers', 'yourmodel.col.count', 'yourmodel.col.dims', 'yourmodel.col.base', 'yourmodel.col.layout', 'yourmodel.col.scaling', 'yourmodel.col.factor'] as const)
       .map((k) => el('th', { scope: 'col' }, t(k))));
     const rows = rs.map((g, k) => el('tr', { 'data-group': `R${k + 1}` },
       el('th', { scope: 'row' }, el('span', { class: 'ym-swatch', style: `background:${colour(k)}` }), `R${k + 1}`),
       el('td', {}, spansText(g.spans)), el('td', {}, String(g.layers.length)),
-      el('td', {}, tf('ym.dims', { r: rotated(g.rope), d: g.rope.headDim })), el('td', {}, fmt(g.rope.base)), el('td', {}, g.rope.layout),
+      el('td', {}, tf('yourmodel.dims', { r: rotated(g.rope), d: g.rope.headDim })), el('td', {}, fmt(g.rope.base)), el('td', {}, g.rope.layout),
       el('td', {}, scalingText(g.rope)), el('td', {}, fmt(g.rope.attentionFactor))));
     const none = gs.find((g) => g.rope === null);
     if (none !== undefined) {
       const kinds = [...new Set(none.layers.map((i) => rc.layerTypes[i]))].join(', ');
-      rows.push(el('tr', { 'data-group': 'none' }, el('th', { scope: 'row' }, el('span', { class: 'ym-swatch none' }), t('ym.none')),
-        el('td', {}, spansText(none.spans)), el('td', {}, String(none.layers.length)), el('td', { colspan: '5' }, tf('ym.noRope', { kinds }))));
+      rows.push(el('tr', { 'data-group': 'none' }, el('th', { scope: 'row' }, el('span', { class: 'ym-swatch none' }), t('yourmodel.none')),
+        el('td', {}, spansText(none.spans)), el('td', {}, String(none.layers.length)), el('td', { colspan: '5' }, tf('yourmodel.noRope', { kinds }))));
     }
     plan.replaceChildren(el('thead', {}, head), el('tbody', {}, ...rows));
 
@@ -278,7 +278,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     const scaled = rs.flatMap((g, k) => {
       if (plain(g.rope)) return [];
       const at = targetLength(rc, g);
-      series.push({ label: tf(isLengthDependent(g.rope) ? 'ym.wl.scaledAt' : 'ym.wl.scaled', { rope: `R${k + 1}`, s: scalingText(g.rope), n: fmt(at) }),
+      series.push({ label: tf(isLengthDependent(g.rope) ? 'yourmodel.wl.scaledAt' : 'yourmodel.wl.scaled', { rope: `R${k + 1}`, s: scalingText(g.rope), n: fmt(at) }),
         color: SCALED_COLOURS[k % SCALED_COLOURS.length]!, dash: [5, 4] });
       return [wl(ctx.pe.ropeFrequencies({ ...g.rope, seqLen: at }).invFreq)];
     });
@@ -295,33 +295,33 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
         rope: `R${k + 1}`, pairs: turning.length, lo: fmt(+turning[0]!.toPrecision(4)), hi: fmt(+turning[turning.length - 1]!.toPrecision(4)), slow,
         L: L === undefined ? '' : fmt(L), what: contextName(g.rope),
       };
-      const key: Key = L === undefined ? 'ym.wl.lineNoContext' : slow === 0 ? 'ym.wl.lineAll' : 'ym.wl.line';
+      const key: Key = L === undefined ? 'yourmodel.wl.lineNoContext' : slow === 0 ? 'yourmodel.wl.lineAll' : 'yourmodel.wl.line';
       const sliding = g.layers.every((i) => rc.layerTypes[i] === 'sliding_attention');
       return el('p', { class: 'result', id: `ym-wl-R${k + 1}`, 'data-slow': String(slow), 'data-pairs': String(turning.length), 'data-zero': String(zero) },
-        tf(key, vars) + (zero > 0 ? tf('ym.wl.zero', { z: zero }) : '') + (sliding ? t('ym.wl.sliding') : ''));
+        tf(key, vars) + (zero > 0 ? tf('yourmodel.wl.zero', { z: zero }) : '') + (sliding ? t('yourmodel.wl.sliding') : ''));
     }));
-    wlLook.dataset.i18n = contexts.length > 0 ? 'ym.wl.look' : 'ym.wl.lookNone';
+    wlLook.dataset.i18n = contexts.length > 0 ? 'yourmodel.wl.look' : 'yourmodel.wl.lookNone';
     wlLook.textContent = t(wlLook.dataset.i18n as Key);
 
     // What switches with the length, and the attention factor.
     const sw = rs.flatMap((g, k) => {
       const s = g.rope.scaling;
-      if (s.type === 'dynamic') return [el('p', { class: 'result', 'data-switch': String(s.maxPositionEmbeddings) }, tf('ym.switch.dynamic', { rope: `R${k + 1}`, L: fmt(s.maxPositionEmbeddings) }))];
+      if (s.type === 'dynamic') return [el('p', { class: 'result', 'data-switch': String(s.maxPositionEmbeddings) }, tf('yourmodel.switch.dynamic', { rope: `R${k + 1}`, L: fmt(s.maxPositionEmbeddings) }))];
       if (s.type === 'longrope') {
         return [el('p', { class: 'result', 'data-switch': String(s.originalMaxPositionEmbeddings) },
-          tf('ym.switch.longrope', { rope: `R${k + 1}`, L: fmt(s.originalMaxPositionEmbeddings), L1: fmt(s.originalMaxPositionEmbeddings + 1), a: fmt(g.rope.attentionFactor) }))];
+          tf('yourmodel.switch.longrope', { rope: `R${k + 1}`, L: fmt(s.originalMaxPositionEmbeddings), L1: fmt(s.originalMaxPositionEmbeddings + 1), a: fmt(g.rope.attentionFactor) }))];
       }
       return [];
     });
-    switches.replaceChildren(...(sw.length > 0 ? sw : rs.length > 0 ? [el('p', { class: 'result' }, t('ym.switch.none'))] : []));
+    switches.replaceChildren(...(sw.length > 0 ? sw : rs.length > 0 ? [el('p', { class: 'result' }, t('yourmodel.switch.none'))] : []));
     const fs = rs.flatMap((g, k) => (g.rope.attentionFactor === 1 ? [] : [el('p', { class: 'result', 'data-factor': String(g.rope.attentionFactor) },
-      tf('ym.factor', { rope: `R${k + 1}`, a: fmt(g.rope.attentionFactor), a2: fmt(g.rope.attentionFactor ** 2) }))]));
-    if (fs.length === 0 && rs.length > 0) fs.push(el('p', { class: 'result' }, t('ym.factor.one')));
+      tf('yourmodel.factor', { rope: `R${k + 1}`, a: fmt(g.rope.attentionFactor), a2: fmt(g.rope.attentionFactor ** 2) }))]));
+    if (fs.length === 0 && rs.length > 0) fs.push(el('p', { class: 'result' }, t('yourmodel.factor.one')));
     if (rc.keysRead.some((k) => k.endsWith('qk_rope_head_dim')) && rs.length > 0) {
-      fs.push(el('p', { class: 'result', id: 'ym-mla' }, tf('ym.mla', { r: rs[0]!.rope.rotaryDim })));
+      fs.push(el('p', { class: 'result', id: 'ym-mla' }, tf('yourmodel.mla', { r: rs[0]!.rope.rotaryDim })));
     }
     if (rc.softmaxScale !== undefined) {
-      fs.push(el('p', { class: 'result', id: 'ym-softmax', 'data-value': String(rc.softmaxScale) }, tf('ym.softmax', { type: rc.modelType ?? '', s: fmt(rc.softmaxScale) })));
+      fs.push(el('p', { class: 'result', id: 'ym-softmax', 'data-value': String(rc.softmaxScale) }, tf('yourmodel.softmax', { type: rc.modelType ?? '', s: fmt(rc.softmaxScale) })));
     }
     factors.replaceChildren(...fs);
 
@@ -331,7 +331,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
       if (m === undefined) return [];
       const [a, b, c] = m.section as [number, number, number];
       const turns = m.interleaved ?? false;
-      const split = tf(turns ? 'ym.mrope.turns' : 'ym.mrope.chunks', { t: a, h: b, w: c });
+      const split = tf(turns ? 'yourmodel.mrope.turns' : 'yourmodel.mrope.chunks', { t: a, h: b, w: c });
       // Pair i's row: in chunks, by the running sums; in turn, i mod 3 while that row has pairs left (then temporal), as transformers assigns them.
       const rows = Array.from({ length: a + b + c }, (_, i) => {
         if (!turns) return i < a ? 0 : i < a + b ? 1 : 2;
@@ -339,16 +339,16 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
         return r === 1 && i < 3 * b ? 1 : r === 2 && i < 3 * c ? 2 : 0;
       });
       const bar = el('div', { class: 'ym-pairs', id: `ym-mrope-R${k + 1}`, 'data-rows': rows.join('') },
-        ...rows.map((r, i) => el('span', { class: `ym-pair row${r}`, title: `${tf('ym.pair', { i })}: ${t((['ym.mrope.t', 'ym.mrope.h', 'ym.mrope.w'] as const)[r]!)}` })));
-      const legend = el('p', { class: 'note ym-legend' }, ...(['ym.mrope.t', 'ym.mrope.h', 'ym.mrope.w'] as const).map((key, r) =>
+        ...rows.map((r, i) => el('span', { class: `ym-pair row${r}`, title: `${tf('yourmodel.pair', { i })}: ${t((['yourmodel.mrope.t', 'yourmodel.mrope.h', 'yourmodel.mrope.w'] as const)[r]!)}` })));
+      const legend = el('p', { class: 'note ym-legend' }, ...(['yourmodel.mrope.t', 'yourmodel.mrope.h', 'yourmodel.mrope.w'] as const).map((key, r) =>
         el('span', {}, el('span', { class: `ym-pair row${r}` }), ` ${t(key)}  `)));
-      return [el('p', { class: 'result' }, tf('ym.mrope', { rope: `R${k + 1}`, split })), figure('ym.mrope.fig', bar, legend), text('ym.mrope.text', 'p', 'note')];
+      return [el('p', { class: 'result' }, tf('yourmodel.mrope', { rope: `R${k + 1}`, split })), figure('yourmodel.mrope.fig', bar, legend), text('yourmodel.mrope.text', 'p', 'note')];
     }));
 
     const q = rc.queryScaling;
     qs.hidden = q === undefined;
-    qs.textContent = q === undefined ? '' : tf('ym.qs', { n: q.layers.length, beta: fmt(q.beta), shift: q.shift, len: fmt(q.length) });
-    defaulted.replaceChildren(...(rc.defaulted.length === 0 ? [] : [el('p', { class: 'note' }, t('ym.defaulted')), el('ul', { class: 'note' }, ...rc.defaulted.map((d) => el('li', {}, el('code', {}, d))))]));
+    qs.textContent = q === undefined ? '' : tf('yourmodel.qs', { n: q.layers.length, beta: fmt(q.beta), shift: q.shift, len: fmt(q.length) });
+    defaulted.replaceChildren(...(rc.defaulted.length === 0 ? [] : [el('p', { class: 'note' }, t('yourmodel.defaulted')), el('ul', { class: 'note' }, ...rc.defaulted.map((d) => el('li', {}, el('code', {}, d))))]));
     code.refresh();
     root.dataset.model = current.rc.modelType ?? '';
   };
@@ -364,16 +364,16 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
       root.dataset.state = 'error';
     };
     const raw = box.value.trim();
-    if (raw === '') return fail(t('ym.error.empty'));
+    if (raw === '') return fail(t('yourmodel.error.empty'));
     let config: unknown;
     try {
       config = JSON.parse(raw);
     } catch (e) {
-      return fail(t('ym.error.json') + (e instanceof Error ? e.message : String(e)));
+      return fail(t('yourmodel.error.json') + (e instanceof Error ? e.message : String(e)));
     }
     if (typeof config !== 'object' || config === null || Array.isArray(config)) {
       const kind = Array.isArray(config) ? 'array' : config === null ? 'null' : typeof config;
-      return fail(tf('ym.error.object', { kind: t(`ym.kind.${kind}` as Key) }));
+      return fail(tf('yourmodel.error.object', { kind: t(`yourmodel.kind.${kind}` as Key) }));
     }
     try {
       const rc = ctx.pe.ropeFromConfig(config);
@@ -381,7 +381,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     } catch (e) {
       // An unknown model type: what the reader can do about it, in their language, before the core's message.
       const layout = e instanceof Error && e.message.includes("not in posenc's layout table");
-      return fail(`${layout ? `${t('ym.error.layout')}\n` : ''}${errorText(e)}`);
+      return fail(`${layout ? `${t('yourmodel.error.layout')}\n` : ''}${errorText(e)}`);
     }
     error.hidden = true;
     error.textContent = '';
@@ -400,18 +400,18 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     }
     box.value = JSON.stringify(c.config, null, 2);
     // The repository is a name (translate="no"); the rest follows the language.
-    read(() => [t('ym.source'), el('span', { translate: 'no' }, c.repo),
-      `${lang() === 'zh' ? '，' : ', '}${t('ym.source.keys')}${c.how === undefined ? '' : lang() === 'zh' ? `（${c.how.zh}）` : ` (${c.how.en})`}`]);
+    read(() => [t('yourmodel.source'), el('span', { translate: 'no' }, c.repo),
+      `${lang() === 'zh' ? '，' : ', '}${t('yourmodel.source.keys')}${c.how === undefined ? '' : lang() === 'zh' ? `（${c.how.zh}）` : ` (${c.how.en})`}`]);
   };
   const picker = select<string>({
-    label: 'ym.pick', param: 'y.model', value: choice,
-    options: [...PUBLISHED_CONFIGS.map((c) => [c.id, c.name] as const), [PASTE, () => t('ym.pick.paste')] as const],
+    label: 'yourmodel.pick', param: 'y.model', value: choice,
+    options: [...PUBLISHED_CONFIGS.map((c) => [c.id, c.name] as const), [PASTE, () => t('yourmodel.pick.paste')] as const],
     onChange: pick,
   });
   picker.input.id = 'ym-pick';
   // Model names are names, in either language.
   for (const o of Array.from(picker.input.options)) if (o.value !== PASTE) o.setAttribute('translate', 'no');
-  const pasted = (): string[] => [`${t('ym.source')}${t('ym.source.pasted')}`];
+  const pasted = (): string[] => [`${t('yourmodel.source')}${t('yourmodel.source.pasted')}`];
   readButton.addEventListener('click', () => {
     // Reading the box's own text: it is the reader's config from now on.
     if (choice !== PASTE) {
@@ -432,15 +432,15 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
 
   results.append(
     source, summary,
-    figure('ym.strip', strip),
+    figure('yourmodel.strip', strip),
     el('div', { class: 'table-scroll' }, plan),
-    el('div', { class: 'figs' }, el('div', {}, figure('ym.wl', wave.el), wlLines, wlLook)),
-    el('h3', {}, text('ym.switch')), switches, factors, mrope, qs, defaulted,
-    el('h3', {}, text('ym.code')), code.el,
+    el('div', { class: 'figs' }, el('div', {}, figure('yourmodel.wl', wave.el), wlLines, wlLook)),
+    el('h3', {}, text('yourmodel.switch')), switches, factors, mrope, qs, defaulted,
+    el('h3', {}, text('yourmodel.code')), code.el,
   );
   root.append(
     el('div', { class: 'controls ym-controls' }, picker.el),
-    el('div', { class: 'ym-input' }, el('label', { for: 'ym-config' }, text('ym.paste')), box, el('div', {}, readButton)),
+    el('div', { class: 'ym-input' }, el('label', { for: 'ym-config' }, text('yourmodel.paste')), box, el('div', {}, readButton)),
     error, results,
   );
   // The config is read when the reader comes near (the core is already loaded: this is instant).
