@@ -6,5 +6,6 @@ export type PoolRequest =
   | { id: number; op: 'attention'; options: AttentionOptions };
 
 export type PoolReply =
-  | { id: number; ok: true; result?: AttentionResult }
+  /** `inputs`: the buffers of the request's arrays, moved back for the pool to reuse. */
+  | { id: number; ok: true; result?: AttentionResult; inputs?: ArrayBuffer[] }
   | { id: number; ok: false; error: { name: string; message: string } };

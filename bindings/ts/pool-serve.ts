@@ -6,6 +6,7 @@
  */
 import { init } from './index.js';
 import type { PoolReply, PoolRequest } from './pool-protocol.js';
+import { transfersOf } from './pool-split.js';
 import type { Posenc } from './types.js';
 
 /** The messaging end a Worker answers on. */
@@ -33,9 +34,12 @@ export function serve(port: ServePort): void {
     }
     pe.then((p) => {
       const r = p.attention(req.options);
-      // The result's arrays are copies out of the wasm heap: moved, not copied again.
-      const transfer = [r.out.buffer, ...(r.weights ? [r.weights.buffer] : [])] as ArrayBuffer[];
-      port.post({ id: req.id, ok: true, result: r }, transfer);
+      // The result's arrays are copies out of the wasm heap: moved, not copied
+      // again. The request's arrays (copied into the heap by the call) go
+      // back too, so the pool cuts its next call into them.
+      const inputs = transfersOf(req.options);
+      const transfer = [r.out.buffer, ...(r.weights ? [r.weights.buffer] : []), ...inputs] as ArrayBuffer[];
+      port.post({ id: req.id, ok: true, result: r, inputs }, transfer);
     }).catch((e: unknown) => fail(req.id, e));
   });
 }

@@ -9,12 +9,16 @@
  */
 import type { AlibiVariant, AttentionOptions, AttentionResult } from './types.js';
 
-/** One part of a split call: its options and where its heads go in the result. */
+/** One part of a split call: where its heads go in the result, and how to make its call. */
 export interface AttentionPart {
-  /** The part's call: `heads` = the part's query heads, arrays cut to them. */
-  options: AttentionOptions;
   /** Its first query head in the whole call. */
   head: number;
+  /**
+   * The part's call (`heads` = the part's query heads, arrays copied out of
+   * the whole call's into arrays from `alloc`, default fresh ones). Cut one
+   * part at a time, so the first part's Worker starts while the next is cut.
+   */
+  cut(alloc?: Alloc): AttentionOptions;
 }
 
 /** The ALiBi slopes of a whole call (`[heads]`), as `pe.alibiSlopes` computes them. */
@@ -24,8 +28,17 @@ const isF32 = (x: unknown): x is Float32Array => x instanceof Float32Array;
 const isCount = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 1;
 const isLength = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 0;
 
+/** Where a part's copies go: a Float32Array of `length` values (fresh, or a buffer a Worker gave back). */
+export type Alloc = (length: number) => Float32Array;
+
+const fresh: Alloc = (length) => new Float32Array(length);
+
 /** `rows` consecutive rows of `width` values from `x`, starting at row `from` (a copy the part owns). */
-const rowsOf = (x: Float32Array, from: number, rows: number, width: number): Float32Array => x.slice(from * width, (from + rows) * width);
+function rowsOf(x: Float32Array, from: number, rows: number, width: number, alloc: Alloc): Float32Array {
+  const part = alloc(rows * width);
+  part.set(x.subarray(from * width, (from + rows) * width));
+  return part;
+}
 
 /**
  * `options` cut into at most `parts` calls over contiguous key-value groups, or undefined when the
@@ -69,37 +82,50 @@ export function splitAttention(options: AttentionOptions, parts: number, slopesO
     const g1 = Math.floor(((p + 1) * kvHeads) / n);
     const h0 = g0 * group;
     const h = (g1 - g0) * group;
-    const part: AttentionOptions = {
-      ...o,
-      heads: h,
-      kvHeads: g1 - g0,
-      q: rowsOf(o.q, h0, h, Tq * D),
-      k: rowsOf(o.k, g0, g1 - g0, Tk * D),
-      v: rowsOf(o.v, g0, g1 - g0, Tk * D),
+    const { q, k, v, bias, t5 } = o;
+    const cut = (alloc: Alloc = fresh): AttentionOptions => {
+      const part: AttentionOptions = {
+        ...o,
+        heads: h,
+        kvHeads: g1 - g0,
+        q: rowsOf(q, h0, h, Tq * D, alloc),
+        k: rowsOf(k, g0, g1 - g0, Tk * D, alloc),
+        v: rowsOf(v, g0, g1 - g0, Tk * D, alloc),
+      };
+      if (slopes !== undefined) part.alibi = { slopes: slopes.slice(h0, h0 + h) };
+      if (t5 !== undefined) {
+        const table = new Float32Array(buckets * h);
+        for (let b = 0; b < buckets; b++) table.set(t5.table.subarray(b * heads + h0, b * heads + h0 + h), b * h);
+        part.t5 = { ...t5, table };
+      }
+      if (bias !== undefined) part.bias = rowsOf(bias, h0, h, Tq * Tk, alloc);
+      return part;
     };
-    if (slopes !== undefined) part.alibi = { slopes: slopes.slice(h0, h0 + h) };
-    if (o.t5 !== undefined) {
-      const table = new Float32Array(buckets * h);
-      for (let b = 0; b < buckets; b++) table.set(o.t5.table.subarray(b * heads + h0, b * heads + h0 + h), b * h);
-      part.t5 = { ...o.t5, table };
-    }
-    if (o.bias !== undefined) part.bias = rowsOf(o.bias, h0, h, Tq * Tk);
-    out.push({ options: part, head: h0 });
+    out.push({ head: h0, cut });
   }
   return out;
 }
 
 /** The parts' results put back in head order: `out` `[heads, queryLength, headDim]`, `weights` `[heads, queryLength, keyLength]`. */
-export function joinAttention(options: AttentionOptions, parts: AttentionPart[], results: AttentionResult[]): AttentionResult {
-  const { heads, queryLength: Tq, keyLength: Tk, headDim: D } = options;
-  const out = new Float32Array(heads * Tq * D);
-  const weights = options.returnWeights === true ? new Float32Array(heads * Tq * Tk) : undefined;
+export function joinAttention(options: AttentionOptions, parts: AttentionPart[], results: AttentionResult[], into = resultArrays(options)): AttentionResult {
+  const { queryLength: Tq, keyLength: Tk, headDim: D } = options;
+  const { out, weights } = into;
   parts.forEach((p, i) => {
     const r = results[i]!;
     out.set(r.out, p.head * Tq * D);
     if (weights !== undefined && r.weights !== undefined) weights.set(r.weights, p.head * Tq * Tk);
   });
   return weights === undefined ? { out } : { out, weights };
+}
+
+/**
+ * The whole call's result arrays, written through once (so that the pages
+ * are mapped while the Workers compute, not while the parts are joined).
+ */
+export function resultArrays(options: AttentionOptions): { out: Float32Array; weights?: Float32Array } {
+  const { heads, queryLength: Tq, keyLength: Tk, headDim: D } = options;
+  const out = new Float32Array(heads * Tq * D).fill(0);
+  return options.returnWeights === true ? { out, weights: new Float32Array(heads * Tq * Tk).fill(0) } : { out };
 }
 
 /** The arrays of a part's call, to move to its Worker without copying again. */

@@ -5,7 +5,7 @@
  * Workers, the results are joined. The entries (index.ts, node.ts) give the
  * way to start a Worker; everything else is here.
  */
-import { attentionWork, joinAttention, splitAttention, transfersOf } from './pool-split.js';
+import { attentionWork, joinAttention, resultArrays, splitAttention, transfersOf } from './pool-split.js';
 import type { PoolReply, PoolRequest } from './pool-protocol.js';
 import type { AlibiVariant, AttentionOptions, AttentionResult, Posenc, PosencPool, PoolOptions } from './types.js';
 
@@ -34,10 +34,27 @@ export const MAX_DEFAULT_WORKERS = 8;
  */
 export const MIN_SPLIT_WORK = 1 << 22;
 
-/** One Worker and the calls waiting for its answer. */
+/** Buffers a Worker gave back that a Slot keeps for its next calls (at most). */
+const MAX_SPARE = 8;
+
+/** One Worker, the calls waiting for its answer and the buffers it gave back. */
 class Slot {
   readonly pending = new Map<number, { resolve: (r: PoolReply) => void; reject: (e: Error) => void }>();
+  /** Input buffers back from the Worker: the next call's parts are cut into them (memory already mapped). */
+  private spare: ArrayBuffer[] = [];
   constructor(readonly worker: PoolWorker) {}
+
+  keep(buffers: readonly ArrayBuffer[] | undefined): void {
+    if (buffers === undefined) return;
+    this.spare.push(...buffers);
+    if (this.spare.length > MAX_SPARE) this.spare.splice(0, this.spare.length - MAX_SPARE);
+  }
+
+  /** A Float32Array of `length` values: a spare buffer of that size if there is one, else a new one. */
+  readonly alloc = (length: number): Float32Array => {
+    const i = this.spare.findIndex((b) => b.byteLength === length * 4);
+    return i < 0 ? new Float32Array(length) : new Float32Array(this.spare.splice(i, 1)[0]!);
+  };
 }
 
 const asyncDispose: symbol = (Symbol as unknown as { asyncDispose?: symbol }).asyncDispose ?? Symbol.for('Symbol.asyncDispose');
@@ -72,6 +89,7 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
         const p = slot.pending.get(reply.id);
         if (p === undefined) return;
         slot.pending.delete(reply.id);
+        if (reply.ok) slot.keep(reply.inputs);
         p.resolve(reply);
       },
       (e) => {
@@ -112,7 +130,17 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
     const parts = slots.length > 1 && options?.heads !== undefined && attentionWork(options) >= MIN_SPLIT_WORK
       ? splitAttention(options, slots.length, slopesOf) : undefined;
     if (parts === undefined) return local.attention(options);
-    const replies = await Promise.all(parts.map((p, i) => send(slots[i]!, { id: nextId++, op: 'attention', options: p.options }, transfersOf(p.options))));
+    // Each part is cut and sent before the next is cut, so the Workers start
+    // one after another without waiting for all the copies; the result's
+    // arrays are mapped while they compute.
+    const sent: Array<Promise<PoolReply>> = [];
+    parts.forEach((p, i) => {
+      const slot = slots[i]!;
+      const part = p.cut(slot.alloc);
+      sent.push(send(slot, { id: nextId++, op: 'attention', options: part }, transfersOf(part)));
+    });
+    const into = resultArrays(options);
+    const replies = await Promise.all(sent);
     const failed = replies.find((r) => !r.ok);
     if (failed !== undefined && !failed.ok) {
       // The whole call on this thread names the problem as pe.attention does (the parts' shapes are not the caller's).
@@ -120,7 +148,7 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
       const E = failed.error.name === 'RangeError' ? RangeError : failed.error.name === 'TypeError' ? TypeError : Error;
       throw new E(failed.error.message);
     }
-    return joinAttention(options, parts, replies.map((r) => (r.ok ? r.result! : { out: new Float32Array(0) })));
+    return joinAttention(options, parts, replies.map((r) => (r.ok ? r.result! : { out: new Float32Array(0) })), into);
   }
 
   async function terminate(): Promise<void> {
