@@ -1,6 +1,8 @@
 // The Worker pool against the single-thread call, in one Node process (worker
 // threads): causal attention (H=8, D=64) for 1-4 workers and T from 32 to
-// 1024, the cost of one message round trip, and onnxruntime-web with 2
+// 1024, the ceiling two threads reach with no messages or copies (what a
+// SharedArrayBuffer build could at best reach), the cost of one message round
+// trip, and onnxruntime-web with 2
 // threads (its SharedArrayBuffer build, which a page can use only when cross-
 // origin isolated). Ratios are within this run.
 //   npm run bench:pool                 print the table
@@ -13,6 +15,7 @@ import { Worker } from 'node:worker_threads';
 import { compileWasm, init } from 'posenc';
 import { createPool } from 'posenc/pool';
 
+import { MIN_SPLIT_WORK } from '../../dist/pool.js';
 import { root } from '../../tools/common.mjs';
 import { bestSeconds, rewriteDocs } from './common.mjs';
 import { fusedAttention } from './onnx_graphs.mjs';
@@ -45,6 +48,25 @@ for (const T of LENGTHS) {
   const o = inputs(T);
   put('one thread (pe.attention)', T, await time(() => pe.attention(o)));
   for (const p of pools) put(`pool, ${p.workers} worker${p.workers > 1 ? 's' : ''}`, T, await time(() => p.attention(o)));
+}
+
+// The ceiling: 2 worker threads, each with its half of the heads and its own
+// inputs, computing at the same time with no messages or copies per call:
+// what a SharedArrayBuffer build (threads over one memory, no copies) could
+// reach at best, against which the pool's copies and messages are measured.
+const CEILING = 'ceiling: 2 threads, own inputs, no messages or copies';
+for (const T of LENGTHS) {
+  const ws = [0, 1].map(() => new Worker(new URL('pool_ceiling_worker.mjs', import.meta.url), {
+    workerData: { module, heads: H / 2, T, D, ms: 1500 },
+  }));
+  await Promise.all(ws.map((w) => new Promise((resolve) => w.once('message', resolve))));
+  const done = ws.map((w) => new Promise((resolve) => w.once('message', resolve)));
+  for (const w of ws) w.postMessage('go');
+  const runs = await Promise.all(done);
+  const rate = runs.reduce((sum, r) => sum + (r.calls * flops(T)) / 2 / r.seconds, 0);
+  (gflops[CEILING] ??= {})[T] = rate / 1e9;
+  process.stderr.write(`${CEILING} T=${T}: ${gflops[CEILING][T].toFixed(2)} GFLOP/s\n`);
+  await Promise.all(ws.map((w) => w.terminate()));
 }
 
 // One message round trip: an empty attention call to a worker thread and back (no compute worth timing).
@@ -108,10 +130,13 @@ lines.push(`| 2 workers / one thread (target) | ${LENGTHS.map((T) => {
   return `${r.toFixed(2)} (>= ${targets[T]}) ${r >= targets[T] * 0.98 ? 'ok' : 'MISSED'}`;
 }).join(' | ')} |`);
 const ortRow = gflops['onnxruntime-web fused Attention, 2 threads'] ?? {};
+const ceil = gflops[CEILING];
+lines.push(`| 2 workers / ceiling (the share a SharedArrayBuffer build could add back: 1 - this) | ${LENGTHS.map((T) => (two[T] / ceil[T]).toFixed(2)).join(' | ')} |`);
 lines.push(`| 2 workers / onnxruntime-web 2 threads (target >= 2.5 at T=1024) | ${LENGTHS.map((T) => (typeof ortRow[T] === 'number' ? `${(two[T] / ortRow[T]).toFixed(2)}${T === 1024 ? (two[T] / ortRow[T] >= 2.5 ? ' ok' : ' MISSED') : ''}` : '-')).join(' | ')} |`);
 const extra = [
   `One message round trip to a worker thread and back (a 1-token call): ${(roundTrip * 1e6).toFixed(0)} µs.`,
-  'Calls below 2^22 FLOPs (2 · heads · queryLength · keyLength · headDim; here T < 64) run on the calling thread, so the pool rows equal the one-thread row there.',
+  `Calls below 2^${Math.log2(MIN_SPLIT_WORK)} FLOPs (2 · heads · queryLength · keyLength · headDim; here T ≤ ${Math.max(0, ...LENGTHS.filter((T) => flops(T) < MIN_SPLIT_WORK))}) run on the calling thread, so the pool rows equal the one-thread row there.`,
+  `The ceiling row is the mean rate of two threads running for 1.5 s together; the other rows are the best of repeated calls.`,
 ];
 const note = `Measured by \`npm run bench:pool\` on ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, onnxruntime-web ${ort.env.versions?.web ?? '?'}.`;
 const text = `${lines.join('\n')}\n\n${extra.map((e) => `- ${e}`).join('\n')}\n\n${note}`;

@@ -8,7 +8,9 @@
  *   and diverging (around 0) once some are negative (a small base);
  * - §9: the vertical axis name of the attention maps turns Chinese glyphs
  *   with the Latin ones (text-orientation: sideways), not upside down;
- * - §3 and §1: the encoding names are translated in Chinese.
+ * - §3 and §1: the encoding names are translated in Chinese;
+ * - the route at the top lists every section with its reading time and the
+ *   total, and every section ends with its takeaway, in both languages.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -45,6 +47,42 @@ describe('navigation and scales (Chromium, strict CSP)', () => {
       // Two rows at most on a desktop (the bar stays small).
       const rows = await page.$$eval('#nav a[data-section]', (as) => new Set(as.map((a) => Math.round(a.getBoundingClientRect().top))).size);
       assert.ok(rows <= 2, `${lang}: ${rows} rows of links at 1280 px`);
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+
+  it('the route: every section in page order with its reading time and the total; each section closes with its takeaway', async () => {
+    for (const lang of ['en', 'zh'] as const) {
+      const { page, problems } = await h.open(`#lang=${lang}`);
+      const route = await page.evaluate(() => ({
+        title: document.getElementById('route-h')?.textContent ?? '',
+        items: Array.from(document.querySelectorAll('#route li')).map((li) => ({
+          href: li.querySelector('a')?.getAttribute('href') ?? '',
+          name: li.querySelector('a')?.textContent ?? '',
+          minutes: li.querySelector('.route-min')?.textContent ?? '',
+        })),
+        sections: Array.from(document.querySelectorAll('main > section')).map((s) => s.id),
+        nav: Array.from(document.querySelectorAll('#nav a[data-section]')).map((a) => (a.textContent ?? '').replace(/^\d+\.\s*/, '')),
+        takeaways: Array.from(document.querySelectorAll('main > section')).map((s) => {
+          const last = s.lastElementChild;
+          return last?.classList.contains('section-summary') ? (last.textContent ?? '') : '';
+        }),
+      }));
+      assert.deepEqual(route.items.map((i) => i.href), route.sections.map((id) => `#${id}`), `${lang}: one item per section, in page order`);
+      assert.deepEqual(route.items.map((i) => i.name), route.nav, `${lang}: the items carry the navigation's names`);
+      const unit = lang === 'en' ? / min$/ : / 分钟$/;
+      const minutes = route.items.map((i) => {
+        assert.match(i.minutes, unit, `${lang}: ${i.href} time`);
+        return Number.parseInt(i.minutes, 10);
+      });
+      for (const m of minutes) assert.ok(Number.isInteger(m) && m >= 2, `${lang}: ${m} minutes`);
+      const total = minutes.reduce((a, b) => a + b, 0);
+      const [sections, said] = (route.title.match(/\d+/g) ?? []).map(Number);
+      assert.equal(sections, route.sections.length, `${lang}: ${route.title}`);
+      assert.equal(said, total, `${lang}: the total is the sum of the items: ${route.title}`);
+      route.takeaways.forEach((t, i) => assert.ok(t.length > (lang === 'en' ? 60 : 25), `${lang}: ${route.sections[i]} ends with its takeaway: "${t}"`));
+      assert.equal(new Set(route.takeaways).size, route.takeaways.length, `${lang}: every takeaway is its own`);
       assert.deepEqual(problems, []);
       await page.close();
     }

@@ -15,13 +15,21 @@ import { Ctx, type Mount } from './sections/context.js';
 import { SECTION_IDS } from './sections/index.js';
 import { getChoice, getParam, setParam } from './state.js';
 import { loadTex, renderRich } from './tex.js';
+import { tf, type Vars } from './textfill.js';
 import { mountTryIt } from './tryit.js';
 
-/** Re-renders the translated elements under `root` (except those `skip` names). */
+/**
+ * Re-renders the translated elements under `root` (except those `skip`
+ * names); an element's `data-i18n-vars` (JSON) fills its string's placeholders.
+ */
 function translateIn(root: ParentNode, skip: (e: Element) => boolean = () => false): void {
   const all = (sel: string): HTMLElement[] => Array.from(root.querySelectorAll<HTMLElement>(sel)).filter((e) => !skip(e));
-  for (const e of all('[data-i18n]')) e.textContent = t(e.dataset.i18n as Key);
-  for (const e of all('[data-i18n-rich]')) renderRich(e, t(e.dataset.i18nRich as Key));
+  const text = (e: HTMLElement, key: string): string => {
+    const vars = e.dataset.i18nVars;
+    return vars === undefined ? t(key as Key) : tf(key as Key, JSON.parse(vars) as Vars);
+  };
+  for (const e of all('[data-i18n]')) e.textContent = text(e, e.dataset.i18n!);
+  for (const e of all('[data-i18n-rich]')) renderRich(e, text(e, e.dataset.i18nRich!));
   for (const e of all('[data-i18n-aria]')) e.setAttribute('aria-label', t(e.dataset.i18nAria as Key));
 }
 

@@ -25,6 +25,8 @@ export const en = {
   'task.retrieval': 'retrieval: copy the value of a key seen earlier',
 
   'error.gloss': '',
+  'route.title': 'The route: {sections} sections, about {minutes} minutes of reading',
+  'route.minutes': '{m} min',
   'section.failed': 'This section could not be loaded; the rest of the page works.',
   'error.none': '(no error)',
   'error.throws': 'throws: ',
@@ -58,6 +60,8 @@ export const zh: Record<keyof typeof en, string> = {
   'task.language': '合成语言（预测下一个 token）',
   'task.retrieval': '检索：找回前面出现过的 key 对应的 value',
 
+  'route.title': '阅读路线：共 {sections} 节，读完约 {minutes} 分钟',
+  'route.minutes': '{m} 分钟',
   'section.failed': '这一节没能加载，页面的其他部分不受影响。',
   'error.gloss': '出错了，下面是原始报错（英文，写明了出错的参数）：',
   'error.none': '（没有报错）',

@@ -91,6 +91,7 @@ export const en = {
   'examples.learned.c.last': 'the last row: fine',
   'examples.learned.c.fine': 'fine: one row of 8 values',
   'nav.examples': 'Worked examples',
+  'examples.takeaway': 'Each of the articles\' small examples, recomputed by posenc and printed the way PyTorch prints it, beside the call that produced it.',
 };
 
 export const zh: Record<keyof typeof en, string> = {
@@ -184,4 +185,5 @@ export const zh: Record<keyof typeof en, string> = {
   'examples.learned.c.last': '最后一行：正常',
   'examples.learned.c.fine': '正常：返回 8 个值的一行',
   'nav.examples': '文章例子重算',
+  'examples.takeaway': '两篇文章里的每个小例子都由 posenc 重新算了一遍，按 PyTorch 的格式打印，旁边是算出它的调用。',
 };

@@ -99,6 +99,7 @@ export const en = {
   'pad.c.look': 'Look: the two curves have little to do with each other. With the mismatch, every score the new token computes is the score of a distance off by 16 (the pads); when the prefill counts the pads and the decode does not, the new query even lands before its own prompt (distance −15).',
 
   'nav.positions': 'Position ids',
+  'positions.takeaway': 'An encoding sees only the position ids it is given: with a KV cache, left padding, a sliding window or truncation the ids must match what training used, and the table shows what wrong ids cost a trained model.',
 };
 
 export const zh: Record<keyof typeof en, string> = {
@@ -201,4 +202,5 @@ export const zh: Record<keyof typeof en, string> = {
   'pad.c.look': '看：两条曲线几乎毫无关系。不一致时，新 token 算出的每个分数都对应一个差了 16（pad 的个数）的距离；若 prefill 计入 pad 而 decode 不计，新的 query 甚至落到了自己的 prompt 之前（距离 −15）。',
 
   'nav.positions': '位置 id',
+  'positions.takeaway': '位置编码只认它拿到的 position id：用 KV cache、左填充、滑动窗口或截断时，id 必须和训练时的规则一致；表格显示了错误的 id 会让训练好的模型付出多少 loss。',
 };

@@ -113,6 +113,7 @@ export const en = {
 </ul>`,
   'quiz.refs.title': 'References',
   'nav.quiz': 'Check yourself',
+  'quiz.takeaway': 'Every answer above is computed by the posenc core in your browser, not asserted.',
 };
 
 export const zh: Record<keyof typeof en, string> = {
@@ -228,4 +229,5 @@ export const zh: Record<keyof typeof en, string> = {
 </ul>`,
   'quiz.refs.title': '参考文献',
   'nav.quiz': '自测',
+  'quiz.takeaway': '上面每个答案都由 posenc 核心在你的浏览器里算出来，而不是直接给出的结论。',
 };

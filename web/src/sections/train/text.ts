@@ -1,6 +1,7 @@
 // Section "train": its strings, English and Chinese (the same keys; a missing translation fails the type check).
 export const en = {
   'nav.train': 'Train your own',
+  'train.takeaway': 'The C++ trainer that made this page\'s models runs in your browser, and the model you train joins the sections that use its task.',
 
   'train.title': 'Train your own',
   'train.text': `Pick an encoding and a task and train a tiny transformer right here, in a Worker, with the same C++ trainer that made the page’s models. The trained model then appears in the sections that use that task.`,
@@ -53,6 +54,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'nav.train': '自己训练',
+  'train.takeaway': '训练本页模型的那套 C++ 训练代码就在你的浏览器里运行；你训练出的模型会出现在用到同一任务的各节里。',
 
   'train.title': '自己训练一个模型',
   'train.text': `选一种位置编码和一个任务，就在这个页面里（一个 Worker 中）训练一个小 Transformer，用的正是训练页面自带模型的那套 C++ 训练代码。训练好的模型会出现在用到该任务的各节里。`,

@@ -2,6 +2,7 @@
 // and Chinese. {name} placeholders are filled with what ropeFromConfig read.
 export const en = {
   'nav.yourmodel': 'Your model',
+  'yourmodel.takeaway': 'Published models mix RoPE settings layer by layer; <code>pe.ropeFromConfig</code> reads each layer\'s from its <code>config.json</code> as Hugging Face transformers does.',
   'yourmodel.title': 'Your model: its RoPE, layer by layer',
   'yourmodel.text': `Real models rarely use one RoPE everywhere. Gemma 3 rotates five of every six layers with base 10,000 and the sixth with base 1,000,000 (from the 4B model up, with a linear scaling ×8 on that one only); Llama 4 leaves every fourth layer without RoPE; Qwen2.5-VL splits the pairs between time, height and width. Pick a published <code>config.json</code> below, or paste your own model's: <code>pe.ropeFromConfig</code> reads it as Hugging Face transformers does and returns, for every decoder layer, the RoPE it applies (head and rotated dims, base, pair layout, scaling) or none. Everything below is computed from what it read, and the code at the end is the call that uses it.`,
   'yourmodel.pick': 'Published config',
@@ -107,6 +108,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'nav.yourmodel': '你的模型',
+  'yourmodel.takeaway': '已发布的模型常常逐层使用不同的 RoPE 设置；<code>pe.ropeFromConfig</code> 按 Hugging Face transformers 的方式，从 <code>config.json</code> 里读出每一层的设置。',
   'yourmodel.title': '你的模型：逐层看它的 RoPE',
   'yourmodel.text': `真实的模型很少在所有层上用同一种 RoPE。Gemma 3 每六层里有五层用 base 10,000 旋转，第六层用 base 1,000,000（4B 及更大的模型还只在这一层上加 ×8 的线性缩放）；Llama 4 每隔三层就有一层完全不用 RoPE；Qwen2.5-VL 把各对维度分给时间、高度和宽度三个方向。在下面选一个已发布的 <code>config.json</code>，或者粘贴你自己模型的：<code>pe.ropeFromConfig</code> 按 Hugging Face transformers 的方式读取它，为每个 decoder 层给出该层用的 RoPE（head 维度和旋转维度、base、配对方式、scaling），或者说明该层不用 RoPE。下面的内容全部由读出的结果算出，最后的代码就是使用它的调用。`,
   'yourmodel.pick': '已发布的配置',
