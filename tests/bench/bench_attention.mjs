@@ -13,7 +13,7 @@ import { init } from 'posenc';
 import { benchHooks } from '../../dist/internal.js';
 
 import { root } from '../../tools/common.mjs';
-import { bestSeconds, loadPeers, rewriteDocs } from './common.mjs';
+import { bestSeconds, headlines, loadPeers, rewriteDocs, rewriteReadme } from './common.mjs';
 import { fusedAttention, unfusedAttention } from './onnx_graphs.mjs';
 
 const H = 8;
@@ -213,4 +213,7 @@ const note = `Measured by \`npm run bench:attention\` on ${cpus()[0]?.model.trim
 const text = `${lines.join('\n')}\n\n${extra.map((e) => `- ${e}`).join('\n')}\n\n${note}`;
 console.log(text);
 
-if (process.argv.includes('--docs')) rewriteDocs('bench:attention', text);
+if (process.argv.includes('--docs')) {
+  rewriteDocs('bench:attention', text);
+  rewriteReadme('bench:attention', headlines.attention({ simd: simdRow[1024], fused: rows['onnxruntime-web, fused Attention (opset 23)']?.[1024] }));
+}

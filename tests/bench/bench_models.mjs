@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { init } from 'posenc';
 
 import { root } from '../../tools/common.mjs';
-import { rewriteDocs } from './common.mjs';
+import { headlines, rewriteDocs, rewriteReadme } from './common.mjs';
 
 const STEPS = 40;
 const cfg = { task: 'language', encoding: 'rope', steps: STEPS, seqLen: 64, batch: 16 };
@@ -77,4 +77,7 @@ const text = [
   `Measured by \`npm run bench:models\` on ${cpus()[0].model.replace(/\s+/g, ' ').trim()}, Node ${process.version}. Training: ${STEPS} steps, best of 3 after a warm-up run; it runs the model layer's products through \`MatMul\` / \`MatMulAcc\` (Highway); generation runs the attention kernel.`,
 ].join('\n');
 console.log(text);
-if (process.argv.includes('--docs')) rewriteDocs('bench:models', text);
+if (process.argv.includes('--docs')) {
+  rewriteDocs('bench:models', text);
+  rewriteReadme('bench:models', headlines.models({ simd: train['wasm SIMD'], native: nativeSps }));
+}

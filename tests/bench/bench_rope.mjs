@@ -13,7 +13,7 @@ import { init } from 'posenc';
 
 import { benchHooks } from '../../dist/internal.js';
 
-import { bestSeconds, loadPeers, rewriteDocs } from './common.mjs';
+import { bestSeconds, headlines, loadPeers, rewriteDocs, rewriteReadme } from './common.mjs';
 import { rotaryEmbedding } from './onnx_graphs.mjs';
 
 import { root } from '../../tools/common.mjs';
@@ -135,4 +135,10 @@ const table = lines.join('\n');
 const note = `Measured by \`npm run bench:rope\` on ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}.`;
 console.log(`${table}\n\n${note}`);
 
-if (process.argv.includes('--docs')) rewriteDocs('bench:rope', `${table}\n\n${note}`);
+if (process.argv.includes('--docs')) {
+  rewriteDocs('bench:rope', `${table}\n\n${note}`);
+  const inCache = col(SHAPES[0], 'half');
+  rewriteReadme('bench:rope', headlines.rope({
+    api: apiRow[inCache], peer: results['onnxruntime-web RotaryEmbedding (opset 23)']?.[inCache], kernel: simdRow[inCache],
+  }));
+}

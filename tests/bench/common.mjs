@@ -53,13 +53,44 @@ export async function loadPeers() {
  */
 export function rewriteDocs(name, text) {
   const begin = `<!-- ${name} begin -->`;
-  const end = `<!-- ${name} end -->`;
   const dir = join(root, 'docs');
   const files = readdirSync(dir).filter((f) => f.endsWith('.md')).map((f) => join(dir, f))
     .filter((f) => readFileSync(f, 'utf8').includes(begin));
   if (files.length !== 1) throw new Error(`docs/: ${files.length} files hold the ${name} markers (want 1)`);
-  const path = files[0];
+  replaceBetweenMarkers(files[0], name, text);
+}
+
+/**
+ * The README's headline line of a benchmark, between `<!-- readme:NAME begin -->`
+ * and `<!-- readme:NAME end -->` in README.md: written by the same --docs run
+ * as the table it quotes, so the two always agree.
+ */
+export function rewriteReadme(name, text) {
+  replaceBetweenMarkers(join(root, 'README.md'), `readme:${name}`, text);
+}
+
+/**
+ * The README's headline lines, from the numbers of the tables they quote
+ * (the same cells, rounded to one decimal).
+ */
+export const headlines = {
+  /** `api`, `peer`, `kernel`: GB/s of pe.applyRope, onnxruntime-web's RotaryEmbedding and the kernel alone, at [8, 1024, 64] half. */
+  rope: ({ api, peer, kernel }) => `- RoPE apply on \`[8, 1024, 64]\` (fits in the CPU cache): \`pe.applyRope\` ${api.toFixed(1)} GB/s in
+  wasm SIMD${Number.isFinite(peer) ? `, ${(api / peer).toFixed(1)}x onnxruntime-web's RotaryEmbedding` : ''}; the kernel alone, without the copies in and out
+  and the table, ${kernel.toFixed(1)} GB/s (\`npm run bench:rope\`, [table](docs/performance.md#performance));`,
+  /** `simd`, `fused`: GFLOP/s of posenc wasm SIMD and of onnxruntime-web's fused Attention (a string when it failed), at T = 1024. */
+  attention: ({ simd, fused }) => `- causal attention, H=8, D=64, T=1024: \`pe.attention\` ${simd.toFixed(1)} GFLOP/s in wasm SIMD on one core${
+    typeof fused === 'number' ? `,\n  ${(simd / fused).toFixed(1)}x onnxruntime-web's fused Attention` : ''} (\`npm run bench:attention\`, [table](docs/performance.md#performance));`,
+  /** `simd`, `native`: training steps/s in wasm SIMD and natively. */
+  models: ({ simd, native }) => `- tiny-model training (language task, batch 16 x 64 tokens): ${simd.toFixed(0)} steps/s in wasm SIMD,
+  ${native.toFixed(0)} natively (\`npm run bench:models\`, [table](docs/models.md#how-they-are-trained));`,
+};
+
+function replaceBetweenMarkers(path, name, text) {
+  const begin = `<!-- ${name} begin -->`;
+  const end = `<!-- ${name} end -->`;
   const doc = readFileSync(path, 'utf8');
+  if (!doc.includes(begin)) throw new Error(`${path}: no ${name} markers`);
   const a = doc.indexOf(begin);
   const b = doc.indexOf(end);
   if (b < a) throw new Error(`${path}: the ${name} end marker comes before its begin`);

@@ -225,7 +225,7 @@ const KINDS = [
   ['JavaScript (.js)', (f) => f.endsWith('.js')],
   ['types (.d.ts, .d.mts)', (f) => /\.d\.m?ts$/.test(f)],
   ['models (.safetensors)', (f) => f.endsWith('.safetensors')],
-  ['package.json and README', () => true],
+  ['package.json, README and LICENSE', () => true],
 ];
 const packs = [[], ['--workspace', 'web/models']].map((args) => JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', ...args], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))[0]);
 const byKind = (p, i) => p.files.filter((f) => KINDS.findIndex(([, test]) => test(f.path)) === i).reduce((a, f) => a + f.size, 0);

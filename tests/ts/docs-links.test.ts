@@ -1,6 +1,6 @@
 /**
  * The Markdown the repository ships (README.md, CHANGELOG.md, docs/*.md):
- * every relative link points at a file that exists, and every #anchor at a
+ * every relative link (and <img src>) points at a file that exists, and every #anchor at a
  * heading of that file (GitHub's slugs); the docs carry no commit hashes as
  * baselines and no dates (history belongs in CHANGELOG.md).
  */
@@ -30,10 +30,13 @@ function anchors(markdown: string): Set<string> {
   return out;
 }
 
-/** The links of a Markdown text outside code: [text](target). */
+/** The links of a Markdown text outside code: [text](target), and the src="target" of its HTML <img> tags. */
 function links(markdown: string): string[] {
   const text = markdown.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
-  return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+  return [
+    ...[...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!),
+    ...[...text.matchAll(/<img\b[^>]*?\ssrc=["']([^"']+)["']/gi)].map((m) => m[1]!),
+  ];
 }
 
 describe('the docs', () => {

@@ -35,7 +35,7 @@ describe('npm pack', () => {
     const core = pack();
     assert.equal(core.name, 'posenc');
     const files = core.files.map((f) => f.path).sort();
-    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/node.js', 'dist/pool-browser.js', 'dist/pool-browser.d.ts', 'dist/wasm/posenc-simd.wasm', 'dist/wasm/posenc-scalar.wasm', 'dist/wasm/posenc-models-simd.wasm', 'dist/wasm/posenc-models-scalar.wasm', 'package.json']) {
+    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/node.js', 'dist/pool-browser.js', 'dist/pool-browser.d.ts', 'dist/wasm/posenc-simd.wasm', 'dist/wasm/posenc-scalar.wasm', 'dist/wasm/posenc-models-simd.wasm', 'dist/wasm/posenc-models-scalar.wasm', 'package.json', 'LICENSE']) {
       assert.ok(files.includes(f), `tarball contains ${f}`);
     }
     assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('tests/') || f.startsWith('build/') || f.startsWith('web/') || f.startsWith('dist/site/')), files.join(','));
@@ -48,7 +48,7 @@ describe('npm pack', () => {
     assert.equal(models.name, 'posenc-models');
     const shipped = readdirSync(join(root, 'web/models')).filter((f) => f.endsWith('.safetensors')).sort();
     assert.equal(shipped.length, 24);
-    assert.deepEqual(models.files.map((f) => f.path).sort(), ['README.md', 'index.d.ts', 'index.js', 'package.json', ...shipped].sort());
+    assert.deepEqual(models.files.map((f) => f.path).sort(), ['LICENSE', 'README.md', 'index.d.ts', 'index.js', 'package.json', ...shipped].sort());
 
     mkdirSync(app, { recursive: true });
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
