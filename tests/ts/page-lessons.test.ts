@@ -153,6 +153,37 @@ describe('section "examples": the articles\' examples, against float64 reference
     await page.close();
   });
 
+  it('the cos/sin cache line by line: every line\'s numbers equal float64 math, rows taken by position ids, a short cache fails at its end', async () => {
+    const { page, problems } = await h.open('#section=examples');
+    const q = Array.from({ length: 64 }, (_, j) => Math.fround(Math.sin(0.9 * j + 0.2)));
+    const stepValues = (): Promise<number[][]> => page.$$eval('#ex-cache-steps pre[data-values]', (ps) => ps.map((p) => JSON.parse((p as HTMLElement).dataset.values!) as number[]));
+    for (const first of [0, 9]) {
+      if (first > 0) {
+        await setRange(page, '#ex-cache [data-param="x.cfirst"] input[type="range"]', first);
+        await settle(page);
+      }
+      const ids = [0, 1, 2, 3].map((i) => first + i);
+      assert.deepEqual(await data<number[]>(page, '#ex-cache-steps', 'ids'), ids);
+      const [inv, freqs, cos, sin, qRot] = await stepValues();
+      const f = invFreq(8);
+      assertClose(inv!, f, 1e-7, 'inv_freq');
+      assertClose(freqs!, ids.flatMap((p) => f.map((x) => p * x)), 1e-6, 'freqs at the ids');
+      // repeat_interleave: each pair's value at its two slots.
+      assertClose(cos!, ids.flatMap((p) => f.flatMap((x) => [Math.cos(p * x), Math.cos(p * x)])), 2e-6, 'cos_cached rows at the ids');
+      assertClose(sin!, ids.flatMap((p) => f.flatMap((x) => [Math.sin(p * x), Math.sin(p * x)])), 2e-6, 'sin[0, 0]');
+      // q_rot[0, 0]: head 0, each row rotated by its position id (adjacent pairs).
+      assertClose(qRot!, rows(q.slice(0, 32), 8).flatMap((x, t) => rope(x, ids[t]!, 'interleaved')), 4e-6, `q_rot[0, 0], first id ${first}`);
+      assert.ok(await num(page, '#ex-cache-check') < 1e-6, 'the line-by-line result equals pe.applyRope');
+    }
+    // A cache of 12 rows and ids 9..12: id 12 has no row.
+    await setRange(page, '#ex-cache [data-param="x.cmax"] input[type="range"]', 12);
+    await settle(page);
+    assert.equal(await data<number>(page, '#ex-cache-steps', 'error'), 1);
+    assert.match(await page.$eval('#ex-cache-steps tr.error', (e) => e.textContent ?? ''), /Position id 12 has no row: the cache holds positions 0–11 \(max_len = 12\)/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('ALiBi: head h is -slope (i - j) with slope 1/2^h, -inf above the diagonal; the paper\'s slopes too', async () => {
     const { page, problems } = await h.open('#section=examples');
     const ref = (len: number, slope: number): number[] =>
