@@ -184,6 +184,70 @@ describe('section "examples": the articles\' examples, against float64 reference
     await page.close();
   });
 
+  it('the sinusoidal module line by line: div_term, the table, the sum with x against float64; a slice past max_len fails', async () => {
+    const { page, problems } = await h.open('#section=examples');
+    const stepValues = (): Promise<number[][]> => page.$$eval('#ex-sinmod-steps pre[data-values]', (ps) => ps.map((p) => JSON.parse((p as HTMLElement).dataset.values!) as number[]));
+    for (const len of [4, 7]) {
+      if (len !== 4) {
+        await setRange(page, '#ex-sinmod [data-param="x.slen"] input[type="range"]', len);
+        await settle(page);
+      }
+      const [div, table, sum] = await stepValues();
+      assertClose(div!, invFreq(8), 1e-7, 'div_term');
+      const ref = sinusoidal(len, 8);
+      assertClose(table!, ref, 2e-6, `pe[:${len}]`);
+      const x = await data<number[]>(page, '#ex-sinmod-steps', 'x');
+      assert.equal(x.length, len * 8);
+      assertClose(sum!, x.map((v, e) => v + ref[e]!), 3e-6, `x[0] + pe[:${len}]`);
+    }
+    await setRange(page, '#ex-sinmod [data-param="x.smax"] input[type="range"]', 5);
+    await settle(page);
+    assert.equal(await data<number>(page, '#ex-sinmod-steps', 'error'), 1);
+    assert.match(await page.$eval('#ex-sinmod-steps tr.error', (e) => e.textContent ?? ''), /seq_len 7 is longer than the table: self\.pe\[:, :7\] has only 5 rows/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('attention with ALiBi line by line: slopes, distance, bias, scores, softmax and output against float64, both slope rules', async () => {
+    const { page, problems } = await h.open('#section=examples');
+    const stepValues = (): Promise<number[][]> => page.$$eval('#ex-alibisteps-steps pre[data-values]', (ps) => ps.map((p) => JSON.parse((p as HTMLElement).dataset.values!) as number[]));
+    const T = 5, D = 8;
+    const nearest: number[] = [];
+    for (const [variant, head] of [['simple', 0], ['simple', 3], ['paper', 1]] as const) {
+      await page.selectOption('#ex-alibisteps select', variant);
+      await setRange(page, '#ex-alibisteps [data-param="x.ash"] input[type="range"]', head);
+      await settle(page);
+      assert.equal(await data<number>(page, '#ex-alibisteps-steps', 'head'), head);
+      const slopesRef = [0, 1, 2, 3].map((hh) => (variant === 'simple' ? 1 / 2 ** hh : 2 ** ((-8 * (hh + 1)) / 4)));
+      const s = slopesRef[head]!;
+      const [qh, kh, vh] = (await data<number[][]>(page, '#ex-alibisteps-steps', 'qkv')).map((x) => rows(x, D));
+      const [slopes, distance, bias, scores, biased, attn, out] = await stepValues();
+      assertClose(slopes!, slopesRef, 1e-7, `${variant} slopes`);
+      const dist = Array.from({ length: T * T }, (_, e) => Math.max(0, Math.floor(e / T) - (e % T)));
+      assertClose(distance!, dist, 0, 'distance');
+      assertClose(bias!, dist.map((d) => -s * d), 1e-7, `bias, head ${head}`);
+      const sc = Array.from({ length: T * T }, (_, e) => dot(qh![Math.floor(e / T)]!, kh![e % T]!) / Math.sqrt(D));
+      assertClose(scores!, sc, 2e-6, 'scores');
+      assertClose(biased!, sc.map((v, e) => v - s * dist[e]!), 3e-6, 'scores + bias');
+      // Causal softmax in float64, then attn @ V.
+      const w = rows(sc.map((v, e) => v - s * dist[e]!), T).flatMap((row, i) => {
+        const kept = row.slice(0, i + 1);
+        const m = Math.max(...kept);
+        const z = kept.reduce((a, v) => a + Math.exp(v - m), 0);
+        return row.map((v, j) => (j <= i ? Math.exp(v - m) / z : 0));
+      });
+      assertClose(attn!, w, 2e-6, `attn, ${variant} head ${head}`);
+      const o = rows(w, T).flatMap((wr) => Array.from({ length: D }, (_, d) => wr.reduce((a, wij, j) => a + wij * vh![j]![d]!, 0)));
+      assertClose(out!, o, 3e-6, 'out');
+      assert.ok(await num(page, '#ex-alibisteps-check') < 1e-6, 'posenc\'s weights equal the lines\' softmax');
+      if (variant === 'simple') nearest.push(w[T * T - 1]!);
+    }
+    // The note's claim: the steeper head 0 puts more of the last row's weight on the nearest key than head 3.
+    assert.ok(nearest[0]! > nearest[1]!, `nearest-key weight, head 0 ${nearest[0]} vs head 3 ${nearest[1]}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('ALiBi: head h is -slope (i - j) with slope 1/2^h, -inf above the diagonal; the paper\'s slopes too', async () => {
     const { page, problems } = await h.open('#section=examples');
     const ref = (len: number, slope: number): number[] =>

@@ -6,24 +6,15 @@
 // articles; adjacent pairs (`interleaved`), as their rotate_half pairs them.
 import type { Posenc } from 'posenc';
 
-import { onLangChange, type Key } from '../../i18n.js';
 import { rich } from '../../lessonkit.js';
 import { liveText, tf } from '../../textfill.js';
-import { formatTensor } from '../../torchfmt.js';
 import { maxDiff } from '../../vec.js';
 import { coalesce, el, numberControl, text } from '../../ui.js';
+import { codeSteps, type CodeLine, type CodeRun } from './code-steps.js';
 
 const [H, T, D] = [2, 4, 8];
 const BASE = 10000;
 
-/** One line of the implementation: its code, what it means, its result's shape and the values shown. */
-interface Line {
-  code: string;
-  note: Key;
-  shape: number[];
-  /** The values shown and their shape (rows at the position ids, where the whole tensor is longer). */
-  values?: { data: Float32Array; shape: number[]; label?: string };
-}
 
 /** `x` rotated by pairs (x0, x1) -> (-x1, x0): the articles' rotate_half, interleaved. `[..., D] -> [..., D]`. */
 function rotateHalfInterleaved(x: Float32Array): Float32Array {
@@ -36,7 +27,7 @@ function rotateHalfInterleaved(x: Float32Array): Float32Array {
 }
 
 /** The lines for `maxLen` cached positions and the position ids `ids`; throws (the page shows it) when an id has no row. */
-function lines(pe: Posenc, q: Float32Array, maxLen: number, ids: Int32Array): { lines: Line[]; qRot?: Float32Array; error?: string } {
+function lines(pe: Posenc, q: Float32Array, maxLen: number, ids: Int32Array): CodeRun & { qRot?: Float32Array } {
   const { invFreq } = pe.ropeFrequencies({ headDim: D, base: BASE });
   // The cache, built once for positions 0 .. maxLen - 1: [maxLen, D] each.
   const cache = pe.ropeCache({ headDim: D, base: BASE, layout: 'interleaved', seqLen: maxLen });
@@ -52,7 +43,7 @@ function lines(pe: Posenc, q: Float32Array, maxLen: number, ids: Int32Array): { 
   // Rows are shown at the ids; an id past the cache has none (the indexing line fails).
   const bad = Array.from(ids).find((p) => p >= maxLen);
   const at = <T>(v: T): T | undefined => (bad === undefined ? v : undefined);
-  const out: Line[] = [
+  const out: CodeLine[] = [
     { code: `inv_freq = 1.0 / base ** (torch.arange(0, ${D}, 2).float() / ${D})`, note: 'examples.cache.l.invfreq', shape: [D / 2], values: { data: invFreq, shape: [D / 2] } },
     { code: `t = torch.arange(max_len).float()`, note: 'examples.cache.l.t', shape: [maxLen] },
     { code: 'freqs = torch.outer(t, inv_freq)', note: 'examples.cache.l.freqs', shape: [maxLen, D / 2], values: at({ data: freqs, shape: [ids.length, D / 2], label: `freqs[[${idText}]]` }) },
@@ -93,41 +84,26 @@ export function cacheStepsExample(pe: Posenc): HTMLElement {
   // q: [1, 2, 4, 8] flattened, fixed values.
   const q = Float32Array.from({ length: H * T * D }, (_, i) => Math.sin(0.9 * i + 0.2));
   const st = { maxLen: 16, first: 0 };
-  const body = el('tbody');
   const idsOut = el('pre', { class: 'code', id: 'ex-cache-ids' });
   const check = liveText('p', 'lesson-readout');
   check.el.id = 'ex-cache-check';
-  const table = el('table', { class: 'code-steps', id: 'ex-cache-steps' },
-    el('thead', {}, el('tr', {}, text('examples.cache.h.line', 'th'), text('examples.cache.h.shape', 'th'), text('examples.cache.h.values', 'th'))), body);
+  const ids = (): Int32Array => Int32Array.from({ length: T }, (_, i) => st.first + i);
+  let last: ReturnType<typeof lines> | undefined;
+  const steps = codeSteps('ex-cache-steps', () => (last = lines(pe, q, st.maxLen, ids())));
   const render = (): void => {
-    const ids = Int32Array.from({ length: T }, (_, i) => st.first + i);
-    idsOut.textContent = `base, max_len = ${BASE}, ${st.maxLen}\nposition_ids = torch.tensor([${Array.from(ids).join(', ')}])`;
-    const r = lines(pe, q, st.maxLen, ids);
-    body.replaceChildren(...r.lines.map((l, i) => {
-      const cell = el('td', { class: 'values' });
-      if (l.values) {
-        const pre = el('pre', { class: 'tensor', 'data-step': String(i) }, `${l.values.label ?? ''}${l.values.label ? '\n' : ''}${formatTensor(l.values.data, l.values.shape)}`);
-        pre.dataset.values = JSON.stringify(Array.from(l.values.data));
-        cell.append(pre);
-      }
-      return el('tr', { 'data-code': l.code },
-        el('td', {}, el('code', {}, l.code), text(l.note, 'div', 'note')),
-        el('td', { class: 'shape' }, el('code', {}, `[${l.shape.join(', ')}]`)),
-        cell);
-    }));
-    if (r.error !== undefined) {
-      body.append(el('tr', { class: 'error' }, el('td', { colspan: '3' }, r.error)));
+    idsOut.textContent = `base, max_len = ${BASE}, ${st.maxLen}\nposition_ids = torch.tensor([${Array.from(ids()).join(', ')}])`;
+    steps.show();
+    const table = steps.el.querySelector<HTMLElement>('table')!;
+    table.dataset.q = JSON.stringify(Array.from(q));
+    table.dataset.ids = JSON.stringify(Array.from(ids()));
+    if (last?.qRot === undefined) {
       check.set(undefined);
-      table.dataset.error = '1';
       return;
     }
-    delete table.dataset.error;
-    const direct = pe.applyRope(q, { heads: H, seqLen: T, headDim: D, layout: 'interleaved', base: BASE, positions: ids });
-    const diff = maxDiff(direct, r.qRot!);
+    const direct = pe.applyRope(q, { heads: H, seqLen: T, headDim: D, layout: 'interleaved', base: BASE, positions: ids() });
+    const diff = maxDiff(direct, last.qRot);
     check.set('examples.cache.check', { diff: diff.toExponential(1) });
     check.el.dataset.value = String(diff);
-    table.dataset.q = JSON.stringify(Array.from(q));
-    table.dataset.ids = JSON.stringify(Array.from(ids));
   };
   const update = coalesce(render);
   const maxLen = numberControl({ label: 'examples.cache.max', param: 'x.cmax', initial: 16, min: 4, max: 64, step: 1 }, (v) => { st.maxLen = v; update(); });
@@ -135,14 +111,13 @@ export function cacheStepsExample(pe: Posenc): HTMLElement {
   st.maxLen = maxLen.value();
   st.first = first.value();
   render();
-  onLangChange(render, table);
   return el(
     'div', { class: 'lesson', id: 'ex-cache' },
     text('examples.cache.title', 'h3'),
     rich('examples.cache.text', 'p', 'explain'),
     el('div', { class: 'controls' }, maxLen.el, first.el),
     idsOut,
-    el('div', { class: 'table-scroll' }, table),
+    steps.el,
     check.el,
     rich('examples.cache.look', 'p', 'note'),
   );

@@ -13,6 +13,7 @@ import { coalesce, el, select, slider, text, timed, whenNear } from '../../ui.js
 import { formatTensor, torchSize } from '../../torchfmt.js';
 import type { Ctx } from '../context.js';
 import { cacheStepsExample } from './cache-steps.js';
+import { alibiAttentionExample, sinusoidalModuleExample } from './module-steps.js';
 
 /** One worked example: title, one paragraph, controls, the printed output beside the code. */
 function lesson(id: string, title: Key, intro: Key, controls: HTMLElement[], output: Node[], code: CodePanels, look: Key): HTMLElement {
@@ -553,5 +554,5 @@ async function runModel(ctx: Ctx, pre: HTMLElement): Promise<void> {
 }
 
 export function mount(ctx: Ctx, root: HTMLElement): void {
-  root.append(sinusoidalExample(ctx.pe), ropeExample(ctx.pe), cacheStepsExample(ctx.pe), alibiExample(ctx.pe), kvCacheExample(ctx.pe), layerExample(ctx.pe), learnedExample(ctx));
+  root.append(sinusoidalExample(ctx.pe), sinusoidalModuleExample(ctx.pe), ropeExample(ctx.pe), cacheStepsExample(ctx.pe), alibiExample(ctx.pe), alibiAttentionExample(ctx.pe), kvCacheExample(ctx.pe), layerExample(ctx.pe), learnedExample(ctx));
 }

@@ -1,0 +1,57 @@
+// A piece of code shown one line per row: the line and what it does, the
+// shape it produces, and the numbers posenc computes for it (where the line
+// has numbers worth printing). Used by the line-by-line lessons of section 8.
+import { onLangChange, type Key } from '../../i18n.js';
+import { formatTensor } from '../../torchfmt.js';
+import { el, text } from '../../ui.js';
+
+/** One line: its code, what it means, its result's shape and the values shown. */
+export interface CodeLine {
+  code: string;
+  note: Key;
+  shape: readonly number[];
+  /** The values shown (a slice where the whole tensor is long: `label` says which) and their shape. */
+  values?: { data: Float32Array; shape: readonly number[]; label?: string } | undefined;
+}
+
+/** What a lesson's render gives the table: the lines, and the error the code stops with after them, if any. */
+export interface CodeRun {
+  lines: readonly CodeLine[];
+  error?: string | undefined;
+}
+
+/**
+ * The table `#<id>`, redrawn by `show` (and on every language change, from
+ * the last `run()`): each printed tensor keeps its values in `data-values`
+ * (tests read them); the table's `data-error` is 1 when the code stops.
+ */
+export function codeSteps(id: string, run: () => CodeRun): { el: HTMLElement; show(): CodeRun } {
+  const body = el('tbody');
+  const table = el('table', { class: 'code-steps', id },
+    el('thead', {}, el('tr', {}, text('examples.steps.line', 'th'), text('examples.steps.shape', 'th'), text('examples.steps.values', 'th'))), body);
+  const show = (): CodeRun => {
+    const r = run();
+    body.replaceChildren(...r.lines.map((l, i) => {
+      const cell = el('td', { class: 'values' });
+      if (l.values) {
+        const label = l.values.label === undefined ? '' : `${l.values.label}\n`;
+        const pre = el('pre', { class: 'tensor', 'data-step': String(i) }, `${label}${formatTensor(l.values.data, l.values.shape)}`);
+        pre.dataset.values = JSON.stringify(Array.from(l.values.data, (v) => (Number.isFinite(v) ? v : null)));
+        cell.append(pre);
+      }
+      return el('tr', {},
+        el('td', {}, el('code', {}, l.code), text(l.note, 'div', 'note')),
+        el('td', { class: 'shape' }, el('code', {}, `[${l.shape.join(', ')}]`)),
+        cell);
+    }));
+    if (r.error === undefined) {
+      delete table.dataset.error;
+    } else {
+      body.append(el('tr', { class: 'error' }, el('td', { colspan: '3' }, r.error)));
+      table.dataset.error = '1';
+    }
+    return r;
+  };
+  onLangChange(() => void show(), table);
+  return { el: el('div', { class: 'table-scroll' }, table), show };
+}
