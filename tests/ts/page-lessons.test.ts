@@ -505,6 +505,17 @@ describe('both sections: languages, themes, phone width', () => {
         assert.match(note, /[\u4e00-\u9fff]/);
         assert.match(await page.$eval('#ex-sin-py', (e) => e.textContent ?? ''), /偶数维/, 'code comments follow the language');
       }
+      // Section 8's code opens on PyTorch and no line of it is cut off (it wraps).
+      const panels = await page.$$eval('#examples .code-panels', (ps) => ps.map((p) => {
+        const shown = Array.from(p.querySelectorAll<HTMLElement>('pre.code')).filter((e) => !e.hidden);
+        return { shown: shown.map((e) => e.id), cut: shown.map((e) => e.scrollWidth - e.clientWidth) };
+      }));
+      assert.ok(panels.length >= 6, `${panels.length} code panels`);
+      for (const p of panels) {
+        assert.equal(p.shown.length, 1);
+        assert.match(p.shown[0]!, /-py$/, `${p.shown[0]} is shown first`);
+        assert.ok(p.cut[0]! <= 0, `${p.shown[0]}: ${p.cut[0]} px of its lines hidden at ${width} px`);
+      }
       // Nothing in these two sections sticks out (wide tensors and tables scroll inside their boxes).
       for (const id of ['examples', 'derivation']) {
         const [sw, cw] = await page.$eval(`#${id}`, (e) => [e.scrollWidth, e.clientWidth]);

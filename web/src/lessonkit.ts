@@ -59,6 +59,8 @@ export interface CodePanels {
   el: HTMLElement;
   /** Re-renders the code (after a parameter or the language changed). */
   refresh(): void;
+  /** Shows the tab with this key. */
+  select(key: string): void;
 }
 
 /** One tab of `codeTabs`: its id suffix, label, code (rebuilt on every refresh) and a note shown under it. */
@@ -105,7 +107,12 @@ export function codeTabs(id: string, tabs: readonly CodeTab[]): CodePanels {
   show(0);
   onLangChange(refresh);
   const bar = el('div', { class: 'code-tabs', role: 'tablist' }, ...buttons, copy);
-  return { el: el('div', { class: 'code-panels' }, bar, ...pres, ...notes.filter((n): n is HTMLElement => n !== undefined)), refresh };
+  const select = (key: string): void => {
+    const i = tabs.findIndex((tab) => tab.key === key);
+    if (i < 0) throw new RangeError(`codeTabs ${id}: no tab ${key}`);
+    show(i);
+  };
+  return { el: el('div', { class: 'code-panels' }, bar, ...pres, ...notes.filter((n): n is HTMLElement => n !== undefined)), refresh, select };
 }
 
 /**

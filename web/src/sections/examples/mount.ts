@@ -15,15 +15,20 @@ import type { Ctx } from '../context.js';
 import { cacheStepsExample } from './cache-steps.js';
 import { alibiAttentionExample, sinusoidalModuleExample } from './module-steps.js';
 
-/** One worked example: title, one paragraph, controls, the printed output beside the code. */
+/**
+ * One worked example: title, one paragraph, controls, the printed output and,
+ * under it at full width (no line cut off), the code, opened on PyTorch (the
+ * articles' language).
+ */
 function lesson(id: string, title: Key, intro: Key, controls: HTMLElement[], output: Node[], code: CodePanels, look: Key): HTMLElement {
+  code.select('py');
   return el(
     'div', { class: 'lesson', id },
     text(title, 'h3'),
     rich(intro, 'p', 'explain'),
     ...(controls.length > 0 ? [el('div', { class: 'controls' }, ...controls)] : []),
     el(
-      'div', { class: 'lesson-grid' },
+      'div', { class: 'lesson-stack' },
       el('figure', { class: 'lesson-out' }, text('examples.output', 'figcaption'), ...output, rich(look, 'p', 'note')),
       code.el,
     ),

@@ -2,7 +2,7 @@
 // Keys ending in `.c.*` are comments inside the code panels.
 export const en = {
   'examples.title': 'The articles’ examples, recomputed',
-  'examples.text': `The two articles print small PyTorch tensors to make their point. Each of those examples is recomputed here by posenc, in your browser, and printed in PyTorch’s format. Beside each output: the posenc call that produced it, and an equivalent PyTorch snippet written for comparison (this page runs no Python).`,
+  'examples.text': `The two articles print small PyTorch tensors to make their point. Each of those examples is recomputed here by posenc, in your browser, and printed in PyTorch’s format. Under each output: an equivalent PyTorch snippet written for comparison (this page runs no Python) and the posenc call that produced it. The line-by-line lessons take the articles’ code one step at a time, each step beside posenc’s numbers.`,
   'examples.output': 'Output, in PyTorch’s print format',
   'examples.tab.ts': 'posenc (TypeScript, runs here)',
   'examples.tab.py': 'PyTorch (equivalent, not run)',
@@ -148,7 +148,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'examples.title': '文章里的例子，现场重算',
-  'examples.text': `两篇文章都靠打印几个小的 PyTorch 张量来说明问题。这里把这些例子都交给 posenc 在你的浏览器里重新算一遍，并按 PyTorch 的格式打印出来。每个输出旁边有两段代码：一段是本页实际调用的 posenc 代码，另一段是等价的 PyTorch 写法，仅供对照（本页不运行 Python）。`,
+  'examples.text': `两篇文章都靠打印几个小的 PyTorch 张量来说明问题。这里把这些例子都交给 posenc 在你的浏览器里重新算一遍，并按 PyTorch 的格式打印出来。每个输出下面有两段代码：一段是等价的 PyTorch 写法，仅供对照（本页不运行 Python），另一段是本页实际调用的 posenc 代码。“逐行看”的几个例子把文章里的代码一步一步拆开，每一步旁边是 posenc 算出的数值。`,
   'examples.output': '输出（PyTorch 打印格式）',
   'examples.tab.ts': 'posenc（TypeScript，本页实际运行）',
   'examples.tab.py': 'PyTorch（等价写法，不运行）',
