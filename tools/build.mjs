@@ -60,6 +60,9 @@ if (all || want.has('wasm')) {
 if (all || want.has('ts')) {
   console.log('== package (tsc + wasm modules -> dist/)');
   run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
+  // The .js again without comments (the .d.ts keep theirs, the TSDoc that editors show): the
+  // sources' comments are for contributors, and they were about a third of the package's JavaScript.
+  run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--removeComments', '--declaration', 'false']);
   // Only the declarations the package's types reach (its exports' `types` and what they import):
   // the internal modules' .d.ts describe nothing a user can import (about 28 KB).
   const exportsTypes = Object.values(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).exports)
