@@ -53,7 +53,7 @@ export const zh: Record<keyof typeof en, string> = {
   'tryit.group': '试一试：一键切到最能说明本节要点的设置',
 
   'tryit.order.none': '不加位置编码，打乱顺序',
-  'tryit.order.none.look': 'B 和 A 只差浮点误差：没有位置信息时，attention 只是把输出行换了位置（置换等变）。',
+  'tryit.order.none.look': 'B 和 A 只差浮点误差：没有位置信息时，注意力只是把输出行换了位置（置换等变）。',
   'tryit.order.causal': '打开 causal mask，仍不加位置编码',
   'tryit.order.causal.look': '这次 B 和 A 不同了：每个 token 能看到的前文集合变了，光靠 causal mask 就把顺序信息带进了输出。',
   'tryit.order.rope': '用 RoPE，打乱顺序',
@@ -67,7 +67,7 @@ export const zh: Record<keyof typeof en, string> = {
   'tryit.rope.shift': '原版 RoPE，两个位置一起平移 {r.s}',
   'tryit.rope.shift.look': '(m+s, n+s) 处的 q·k 和 (m, n) 处完全一样，平移曲线是一条水平线：只有 m − n 起作用。',
   'tryit.rope.linear': '线性插值 ×{r.factor}，同样平移',
-  'tryit.rope.linear.look': '分数变了（所有频率都除以了倍数），但依然平移不变：固定的 scaling 不破坏 RoPE 的相对位置性质。',
+  'tryit.rope.linear.look': '分数变了（所有频率都除以了倍数），但依然平移不变：固定的缩放不破坏 RoPE 的相对位置性质。',
   'tryit.rope.dynamic': '动态 NTK，原始上下文长度 {r.orig}',
   'tryit.rope.dynamic.look': '同一对 (m, n) 放进更短的序列，分数就不一样了。平移图里，变化量在 L 超过 {r.orig} 的虚线之前一直是 0，过了虚线就逐渐偏离：频率跟着长度走，每多一个 token 就变一点。',
 
@@ -78,7 +78,7 @@ export const zh: Record<keyof typeof en, string> = {
   'tryit.bias.simple': '教程里的 1/2^h 斜率，{b.heads} 个 head',
   'tryit.bias.simple.look': 'head 0 的斜率是 1，最后几个 head 接近 0：下面图里它们的线贴着 0 走，这几个 head 基本感知不到距离。',
 
-  'tryit.ext.none': '在 {e.len} 个 token 上评估，不做 scaling',
+  'tryit.ext.none': '在 {e.len} 个 token 上评估，不缩放',
   'tryit.ext.none.look': '波长面板里，很多维度对转到了训练时没见过的角度；loss 曲线图里，看哪些线一过训练长度那条竖虚线就往上走。',
   'tryit.ext.yarn': 'YaRN ×{e.factor}，{e.len} 个 token',
   'tryit.ext.yarn.look': '缩放后没有一对维度超出训练时见过的角度（面板里“缩放后”的个数降到 0），loss 曲线图里多了一条 RoPE + YaRN 的虚线：对比一下它和原版 RoPE 在训练长度之后的走势。在训练长度以内，它比原版 RoPE 高：缩放放慢了模型按原速度学会的那些维度对，而这个模型没有再训练去适应（第 12 节演示了再训练几步能补回多少）。',
@@ -86,7 +86,7 @@ export const zh: Record<keyof typeof en, string> = {
   'tryit.ym.gemma': 'Gemma 3 27B：一个模型里有两种 RoPE',
   'tryit.ym.gemma.look': '条带里有两种颜色：每五个 base 为 10,000 的滑动窗口层，跟着一个 base 为 1,000,000、带 ×8 线性缩放的全局层。在第 i 对上，全局层的波长是滑动窗口层的 100^(2i/128) 倍（来自更大的 base），加上线性缩放后再乘以 8（虚线）。',
   'tryit.ym.scout': 'Llama 4 Scout：不用 RoPE 的层',
-  'tryit.ym.scout.look': '每隔三格就有一格是灰色：这些层做 attention 时完全没有位置信息（NoPE）。query 缩放那一行说的正是这 12 层：位置越靠后，Llama 4 把它们的 query 放得越大，attention 分布也就越尖。',
+  'tryit.ym.scout.look': '每隔三格就有一格是灰色：这些层计算注意力时完全没有位置信息（NoPE）。query 缩放那一行说的正是这 12 层：位置越靠后，Llama 4 把它们的 query 放得越大，注意力分布也就越尖。',
   'tryit.ym.qwen3vl': 'Qwen3-VL 8B：维度对轮流分给三行的 M-RoPE',
   'tryit.ym.qwen3vl.look': '维度对的色条从第 0 对起按时间、高度、宽度轮流排列，最后以四个时间对结束：时间 24 对，高度 20 对，宽度 20 对。在上面选 Qwen2.5-VL，可以看到同样三行分成三个连续的块。',
   'tryit.bugs.onlyq': '会体现在 loss 上的 bug：只旋转 Q',

@@ -230,7 +230,7 @@ export const zh: Record<keyof typeof en, string> = {
   'examples.alibisteps.look': '对比 head 0 和 head 3：斜率越陡，每行的权重越集中在最近的几个 key 上。ALiBi 不需要任何表，同样几行代码对任意长度都适用。',
 
   'examples.alibi.title': 'ALiBi 偏置：4 个 head × 5 × 5',
-  'examples.alibi.text': `用教程里简化的斜率 $s_h = 1/2^h$，head 0 给 query $m$ 对 key $n \\le m$ 的 attention score 加上 $-(m-n)$。论文里 $H$ 个 head（$H$ 为 2 的幂）的斜率是 $s_h = 2^{-8(h+1)/H}$，要平缓得多。posenc 的 <code>alibiBias</code>（默认 <code>causal: true</code>）会直接在对角线以上写入 $-\\infty$。教程的代码在那里打印的是 <code>-0.</code>，屏蔽留给单独的一步，右边的 PyTorch 代码也是用 <code>masked_fill</code> 单独做的：causal mask 是另一回事，不属于 ALiBi。`,
+  'examples.alibi.text': `用教程里简化的斜率 $s_h = 1/2^h$，head 0 给 query $m$ 对 key $n \\le m$ 的注意力分数加上 $-(m-n)$。论文里 $H$ 个 head（$H$ 为 2 的幂）的斜率是 $s_h = 2^{-8(h+1)/H}$，要平缓得多。posenc 的 <code>alibiBias</code>（默认 <code>causal: true</code>）会直接在对角线以上写入 $-\\infty$。教程的代码在那里打印的是 <code>-0.</code>，屏蔽留给单独的一步，右边的 PyTorch 代码也是用 <code>masked_fill</code> 单独做的：causal mask 是另一回事，不属于 ALiBi。`,
   'examples.alibi.look': '同一行里，距离每远一个 token，就多扣一个斜率；对角线（距离 0）为 0。换一个更靠后的 head：教程的斜率每个 head 减半，论文的斜率每个 head 缩小到 1/4。（教程打印的对角线是 <code>-0.</code>，即负零，数值上相同。）',
   'examples.alibi.len': 'seq_len',
   'examples.alibi.head': '第几个 head',
@@ -244,7 +244,7 @@ export const zh: Record<keyof typeof en, string> = {
   'examples.alibi.c.mask': 'causal mask：单独的一步',
 
   'examples.kv.title': 'prompt 有 128 个 token 时，下一个 token 的位置是 128',
-  'examples.kv.text': `用了 KV cache 之后，每一步只输入新的 token，但它的 position id 必须是它在整个上下文里的真实位置：prompt 有 128 个 token（位置 0–127）时，生成的第一个 token 位置是 128，而不是 0。posenc 的 <code>KvCache.append</code> 默认把新 token 放在 <code>cache.length</code> 处。下面按这个位置做 attention，再和不用 cache、整段重新算的结果对比。`,
+  'examples.kv.text': `用了 KV cache 之后，每一步只输入新的 token，但它的 position id 必须是它在整个上下文里的真实位置：prompt 有 128 个 token（位置 0–127）时，生成的第一个 token 位置是 128，而不是 0。posenc 的 <code>KvCache.append</code> 默认把新 token 放在 <code>cache.length</code> 处。下面按这个位置做注意力计算，再和不用 cache、整段重新算的结果对比。`,
   'examples.kv.look': 'position id 正确时，用 cache 的输出和整段重算完全一致，差异只在浮点舍入。让新 token 的位置从 0 重新开始，输出就变了：query 看到的每个缓存 key 的距离都是错的。',
   'examples.kv.prompt': 'prompt 长度',
   'examples.kv.nextid': '生成的第一个 token 的 position id：',
@@ -262,9 +262,9 @@ export const zh: Record<keyof typeof en, string> = {
   'examples.kv.c.notzero': '（不是 0）',
   'examples.kv.c.rotate': '用 position_ids 处的 cos/sin 旋转新的 q、k，再把 k、v 追加进 cache',
 
-  'examples.layer.title': '带 RoPE 的完整 attention 层，以及把所有位置一起平移',
-  'examples.layer.text': `batch 为 1，4 个 token，$d_{model} = 8$，2 个 head，每个 head 4 维。这一层先把 $x$ 投影成 $q$、$k$、$v$ 并拆成多个 head，再用 RoPE 旋转 $q$ 和 $k$（$v$ 不旋转）。这里用的是 Hugging Face 版 Llama 和 GPT-NeoX 的 half 布局（Meta 原版 Llama 代码用的是相邻维度配对的 interleaved 布局）：在每个 head 里，第 $i$ 维和第 $i + 2$ 维配成一对（2 是 head 维数的一半），也就是 Hugging Face 的 <code>rotate_half</code>。然后做带因果 mask 的 softmax attention，缩放系数是 1/2（head 维数 4 的平方根的倒数），最后把各个 head 拼回去，再乘上 $W_o$。posenc 的 <code>attention</code> 一次调用就完成了旋转和 attention；投影只是普通的矩阵乘法。输入是固定的波形，所以 PyTorch 代码会打印出同样的数。滑块改变第一个 token 的位置，四个 token 的先后顺序和间隔都不变。`,
-  'examples.layer.look': '不管这四个 token 从哪个位置开始，y 都不变（只差浮点舍入）：旋转之后，每个 score 只取决于 query 和 key 之间的距离 m − n。如果换成直接加到 x 上的绝对位置编码，每一行都会变。',
+  'examples.layer.title': '带 RoPE 的完整注意力层，以及把所有位置一起平移',
+  'examples.layer.text': `batch 为 1，4 个 token，$d_{model} = 8$，2 个 head，每个 head 4 维。这一层先把 $x$ 投影成 $q$、$k$、$v$ 并拆成多个 head，再用 RoPE 旋转 $q$ 和 $k$（$v$ 不旋转）。这里用的是 Hugging Face 版 Llama 和 GPT-NeoX 的 half 布局（Meta 原版 Llama 代码用的是相邻维度配对的 interleaved 布局）：在每个 head 里，第 $i$ 维和第 $i + 2$ 维配成一对（2 是 head 维数的一半），也就是 Hugging Face 的 <code>rotate_half</code>。然后做带 causal mask 的 softmax 注意力，缩放系数是 1/2（head 维数 4 的平方根的倒数），最后把各个 head 拼回去，再乘上 $W_o$。posenc 的 <code>attention</code> 一次调用就完成了旋转和注意力；投影只是普通的矩阵乘法。输入是固定的波形，所以 PyTorch 代码会打印出同样的数。滑块改变第一个 token 的位置，四个 token 的先后顺序和间隔都不变。`,
+  'examples.layer.look': '不管这四个 token 从哪个位置开始，y 都不变（只差浮点舍入）：旋转之后，每个分数只取决于 query 和 key 之间的距离 m − n。如果换成直接加到 x 上的绝对位置编码，每一行都会变。',
   'examples.layer.offset': '第一个 token 的位置',
   'examples.layer.shift': '和位置 0–3 时相比，y 变了多少（32 个差值里最大的那个；这是 posenc 自己的检查，PyTorch 代码没有打印它）：',
   'examples.layer.c.inputs': '固定输入：x [1, 4, 8] 和四个 [8, 8] 的权重矩阵',

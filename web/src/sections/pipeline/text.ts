@@ -61,12 +61,12 @@ export const en = {
 };
 
 export const zh: Record<keyof typeof en, string> = {
-  'pipeline.title': '各种位置编码作用在 attention 的哪一步',
-  'pipeline.text': `本页的每一种位置编码回答的都是同一个问题，只是作用在一层 attention 的不同步骤上。绝对位置编码在最前面改输入；RoPE 和 xPos 在投影之后改 $q$ 和 $k$；ALiBi、T5 和 Shaw 在 causal mask 之前给分数加一项。选一种位置编码，看它作用在哪一步。`,
+  'pipeline.title': '各种位置编码作用在注意力的哪一步',
+  'pipeline.text': `本页的每一种位置编码回答的都是同一个问题，只是作用在一层注意力的不同步骤上。绝对位置编码在最前面改输入；RoPE 和 xPos 在投影之后改 $q$ 和 $k$；ALiBi、T5 和 Shaw 在 causal mask 之前给分数加一项。选一种位置编码，看它作用在哪一步。`,
   'pipeline.picker': '位置编码',
-  'pipeline.diagram': '一层 attention，自上而下',
+  'pipeline.diagram': '一层注意力，自上而下',
 
-  'pipeline.step.embed': 'Token embedding',
+  'pipeline.step.embed': '查 token embedding',
   'pipeline.step.embed.f': '$x_p = E[\\text{token}_p]$',
   'pipeline.step.abs': '加上绝对位置',
   'pipeline.step.abs.f': '$x_p + \\mathrm{PE}(p)$',
@@ -86,7 +86,7 @@ export const zh: Record<keyof typeof en, string> = {
   'pipeline.step.scores.f': '$q_m \\cdot k_n / \\sqrt{d}$',
   'pipeline.step.terms': '给分数加上位置项',
   'pipeline.step.terms.f': '$+\\,b_{mn}$',
-  'pipeline.step.mask': 'Causal mask',
+  'pipeline.step.mask': '加 causal mask',
   'pipeline.step.mask.f': '$n > m$ 处置为 $-\\infty$',
   'pipeline.step.softmax': '对 key 做 softmax',
   'pipeline.step.softmax.f': '$a_{mn} = \\mathrm{softmax}_n(\\cdot)$',
@@ -107,7 +107,7 @@ export const zh: Record<keyof typeof en, string> = {
   'pipeline.enters.shaw.terms': 'Shaw：$+\\,q_m\\cdot a^K_{\\mathrm{clip}(n-m)}/\\sqrt d$',
   'pipeline.enters.shaw.values': 'Shaw 的 value 侧：$+\\sum_n a_{mn}\\, a^V_{\\mathrm{clip}(n-m)}$',
 
-  'pipeline.say.nope': 'NoPE 什么都不加。没有 mask 时 attention 是置换等变的；有了 causal mask，位置 m 上的 token 恰好能看到 m + 1 个 key，这个数量就是模型唯一能拿到的位置信号。',
+  'pipeline.say.nope': 'NoPE 什么都不加。没有 mask 时注意力是置换等变的；有了 causal mask，位置 m 上的 token 恰好能看到 m + 1 个 key，这个数量就是模型唯一能拿到的位置信号。',
   'pipeline.say.sinusoidal': '正弦位置编码在第一层之前，给每个 token embedding 加上一个由 sin、cos 组成的固定向量，只加一次；后面每一步看到的都只是相加之后的结果。',
   'pipeline.say.learned': '可学习位置表和正弦位置编码一样，把第 p 行加到位置 p 上那个 token 的 embedding 上；不同的是这些行是训练出来的，而且行数只等于训练时的最大长度。',
   'pipeline.say.rope': 'RoPE 在投影之后旋转 q 和 k，每对维度转过的角度与位置成正比；v 不动，因为位置应当决定“关注谁”，而不是“读到什么内容”。',

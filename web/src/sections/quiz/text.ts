@@ -166,7 +166,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.mask.o.no': '不能：偏置是有限值，mask 是 −∞',
   'quiz.mask.o.yes': '能：远处的未来 key 反正会被重罚',
   'quiz.mask.check': 'query 0 对 4 个 key，q·k 都相同，8 个 head 中的 head 0（斜率 {slope}）：只有偏置时，未来的 key 仍分走 {future} 的注意力；加上 causal mask 后为 {masked}。',
-  'quiz.mask.why': '线性偏置只是让某个 key 不太可能被关注，mask 才让它完全不可能被关注。它们是两个独立的步骤（见 pipeline 一节）。',
+  'quiz.mask.why': '线性偏置只是让某个 key 不太可能被关注，mask 才让它完全不可能被关注。它们是两个独立的步骤（见“作用在哪一步”一节）。',
 
   'quiz.learned.q': '为什么用可学习绝对位置表的模型不能超出训练长度运行？',
   'quiz.learned.o.norow': '位置 ≥ max_len 时表里根本没有这一行',
@@ -217,12 +217,12 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.summary.title': '总结',
   'quiz.summary': `<ul class="summary">
 <li>Attention 本身没有顺序：不加 mask 时，打乱 token 只会让输出跟着打乱。位置信息必须另外加进去。</li>
-<li><b>绝对</b>位置编码（正弦位置编码、可学习位置编码）把位置 $p$ 的向量加到 token embedding 上；<b>相对</b>位置编码（Shaw、T5、ALiBi）在 attention 内部加一个只取决于 $n-m$ 的量。</li>
+<li><b>绝对</b>位置编码（正弦位置编码、可学习位置编码）把位置 $p$ 的向量加到 token embedding 上；<b>相对</b>位置编码（Shaw、T5、ALiBi）在注意力内部加一个只取决于 $n-m$ 的量。</li>
 <li><b>正弦位置编码（Sinusoidal）</b>：固定的 sin / cos，波长从 $2\\pi$ 到略小于 $2\\pi b$；$\\mathrm{PE}_p\\cdot\\mathrm{PE}_q$ 只取决于 $p-q$。任何位置都能算出来，但模型不一定用得好没见过的位置。</li>
 <li><b>可学习</b>：一张 $\\text{max\\_len}\\times d$ 的表。最后一行之后什么都没有，完全不能外推。</li>
 <li><b>RoPE</b> 把 $q$、$k$ 的每对维度旋转 $p\\,\\theta_i$，$\\theta_i=b^{-2i/d}$。由于 $R_m^\\top R_n = R_{n-m}$，分数只取决于 $n-m$：按绝对位置旋转，得到相对位置的分数。范数不变。只作用于 Q 和 K，不作用于 V。</li>
-<li><b>工程实现</b>：cos / sin cache 加 <code>rotate_half</code>；维度配对方式（half 或 interleaved）必须和权重一致；有 KV cache 时，新 token 的位置等于 cache 长度；left padding 不能算进位置。</li>
-<li><b>长上下文</b>：低频对在训练长度内一圈都没转完，所以最先遇到新角度。PI 把位置除以 $s$；NTK 调大 base；动态 NTK 随当前长度调大 base；YaRN 保留高频对、插值低频对，并把 attention 稍微调尖；LongRoPE 为每对维度搜索一个倍数。配合少量继续训练效果最好。</li>
+<li><b>工程实现</b>：cos / sin cache 加 <code>rotate_half</code>；维度配对方式（half 或 interleaved）必须和权重一致；有 KV cache 时，新 token 的位置等于 cache 长度；左填充不能算进位置。</li>
+<li><b>长上下文</b>：低频对在训练长度内一圈都没转完，所以最先遇到新角度。PI 把位置除以 $s$；NTK 调大 base；动态 NTK 随当前长度调大 base；YaRN 保留高频对、插值低频对，并把注意力稍微调尖；LongRoPE 为每对维度搜索一个倍数。配合少量继续训练效果最好。</li>
 <li><b>ALiBi</b> 加上 $-s_h(m-n)$，$H$ 为 2 的幂时斜率 $s_h=2^{-8(h+1)/H}$（其他 $H$：取 $c = 2^{\\lfloor\\log_2 H\\rfloor}$，先按 $c$ 个 head 的规则算出 $c$ 个斜率，其余的从 $2c$ 个 head 那组斜率里隔一个取一个补齐）：没有参数，外推能力强，但先验固定为线性。它不能代替 causal mask。</li>
 <li><b>T5</b> 为每个 head、每个按对数划分的距离桶学一个标量；<b>Shaw</b> 为截断到 $[-k,k]$ 的距离学向量，加在 key 和 value 上。两者对超过某个界限的距离一视同仁，所以在任何长度上都能跑。</li>
 <li><b>xPos</b> 是 RoPE 再加一个缩放，让分数随距离衰减。<b>NoPE</b> 什么都不加：在 causal decoder 里，光靠 mask 就会漏出位置信息。</li>

@@ -86,7 +86,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'taxonomy.title': '绝对还是相对：位置编码的几大类',
-  'taxonomy.text': `<b>绝对</b>位置编码告诉每个 token 它在哪：位置 $p$ 有自己的信号，通常是一个加到 token embedding 上的向量。<b>相对</b>位置编码告诉 attention 两个 token 相隔多远：query $m$ 与 key $n$ 的 attention score 多出一项，只取决于 $n-m$。相对位置编码也有代价：有的实现要在每个 attention 层额外加一个偏置矩阵或一张相对位置表；这一项属于一对 token 而不是单个 token，没法存进缓存的 key 里，每来一个新 query 都要和所有缓存的 key 重新算一遍。RoPE 介于两者之间：按绝对位置旋转 $q$ 和 $k$，算出来的分数却只取决于距离。下表每行是一类方法；最后五列是此刻在你的浏览器里、用本页自带的小模型实测出来的（它们都只在同一种合成语言的短序列上训练，再拿去跑更长的序列）。`,
+  'taxonomy.text': `<b>绝对</b>位置编码告诉每个 token 它在哪：位置 $p$ 有自己的信号，通常是一个加到 token embedding 上的向量。<b>相对</b>位置编码告诉注意力两个 token 相隔多远：query $m$ 与 key $n$ 的注意力分数多出一项，只取决于 $n-m$。相对位置编码也有代价：有的实现要在每个注意力层额外加一个偏置矩阵或一张相对位置表；这一项属于一对 token 而不是单个 token，没法存进缓存的 key 里，每来一个新 query 都要和所有缓存的 key 重新算一遍。RoPE 介于两者之间：按绝对位置旋转 $q$ 和 $k$，算出来的分数却只取决于距离。下表每行是一类方法；最后五列是此刻在你的浏览器里、用本页自带的小模型实测出来的（它们都只在同一种合成语言的短序列上训练，再拿去跑更长的序列）。`,
 
   'taxonomy.col.family': '位置编码',
   'taxonomy.col.where': '作用在哪里',
@@ -106,11 +106,11 @@ export const zh: Record<keyof typeof en, string> = {
   'taxonomy.learned.kind': '绝对，可学习',
   'taxonomy.learned.params': '一张表，每个位置一行',
   'taxonomy.shaw.name': '相对位置 key（Shaw 等人）',
-  'taxonomy.shaw.where': '在 attention 内部加到 key（以及 value）上',
+  'taxonomy.shaw.where': '在注意力内部加到 key（以及 value）上',
   'taxonomy.shaw.kind': '相对，距离超过 k 截断',
   'taxonomy.shaw.params': '每层 key 和 value 各 2k + 1 个向量',
   'taxonomy.t5.name': 'T5 相对位置偏置',
-  'taxonomy.t5.where': '加到 attention score 上',
+  'taxonomy.t5.where': '加到注意力分数上',
   'taxonomy.t5.kind': '相对，分桶：近处每个距离一个桶，远处按对数分桶',
   'taxonomy.t5.params': '每个桶、每个 head 一个标量',
   'taxonomy.rope.name': 'RoPE（旋转位置编码）',
@@ -118,7 +118,7 @@ export const zh: Record<keyof typeof en, string> = {
   'taxonomy.rope.kind': '按绝对位置旋转，分数体现相对位置',
   'taxonomy.rope.params': '无：角度 $p\\,\\theta_i$',
   'taxonomy.alibi.name': 'ALiBi',
-  'taxonomy.alibi.where': '加到 attention score 上',
+  'taxonomy.alibi.where': '加到注意力分数上',
   'taxonomy.alibi.kind': '相对，随距离线性惩罚',
   'taxonomy.alibi.params': '无：每个 head 一个固定斜率',
   'taxonomy.xpos.name': 'xPos',
