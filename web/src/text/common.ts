@@ -22,7 +22,7 @@ export const zh: Record<keyof typeof en, string> = {
   'ax.query': 'query m',
   'ax.key': 'key n',
   'ax.position': '位置',
-  'ax.pair': '第 i 对',
+  'ax.pair': '维度对 i',
   'ax.angle': '旋转角（弧度）',
   'ax.bias': '加到注意力分数上的偏置',
   'ax.bucket': '桶编号',

@@ -65,12 +65,12 @@ The first is content only; the middle two mix content with absolute positions; a
 
 export const zh: Record<keyof typeof en, string> = {
   'derivation.title': 'RoPE 一步步推导',
-  'derivation.text': `从旋转一对数开始，到 RoPE 为什么放在 Q、K 上，一共五步。每个数都由 posenc（<code>applyRope</code>、<code>ropeFrequencies</code>、<code>attention</code>、<code>sinusoidal</code>）在小输入上算出：拖动控件，看哪些数保持不变。`,
+  'derivation.text': `从旋转一个维度对开始，到 RoPE 为什么放在 Q、K 上，一共五步。每个数都由 posenc（<code>applyRope</code>、<code>ropeFrequencies</code>、<code>attention</code>、<code>sinusoidal</code>）在小输入上算出：拖动控件，看哪些数保持不变。`,
 
   'derivation.s1.title': '1. 旋转不改变长度',
-  'derivation.s1.text': `RoPE 以“一对数”为单位操作。位置 $m$ 上的 token，它的一对 $x=(x_0,x_1)$ 旋转 $m\\theta$ 角：
+  'derivation.s1.text': `RoPE 以两个数为一组（一个维度对）来旋转。位置 $m$ 上的 token 的一个维度对 $x=(x_0,x_1)$ 旋转 $m\\theta$ 角：
 $$R(m\\theta)=\\begin{pmatrix}\\cos m\\theta & -\\sin m\\theta\\\\ \\sin m\\theta & \\cos m\\theta\\end{pmatrix},$$ $$R(m\\theta)\\,x=\\begin{pmatrix}x_0\\cos m\\theta - x_1\\sin m\\theta\\\\ x_0\\sin m\\theta + x_1\\cos m\\theta\\end{pmatrix}.$$
-$R$ 是正交矩阵（$R^\\top R = I$），所以 $\\lVert R x\\rVert=\\lVert x\\rVert$：位置只改变这一对的方向，不改变它的长度。`,
+$R$ 是正交矩阵（$R^\\top R = I$），所以 $\\lVert R x\\rVert=\\lVert x\\rVert$：位置只改变这个维度对的方向，不改变它的长度。`,
   'derivation.s1.look': '拖动蓝色向量 x 的端点（或选中后用方向键）：橙色的 R x 始终落在虚线圆上，两个模长始终相等。',
   'derivation.s1.fig': '向量 x 与 R(mθ)x，坐标轴是第 2i 维和第 2i+1 维（无单位）',
   'derivation.s1.axis0': 'x₀（第 2i 维）',
@@ -89,17 +89,17 @@ $R$ 是正交矩阵（$R^\\top R = I$），所以 $\\lVert R x\\rVert=\\lVert x\
 
   'derivation.s3.title': '3. x·cos + rotate_half(x)·sin：两种布局',
   'derivation.s3.text': `实际代码从不构造旋转矩阵：分块对角的旋转可以逐元素写成 $x\\odot\\cos + \\mathrm{rotate\\_half}(x)\\odot\\sin$。哪些维度配成一对，只是一种约定。<b>interleaved</b>：$(2i, 2i+1)$ 配对，cos/sin 用 <code>repeat_interleave</code> 展开；文章里的 <code>rotate_half</code>、GPT-J 和 Meta 原版 Llama 代码都是这种。<b>half</b>：$(i, i+d/2)$ 配对，cos/sin 用 <code>cat</code> 拼接；Hugging Face 的 <code>rotate_half</code> 和 GPT-NeoX 是这种。两个函数同名，干的却是不同的事。Meta 发布的 Llama 权重按相邻维度旋转；Hugging Face 的转换脚本对 $W_q$、$W_k$ 投影矩阵的行做了重排，让它的 half 布局算出同样的注意力分数。`,
-  'derivation.s3.look': '颜色相同就是同一对。每种布局下，按公式算出的那一行都和 posenc 的 applyRope 一致。把两种约定混着用（见下方）会改变模长，那就根本不是旋转了。',
+  'derivation.s3.look': '颜色相同的维度属于同一个维度对。每种布局下，按公式算出的那一行都和 posenc 的 applyRope 一致。把两种约定混着用（见下方）会改变模长，那就根本不是旋转了。',
   'derivation.s3.m': '位置 m',
   'derivation.s3.dim': '维度',
-  'derivation.s3.pair': '对',
+  'derivation.s3.pair': '维度对',
   'derivation.s3.interleaved': 'interleaved：(2i, 2i+1) 配对，cos/sin 用 repeat_interleave',
   'derivation.s3.half': 'half：(i, i + d/2) 配对，cos/sin 用 cat',
   'derivation.s3.mis': '配对不一致：文章的 rotate_half（相邻配对）配上用 cat 构造的 cos/sin（half 布局）：',
   'derivation.s3.perm': 'Hugging Face 的做法：先重排 x，把第 (2i, 2i+1) 维放到 (i, i + d/2)，按 half 布局旋转，再排回原来的顺序。与 interleaved 旋转之差的最大值：',
 
   'derivation.s4.title': '4. 为什么旋转 Q、K，而不旋转 V',
-  'derivation.s4.text': `注意力权重来自 $q\\cdot k$，位置信息就应该从这里进入：旋转 $q$、$k$ 之后，每个分数都取决于相对距离。$V$ 是被这些权重加权平均的内容。要是把 $V$ 也转了，每个 value 向量都会按所在 token 的绝对位置转一个角度，于是所有位置整体平移同样的距离时，输出也会跟着变，而这本来不该有任何影响。下面是 6 个 token、head_dim 为 8 的例子，所有位置整体平移 $s$。`,
+  'derivation.s4.text': `注意力权重来自 $q\\cdot k$，位置信息就应该从这里进入：旋转 $q$、$k$ 之后，每个分数都取决于相对距离。$V$ 是用这些权重加权平均的内容。要是把 $V$ 也转了，每个 value 向量都会按所在 token 的绝对位置转一个角度，于是所有位置整体平移同样的距离时，输出也会跟着变，而这本来不该有任何影响。下面是 6 个 token、head_dim 为 8 的例子，所有位置整体平移 $s$。`,
   'derivation.s4.look': '蓝线一直贴着 0：只旋转 Q、K 时，整体平移位置什么都不改变。橙线则不然：V 也被旋转后，输出取决于序列从哪个位置开始。两列的权重完全一样，因为 V 根本不参与权重的计算。',
   'derivation.s4.fig': '所有位置整体平移 s 后，注意力输出的变化',
   'derivation.s4.x': '平移量 s（位置数）',

@@ -80,7 +80,7 @@ export const zh: Record<keyof typeof en, string> = {
   'order.fig.orig': 'A. 原顺序下的输出',
   'order.fig.back': 'B. 打乱后再排回原顺序',
   'order.fig.diff': 'B − A',
-  'order.outs.look': '逐行对比 A 和 B：每一行是一个 token 的输出。没有位置信息时两张图完全一样，B − A 一片空白；加上位置编码，B − A 里就出现了颜色。',
+  'order.outs.look': 'A 和 B 的每一行都是一个 token 的输出。没有位置信息时两张图完全一样，B − A 一片空白；加上位置编码，B − A 里就出现了颜色。',
   'order.weights.look': '权重图里，第 m 行是当前顺序下位置 m 上的 token 作为 query，第 n 列是它关注的 key，每行加起来为 1；打开 causal mask 后，对角线右侧全是 0（最深的颜色）。',
   'order.verdict.same': 'B 与 A 只差浮点误差：没有位置信息时，注意力只是把输出行换了个位置（置换等变）。',
   'order.verdict.differ': 'B 与 A 不同：同一个 token 换了位置后输出也变了，说明顺序信息已经进入计算。',

@@ -132,11 +132,11 @@ export const zh: Record<keyof typeof en, string> = {
   'positions.legend.window': '变淡的方块：最后一个 query 已经看不到的 key（早于窗口）。',
   'positions.legend.restart': '橙色的 id 是错的：每个缓存步都从 0 重新开始。',
 
-  'positions.look.prefill': '看对角线上那条亮带：各 token 的 q ≈ k，所以每个 query 最关注自己和最近的几个 key；分数只取决于 m − n，因此每一行亮带的形状都一样。',
-  'positions.look.kv': '看：这和把所有 token 一次 prefill 得到的亮带完全一样。经 cache 逐步算出的各行之所以对得上，是因为每个新 query 和每个缓存的 key 都在自己真实的 id 上。',
-  'positions.look.padding': '对比两张图：第 B 行真实 token 的注意力（右下块）和第 A 行开头那些 token 完全一样，pad 是灰色。勾选“把 pad 也计入 id”：对 RoPE 来说图一点不动（整体平移不改变任何距离，见下面的数字）；哪些编码会受影响，看最后的 loss 表。',
-  'positions.look.window': '看那条带：只有 W 条对角线有颜色，更早的都是灰色。带内的图案和不加窗口时一样，因为 id（也就是距离）没有变。',
-  'positions.look.restart': '看生成的 token 对应的那些行：亮格不再紧挨对角线，而是落在与它共用同一个错误 id 的缓存 key 上，远在 prompt 里。',
+  'positions.look.prefill': '对角线上有一条亮带：各 token 的 q ≈ k，所以每个 query 最关注自己和最近的几个 key；分数只取决于 m − n，因此每一行亮带的形状都一样。',
+  'positions.look.kv': '亮带和一次 prefill 全部 token 时完全一样：每个新 query 和每个缓存的 key 用的都是自己真实的 id，所以经 cache 逐步算出的各行与整段计算的结果对得上。',
+  'positions.look.padding': '两张图里，第 B 行真实 token 的注意力（右下块）和第 A 行开头那些 token 完全一样，pad 是灰色。勾选“把 pad 也计入 id”后，RoPE 的图一点不动（整体平移不改变任何距离，见下面的数字）；哪些编码会受影响，由最后的 loss 表给出。',
+  'positions.look.window': '只有 W 条对角线有颜色，更早的 key 都是灰色。带内的图案和不加窗口时一样，因为 id（也就是距离）没有变。',
+  'positions.look.restart': '生成的 token 对应的那些行里，亮格不再紧挨对角线，而是落在和它共用同一个错误 id 的缓存 key 上，远在 prompt 里。',
 
   'positions.rowA': '第 A 行',
   'positions.rowB': '第 B 行',

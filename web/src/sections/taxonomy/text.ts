@@ -86,7 +86,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'taxonomy.title': '绝对还是相对：位置编码的几大类',
-  'taxonomy.text': `<b>绝对</b>位置编码告诉每个 token 它在哪：位置 $p$ 有自己的信号，通常是一个加到 token embedding 上的向量。<b>相对</b>位置编码告诉注意力两个 token 相隔多远：query $m$ 与 key $n$ 的注意力分数多出一项，只取决于 $n-m$。相对位置编码也有代价：有的实现要在每个注意力层额外加一个偏置矩阵或一张相对位置表；这一项属于一对 token 而不是单个 token，没法存进缓存的 key 里，每来一个新 query 都要和所有缓存的 key 重新算一遍。RoPE 介于两者之间：按绝对位置旋转 $q$ 和 $k$，算出来的分数却只取决于距离。下表每行是一类方法；最后五列是此刻在你的浏览器里、用本页自带的小模型实测出来的（它们都只在同一种合成语言的短序列上训练，再拿去跑更长的序列）。`,
+  'taxonomy.text': `<b>绝对</b>位置编码告诉每个 token 它在哪：位置 $p$ 有自己的信号，通常是一个加到 token embedding 上的向量。<b>相对</b>位置编码告诉注意力两个 token 相隔多远：query $m$ 与 key $n$ 的注意力分数多出一项，只取决于 $n-m$。相对位置编码也有代价：有的实现要在每个注意力层额外加一个偏置矩阵或一张相对位置表；这一项描述的是两个 token 之间的关系，不属于任何单个 token，没法存进缓存的 key 里，每来一个新 query 都要和所有缓存的 key 重新算一遍。RoPE 介于两者之间：按绝对位置旋转 $q$ 和 $k$，算出来的分数却只取决于距离。下表每行是一类方法；最后五列是此刻在你的浏览器里、用本页自带的小模型实测出来的（它们都只在同一种合成语言的短序列上训练，再拿去跑更长的序列）。`,
 
   'taxonomy.col.family': '位置编码',
   'taxonomy.col.where': '作用在哪里',
@@ -152,7 +152,7 @@ export const zh: Record<keyof typeof en, string> = {
   'taxonomy.ax.dim': '维度 c',
   'taxonomy.ax.value': '颜色：P[p, c]（无单位）',
   'taxonomy.ax.cos': '颜色：cos(P[p], P[q])（无单位）',
-  'taxonomy.pos.look': '请留意：没有任何东西告诉模型相邻位置是相关的，可它学出来的各行确实如此。两行的平均余弦相似度：距离 1 为 {d1}，距离 8 为 {d8}，距离 16 为 {d16}，距离 32 为 {d32}——沿对角线一条亮带，越远越淡。第 0 行（第一个 token 总在这里）和邻居都不像（与第 1 行的余弦：{r01}）。最后一行也一样：训练时那个位置上的 token 没有下一个 token 可预测，没有任何 loss 依赖这一行，所以它还是随机初始化时的值。',
+  'taxonomy.pos.look': '没有任何东西告诉模型相邻位置彼此相关，它学出来的各行却确实相关：相隔 1 行的两行平均余弦相似度为 {d1}，相隔 8 行为 {d8}，16 行为 {d16}，32 行为 {d32}，于是沿对角线有一条亮带，越往外越淡。第 0 行（第一个 token 总在这里）和邻居都不像（与第 1 行的余弦：{r01}）。最后一行也和邻居不像：训练时那个位置上的 token 没有下一个 token 可预测，没有任何 loss 依赖这一行，所以它还是随机初始化时的值。',
   'taxonomy.pos.beyond': '超出这张表会怎样？让 posenc 核心库取第 {max} 行：',
 
   'taxonomy.shaw.title': 'Shaw 等人：超过 k 的距离共用同一个向量',
@@ -162,7 +162,7 @@ export const zh: Record<keyof typeof en, string> = {
   'taxonomy.ax.query': 'query m',
   'taxonomy.ax.key': 'key n',
   'taxonomy.ax.rel': '颜色：clip(n − m, −k, k)，单位为位置',
-  'taxonomy.shaw.look': '请留意：颜色只在对角线两侧 k 以内变化，再往外的两个角是平的。一个 {len} 个 token 的序列有 {distances} 种距离，只用 {distinct} 个向量表示：模型分得清距离 3 和 4，却分不清 k + 1 和 500。正因为截断，这张表在任何长度上都能用。',
+  'taxonomy.shaw.look': '颜色只在对角线两侧 k 以内变化，再往外的两个角是平的。{len} 个 token 的序列有 {distances} 种距离，却只用 {distinct} 个向量表示：模型分得清距离 3 和 4，却分不清 k + 1 和 500。正因为截断，这张表在任何长度上都能用。',
   'nav.taxonomy': '几大类',
   'taxonomy.takeaway': '绝对位置编码告诉模型每个 token 在哪，相对位置编码告诉它两个 token 相隔多远；RoPE 用按绝对位置的旋转得到只依赖距离的分数，而相对偏置每来一个新 query 都要和所有缓存的 key 重新算一遍。',
   'taxonomy.cannot.title': '模型拒绝在这个长度上运行，原始报错（英文）：',

@@ -92,7 +92,7 @@ export const zh: Record<keyof typeof en, string> = {
   'train.ext.far': '位置 64 及以后',
   'train.ext.curve': '新长度下按位置的 loss（相邻位置分组平均），训练前后对比',
   'train.ext.table': '平均 loss（nats / token）',
-  'train.ext.look': '看虚线（原来的训练长度）左右两边：右边是扩展想要得到的，左边是缩放可能让模型在原本熟悉的位置上付出的代价。表格下面那句话给出这次实测的数字。',
+  'train.ext.look': '虚线是原来的训练长度：它右边是扩展想要得到的，左边是缩放可能让模型在原本熟悉的位置上付出的代价。这次实测的数字在表格下面那句话里。',
   'train.ext.done': '{steps} 步，用时 {s} 秒（每秒 {rate} 步）。',
   'train.ext.run': '{method}，长度 {len}，{steps} 步',
   'train.ext.running': '正在运行：{run}。',
