@@ -79,7 +79,7 @@ export const zh: Record<keyof typeof en, string> = {
   'tryit.bias.simple.look': 'head 0 的斜率是 1，最后几个 head 接近 0：下面图里它们的线贴着 0 走，这几个 head 基本感知不到距离。',
 
   'tryit.ext.none': '在 {e.len} 个 token 上评估，不缩放',
-  'tryit.ext.none.look': '波长面板里，很多维度对转到了训练时没见过的角度；loss 曲线图里，看哪些线一过训练长度那条竖虚线就往上走。',
+  'tryit.ext.none.look': '波长面板里，很多维度对转到了训练时没见过的角度；loss 曲线图里，有些线一过训练长度那条竖虚线就往上走。',
   'tryit.ext.yarn': 'YaRN ×{e.factor}，{e.len} 个 token',
   'tryit.ext.yarn.look': '缩放后没有一个维度对超出训练时见过的角度（面板里“缩放后”的个数降到 0），loss 曲线图里多了一条 RoPE + YaRN 的虚线：对比一下它和原版 RoPE 在训练长度之后的走势。在训练长度以内，它比原版 RoPE 高：缩放放慢了模型按原速度学会的那些维度对，而这个模型没有再训练去适应（第 12 节演示了再训练几步能补回多少）。',
 

@@ -85,7 +85,7 @@ export const zh: Record<keyof typeof en, string> = {
   'bugs.name.partial-rotary-freq-over-head-dim': '部分旋转时按 head_dim 算频率',
   'bugs.name.yarn-magnitude-twice': 'YaRN 的注意力因子乘了两次',
   'bugs.rope-on-embeddings': '旋转加在了输入端的 token embedding 上（就像加性位置编码那样），Q 和 K 反而没有旋转。之后 W_q、W_k 两个投影会把旋转过的维度对重新混合，q·k 就不再只是距离的函数：只有旋转放在投影之后，相对位置性质才成立。',
-  'bugs.qk-position-mismatch': 'Query 多转了一个位置（position id 是在追加新 token 之后才取的），key 仍按真实位置旋转。于是每个分数看到的距离都是 m − n + 1：模型处处都错开一个 token 去关注。',
+  'bugs.qk-position-mismatch': 'query 多转了一个位置（position id 是在追加新 token 之后才取的），key 仍按真实位置旋转。于是每个分数看到的距离都是 m − n + 1：模型处处都错开一个 token 去关注。',
   'bugs.rotate-half-mismatch': 'cos 和 sin 是用 repeat_interleave 构造的（第 j 维用第 ⌊j/2⌋ 个维度对的 θ，也就是文章里的写法），rotate_half 却是前后两半配对（Hugging Face 的写法）。两边对“哪两维是一对”的理解不一致，结果根本不是旋转：向量模长变了，q·k 也开始依赖绝对位置。',
   'bugs.short-cos-sin-cache': 'cos/sin cache 只预先算了 32 个位置，序列却有 64 个 token。超出 cache 的位置读到的是最后一行，就像越界的 gather 会把下标截断到边界那样（JAX 默认如此）：从第 32 个 token 起，全都按位置 31 来旋转。',
   'bugs.wrong-scaling': '从别的模型的 config 里带来了 ×4 的线性位置插值，可这个模型训练时根本没用缩放：每个位置都被除以 4，相邻 token 看起来比训练时更近。',
@@ -108,7 +108,7 @@ export const zh: Record<keyof typeof en, string> = {
   'bugs.layout-mismatch': '模型训练时用的是 half 配对（第 i 维和第 i + d/2 维一组，也就是 Hugging Face 的 rotate_half），推理时却用了 interleaved 配对（相邻的第 2i 和 2i + 1 维一组，文章里的 rotate_half、GPT-J 和 Meta 原版 Llama 都是这样）：在两种约定之间转换权重时没有相应地重排 q/k 投影矩阵的行。',
   'bugs.left-padding-in-positions': '批量推理时短输入在左边补 pad。pad 虽然被 mask 掉了，但如果 position id 还把它们算进去，每个真实 token 都会整体后移。对频率固定的 RoPE 来说，整体平移不改变任何相对分数（只有浮点误差），所以这个模型几乎察觉不到；绝对位置编码就会受影响。RoPE 在什么情况下会真的出错（动态 NTK，prefill 和 decode 对 pad 的计数不一致），见 position id 那一节。',
   'bugs.wrong-base': '用了别的模型的 RoPE base（500000），而不是这个模型训练时的 10000。第 0 个维度对不受影响（θ_0 = b^0 = 1，与 base 无关）；其余维度对都转得更慢。按频率之比看，最慢的几个维度对偏得最多；但在训练用的 64 个 token 之内，角度误差 |θ_对 − θ_错| · m 最大的是紧跟在第 0 个之后的那几个快速维度对（可达数个弧度），最慢的几个维度对角度几乎没变。',
-  'bugs.partial-rotary-freq-over-head-dim': '部分旋转时（这里每个 head 16 维中只有 8 维参与旋转），频率必须按旋转维度 r 算：θ_i = b^(−2i/r)。如果按 head 维度 d > r 算，得到 b^(−2i/d) ≥ b^(−2i/r)：除了第 0 个维度对（两种算法都是 θ_0 = 1），每个维度对都比训练时转得更快。按频率之比看，低频的那些偏得最多；但在训练用的 64 个 token 之内，角度误差 |θ_错 − θ_对| · m 最大的是第 1 个维度对（一个快速维度对），越往低频越小。',
+  'bugs.partial-rotary-freq-over-head-dim': '部分旋转时（这里每个 head 16 维中只有 8 维参与旋转），频率必须按旋转维度 r 算：θ_i = b^(−2i/r)。如果按 head_dim d > r 算，得到 b^(−2i/d) ≥ b^(−2i/r)：除了第 0 个维度对（两种算法都是 θ_0 = 1），每个维度对都比训练时转得更快。按频率之比看，低频的那些偏得最多；但在训练用的 64 个 token 之内，角度误差 |θ_错 − θ_对| · m 最大的是第 1 个维度对（一个快速维度对），越往低频越小。',
   'bugs.yarn-magnitude-twice': 'YaRN 把 cos 和 sin 都乘上它的注意力因子，于是 q、k 各放大这个倍数，每个 logit 放大它的平方。再乘一次，logit 就放大到四次方，所有注意力分布都变得更尖。这里在 256 个 token 上用 YaRN ×16 演示；在这么小的模型上影响不大，这恰恰是这个 bug 能在真实代码里长期存活的原因。',
   'bugs.odd.refused': 'posenc 直接拒绝这次调用，报错原文里写明了是哪个参数出了问题：',
 };

@@ -263,7 +263,7 @@ export const zh: Record<keyof typeof en, string> = {
   'examples.kv.c.rotate': '用 position_ids 处的 cos/sin 旋转新的 q、k，再把 k、v 追加进 cache',
 
   'examples.layer.title': '带 RoPE 的完整注意力层，以及把所有位置一起平移',
-  'examples.layer.text': `batch 为 1，4 个 token，$d_{model} = 8$，2 个 head，每个 head 4 维。这一层先把 $x$ 投影成 $q$、$k$、$v$ 并拆成多个 head，再用 RoPE 旋转 $q$ 和 $k$（$v$ 不旋转）。这里用的是 Hugging Face 版 Llama 和 GPT-NeoX 的 half 布局（Meta 原版 Llama 代码用的是相邻维度配对的 interleaved 布局）：在每个 head 里，第 $i$ 维和第 $i + 2$ 维配成一对（2 是 head 维数的一半），也就是 Hugging Face 的 <code>rotate_half</code>。然后做带 causal mask 的 softmax 注意力，缩放系数是 1/2（head 维数 4 的平方根的倒数），最后把各个 head 拼回去，再乘上 $W_o$。posenc 的 <code>attention</code> 一次调用就完成了旋转和注意力；投影只是普通的矩阵乘法。输入是固定的波形，所以 PyTorch 代码会打印出同样的数。滑块改变第一个 token 的位置，四个 token 的先后顺序和间隔都不变。`,
+  'examples.layer.text': `batch 为 1，4 个 token，$d_{model} = 8$，2 个 head，每个 head 4 维。这一层先把 $x$ 投影成 $q$、$k$、$v$ 并拆成多个 head，再用 RoPE 旋转 $q$ 和 $k$（$v$ 不旋转）。这里用的是 Hugging Face 版 Llama 和 GPT-NeoX 的 half 布局（Meta 原版 Llama 代码用的是相邻维度配对的 interleaved 布局）：在每个 head 里，第 $i$ 维和第 $i + 2$ 维配成一对（2 是 head_dim 的一半），也就是 Hugging Face 的 <code>rotate_half</code>。然后做带 causal mask 的 softmax 注意力，缩放系数是 1/2（head_dim 为 4，其平方根的倒数），最后把各个 head 拼回去，再乘上 $W_o$。posenc 的 <code>attention</code> 一次调用就完成了旋转和注意力；投影只是普通的矩阵乘法。输入是固定的波形，所以 PyTorch 代码会打印出同样的数。滑块改变第一个 token 的位置，四个 token 的先后顺序和间隔都不变。`,
   'examples.layer.look': '不管这四个 token 从哪个位置开始，y 都不变（只差浮点舍入）：旋转之后，每个分数只取决于 query 和 key 之间的距离 m − n。如果换成直接加到 x 上的绝对位置编码，每一行都会变。',
   'examples.layer.offset': '第一个 token 的位置',
   'examples.layer.shift': '和位置 0–3 时相比，y 变了多少（32 个差值里最大的那个；这是 posenc 自己的检查，PyTorch 代码没有打印它）：',

@@ -39,10 +39,10 @@ const seriesOf = (model: string): LineSeries => {
   return { label: e === CUSTOM ? () => t('extrapolation.yours') : () => encodingLabel(e), color: ENCODING_COLOURS[e] ?? '#000000', width: 1.75 };
 };
 
-/** Ticks of a power-of-two axis from `lo` to `hi`. */
 /** The scaled RoPE curve's legend: `rope + yarn ×4` in English (the API's ids), `RoPE + YaRN ×4` in Chinese. */
 const scaledLabel = (s: string, f: number): () => string => () => `${encodingLabel('rope')} + ${scalingLabel(s)} ×${f}`;
 
+/** Ticks of a power-of-two axis from `lo` to `hi`. */
 const powersOfTwo = (lo: number, hi: number): number[] => {
   const out: number[] = [];
   for (let v = lo; v <= hi; v *= 2) out.push(v);

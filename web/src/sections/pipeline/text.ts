@@ -109,7 +109,7 @@ export const zh: Record<keyof typeof en, string> = {
 
   'pipeline.say.nope': 'NoPE 什么都不加。没有 mask 时注意力是置换等变的；有了 causal mask，位置 m 上的 token 恰好能看到 m + 1 个 key，这个数量就是模型唯一能拿到的位置信号。',
   'pipeline.say.sinusoidal': '正弦位置编码在第一层之前，给每个 token embedding 加上一个由 sin、cos 组成的固定向量，只加一次；后面每一步看到的都只是相加之后的结果。',
-  'pipeline.say.learned': '可学习位置表和正弦位置编码一样，把第 p 行加到位置 p 上那个 token 的 embedding 上；不同的是这些行是训练出来的，而且行数只等于训练时的最大长度。',
+  'pipeline.say.learned': '可学习位置表和正弦位置编码一样，把第 p 行加到位置 p 上那个 token 的 embedding 上；不同的是这些行是训练出来的，而且行数只等于训练长度（训练序列的最大长度）。',
   'pipeline.say.rope': 'RoPE 在投影之后旋转 q 和 k，每个维度对转过的角度与位置成正比；v 不动，因为位置应当决定“关注谁”，而不是“读到什么内容”。',
   'pipeline.say.xpos': 'xPos 就是 RoPE 再加一个缩放：每个维度对的系数 ζᵢ 都小于 1，所以 q 随自己的位置 m 缩小（乘 ζᵢ^(m/γ)），k 随自己的位置 n 放大（乘 ζᵢ^(−n/γ)）；两者的乘积带上 ζᵢ^((m−n)/γ)，随距离 m − n 衰减。',
   'pipeline.say.alibi': 'ALiBi 给第 h 个 head 的分数加上 −s_h (m − n)（s_h 是它的斜率），惩罚随距离线性增长。它和 causal mask 是两个独立的步骤：偏置让远处的 key 不太可能被关注，mask 让未来的 key 根本不可能被关注。',

@@ -151,7 +151,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.norm.check': '一个 64 维的 x：‖x‖ = {x}，‖R₁₀₀₀ x‖ = {rx}。作为对比，xPos（它还会缩放）得到 {xpos}。',
   'quiz.norm.why': '每个维度对乘的是旋转矩阵，它是正交矩阵：方向变了，长度不变。',
 
-  'quiz.lowfreq.q': 'head dim 128、base 10000、在 4096 个 token 上训练（Llama 2）。一旦推理长度超过训练长度，哪些维度对最先遇到训练中从没见过的角度？',
+  'quiz.lowfreq.q': 'head_dim 128、base 10000、在 4096 个 token 上训练（Llama 2）。一旦推理长度超过训练长度，哪些维度对最先遇到训练中从没见过的角度？',
   'quiz.lowfreq.o.high': '转得快的高频维度对（i 小）',
   'quiz.lowfreq.o.low': '转得慢的低频维度对（i 大）',
   'quiz.lowfreq.o.all': '所有维度对同时',
@@ -183,7 +183,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.ntk.check': 'factor 2、原始上下文 2048、head dim 64，用 pe.ropeFrequencies 算：长度 2048 时每个频率都和默认值相同（最大变化 {same}）；长度 4096 时所有维度对都符合同一个新 base {base}（最大偏差 {fit}），即 $10000\\cdot(2\\cdot 4096/2048-1)^{64/62}$。',
   'quiz.ntk.why': '静态 NTK 一次性调大 base；动态版本随文本变长把 base 调得越来越大，不超过原始长度时完全不变。第一个维度对（θ₀ = 1）永远不变，越慢的维度对降得越多。',
 
-  'quiz.first.q': 'Llama 3 用 base 500000、head dim 128。RoPE 第一个维度对的频率 θ₀ 是多少（弧度/位置）？',
+  'quiz.first.q': 'Llama 3 用 base 500000、head_dim 128。RoPE 第一个维度对的频率 θ₀ 是多少（弧度/位置）？',
   'quiz.first.check': 'pe.ropeFrequencies 给出：base 500000 时 θ₀ = {t0}，base 10000 时为 {t10k}。',
   'quiz.first.why': '$\\theta_i = b^{-2i/d}$，而 $i = 0$：不管 base 是多少，$b^0 = 1$。base 只决定其余维度对能慢到什么程度。',
 

@@ -110,7 +110,7 @@ export const zh: Record<keyof typeof en, string> = {
   'nav.yourmodel': '你的模型',
   'yourmodel.takeaway': '已发布的模型常常逐层使用不同的 RoPE 设置；<code>pe.ropeFromConfig</code> 按 Hugging Face transformers 的方式，从 <code>config.json</code> 里读出每一层的设置。',
   'yourmodel.title': '你的模型：逐层看它的 RoPE',
-  'yourmodel.text': `真实的模型很少在所有层上用同一种 RoPE。Gemma 3 每六层里有五层用 base 10,000 旋转，第六层用 base 1,000,000（4B 及更大的模型还只在这一层上加 ×8 的线性缩放）；Llama 4 每隔三层就有一层完全不用 RoPE；Qwen2.5-VL 把各个维度对分给时间、高度和宽度三个方向。在下面选一个已发布的 <code>config.json</code>，或者粘贴你自己模型的：<code>pe.ropeFromConfig</code> 按 Hugging Face transformers 的方式读取它，为每个 decoder 层给出该层用的 RoPE（head 维度和旋转维度、base、配对方式、缩放），或者说明该层不用 RoPE。下面的内容全部由读出的结果算出，最后的代码就是使用它的调用。`,
+  'yourmodel.text': `真实的模型很少在所有层上用同一种 RoPE。Gemma 3 每六层里有五层用 base 10,000 旋转，第六层用 base 1,000,000（4B 及更大的模型还只在这一层上加 ×8 的线性缩放）；Llama 4 每隔三层就有一层完全不用 RoPE；Qwen2.5-VL 把各个维度对分给时间、高度和宽度三个方向。在下面选一个已发布的 <code>config.json</code>，或者粘贴你自己模型的：<code>pe.ropeFromConfig</code> 按 Hugging Face transformers 的方式读取它，为每个 decoder 层给出该层用的 RoPE（head_dim 和旋转维度、base、配对方式、缩放），或者说明该层不用 RoPE。下面的内容全部由读出的结果算出，最后的代码就是使用它的调用。`,
   'yourmodel.pick': '已发布的配置',
   'yourmodel.pick.paste': '你自己的（粘贴到下面）',
   'preset.local': '{name}，滑动窗口层',
