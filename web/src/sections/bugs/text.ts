@@ -58,7 +58,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'nav.bugs': 'RoPE 常见 bug',
-  'bugs.takeaway': '每个常见的 RoPE 和 position id bug 都被故意用在训练好的模型上，看它在每个位置的 loss 上、在经由 KV cache 的解码里各造成多大代价。',
+  'bugs.takeaway': '把每个常见的 RoPE 和 position id bug 故意加到训练好的模型上，就能看出它在每个位置的 loss 上、在经由 KV cache 的解码里各造成多大代价。',
 
   'bugs.title': 'RoPE 常见 bug 现场复现',
   'bugs.text': `笔记里列出的 RoPE 和 position id 常见 bug，逐个故意加到 posenc 训练好的模型上。选一个，看它对每个位置的 loss、以及走 KV cache 的解码有什么影响。`,

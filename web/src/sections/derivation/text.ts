@@ -124,5 +124,5 @@ $$\\begin{aligned}&(W_q(x_m+p_m))\\cdot(W_k(x_n+p_n))\\\\ &\\quad= W_qx_m\\cdot 
   'derivation.s5.rel': '相对形式 $(W_qx_m)\\cdot R_{n-m}(W_kx_n)$',
   'derivation.s3.diff': 'max |公式 − applyRope| = ',
   'nav.derivation': 'RoPE 推导',
-  'derivation.takeaway': '旋转不改变一对数的长度；q 和 k 各按自己的位置旋转后，分数只取决于两者的距离，而把位置向量加到输入上做不到这一点。',
+  'derivation.takeaway': '旋转不改变维度对的长度；q 和 k 各按自己的位置旋转后，分数只取决于两者的距离，而把位置向量加到输入上做不到这一点。',
 };

@@ -79,7 +79,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'nav.extrapolation': '长度外推',
-  'extrapolation.takeaway': '超过训练长度后，每个位置的 loss 显示出每种编码从哪里开始失效；推理时对 RoPE 做 scaling 能挽回一部分 loss，ALiBi 则几乎察觉不到序列变长。',
+  'extrapolation.takeaway': '超过训练长度后，每个位置的 loss 显示出每种编码从哪里开始失效；推理时对 RoPE 做缩放能挽回一部分 loss，ALiBi 则几乎察觉不到序列变长。',
 
   'extrapolation.title': '训练短、测试长：长度外推',
   'extrapolation.text': `这里的语言模型都只在同一种合成语言的 64 token 序列上训练过；水平虚线是这种语言的熵率，也就是任何模型平均能达到的最低 loss，由数据生成器直接算出。把它们放到更长的序列上评估，每个位置的 loss 清楚地显示出每种编码从哪里开始失效。RoPE 可以靠推理时的缩放救回一部分；ALiBi 几乎不受影响。`,

@@ -49,7 +49,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'nav.order': '为什么需要位置',
-  'order.takeaway': '单靠 attention 看不到顺序：没有位置编码、也没有 causal mask 时，打乱 token 只会让输出的各行跟着换位。',
+  'order.takeaway': '单靠注意力看不到顺序：没有位置编码、也没有 causal mask 时，打乱 token 只会让输出的各行跟着换位。',
 
   'order.title': '为什么注意力需要位置信息',
   'order.text': `自注意力（self-attention）拿每个 token 和所有 token 算匹配分数：$\\mathrm{softmax}(QK^\\top/\\sqrt d)V$。公式里没有任何一项知道 token 排在第几位。RNN 按时间步逐个读入 token，顺序就藏在递归结构里；CNN 靠卷积窗口感知相邻的 token；自注意力则对所有 token 并行计算，没有这种结构上的顺序。下面把 token 打乱：不加位置编码、也不加 causal mask 时，输出只是<b>原来那些行换了个顺序</b>，这就是注意力的置换等变（permutation equivariance）。把输出按原顺序排回去，和原始输出的差只剩浮点误差。打开 causal mask 或任意一种位置编码，顺序信息才真正进入计算。`,

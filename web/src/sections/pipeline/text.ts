@@ -116,7 +116,7 @@ export const zh: Record<keyof typeof en, string> = {
   'pipeline.say.t5': 'T5 按距离 n − m 所在的桶（近距离一一对应，远了按对数分桶）查表，给每个 head 的分数加一个可学习的标量。',
   'pipeline.say.shaw': 'Shaw 等人在点积之前，给每个 key 加上对应截断距离的可学习向量，相当于分数里多出一项；原论文还给 value 加了另一组向量（下方也一并点亮）。',
   'nav.pipeline': '作用在哪一步',
-  'pipeline.takeaway': '每种编码只作用在层里的一步：绝对位置编码改输入，RoPE 和 xPos 改 q、k，ALiBi、T5 和 Shaw 改 attention score。',
+  'pipeline.takeaway': '每种编码只作用在层里的一步：绝对位置编码改输入，RoPE 和 xPos 改 q、k，ALiBi、T5 和 Shaw 改注意力分数。',
   'pipeline.name.sinusoidal': '正弦位置编码',
   'pipeline.name.learned': '可学习位置编码',
 };

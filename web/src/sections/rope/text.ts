@@ -59,7 +59,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'nav.rope': 'RoPE 实验台',
-  'rope.takeaway': '每一对维度以自己的速度 $\\theta_i = b^{-2i/r}$ 旋转；各种 scaling 方法通过改变这些速度来拉长上下文，只要 q 和 k 用同一个上下文长度旋转，分数就仍然不随平移改变。',
+  'rope.takeaway': '每个维度对以自己的速度 $\\theta_i = b^{-2i/r}$ 旋转；各种缩放方法通过改变这些速度来拉长上下文，只要 q 和 k 用同一个上下文长度旋转，分数就仍然不随平移改变。',
 
   'rope.title': 'RoPE 实验台',
   'rope.text': `RoPE 把 $q$、$k$ 的每个维度对按位置旋转：位置 $m$ 上第 $i$ 个维度对转过 $m\\theta_i$，其中 $\\theta_i = b^{-2i/r}$，$r$ 是参与旋转的维度数（只有部分维度旋转时才小于 head_dim）。于是 $\\langle R_m q, R_n k\\rangle$ 只取决于 $m-n$：两个位置同时平移，分数不变。各种 RoPE 缩放（scaling）方法，如线性插值、NTK、YaRN、Llama 3、LongRoPE，通过改频率来拉长上下文。其中动态 NTK 和 LongRoPE 的频率还取决于上下文长度 $L$（当前序列有多长）：q 和 k 必须用同一个 $L$ 旋转；$L$ 固定时分数仍然只看相对距离，$L$ 一变，分数也跟着变。为什么 decoder-only 的自回归 LLM 大多选 RoPE：分数感知的是相对距离，正合语言的需要；不增加任何参数，每个 head 只多一次对 q、k 的旋转；旋转不改变 q、k 的范数，位置再大也不会把它们放大或缩小，数值上稳定；频率固定时它还和 KV cache 天然契合：每个 key 在进入 cache 时按自己的位置旋转一次，新 token 的 query 按它自己的位置旋转，cache 里的东西都不用重算。`,
