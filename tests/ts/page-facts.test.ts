@@ -56,7 +56,7 @@ for (const [name, loading] of flavours) {
         assert.ok(r[63]! > 3.5, `the slowest pair is slowed most: ${r[63]}`);
       }
       assert.match(quiz.en['quiz.lowfreq.why'], /PI is the exception: it divides every pair’s frequency by the same factor/);
-      assert.match(quiz.zh['quiz.lowfreq.why'], /PI 是例外：它把每一对的频率都除以同一个倍数/);
+      assert.match(quiz.zh['quiz.lowfreq.why'], /PI 是例外：它把每个维度对的频率都除以同一个倍数/);
     });
 
     it('a wrong base or partial-rotary frequencies over the head dim: the slow pairs are off most as a ratio, the fast pairs after pair 0 most in angle within 64 tokens', async () => {
@@ -74,9 +74,9 @@ for (const [name, loading] of flavours) {
       // Partial rotary: 8 of 16 dims rotate; the bug computes the exponent over 16.
       check(pe.ropeFrequencies({ headDim: 16, rotaryDim: 8 }).invFreq, pe.ropeFrequencies({ headDim: 16 }).invFreq.slice(0, 4), 'partial rotary');
       assert.match(bugs.en['bugs.wrong-base'], /slowest pairs are off the most; but within the 64 training tokens the angle error.* is largest on the fast pairs just after pair 0/);
-      assert.match(bugs.zh['bugs.wrong-base'], /最慢的几对偏得最多；但在训练用的 64 个 token 之内，角度误差 .* 最大的是紧跟第 0 对的那几对/);
+      assert.match(bugs.zh['bugs.wrong-base'], /最慢的几个维度对偏得最多；但在训练用的 64 个 token 之内，角度误差 .* 最大的是紧跟在第 0 个之后的那几个快速维度对/);
       assert.match(bugs.en['bugs.partial-rotary-freq-over-head-dim'], /slow pairs are off the most; within the 64 training tokens, though, the angle error .* is largest on pair 1/);
-      assert.match(bugs.zh['bugs.partial-rotary-freq-over-head-dim'], /低频的那些偏得最多；但在训练用的 64 个 token 之内，角度误差 .* 最大的是第 1 对/);
+      assert.match(bugs.zh['bugs.partial-rotary-freq-over-head-dim'], /低频的那些偏得最多；但在训练用的 64 个 token 之内，角度误差 .* 最大的是第 1 个维度对/);
     });
 
     it('T5: the near half of the buckets are exact distances, the far half log-spaced', async () => {

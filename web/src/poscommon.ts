@@ -5,6 +5,7 @@
 import type { PositionBug } from 'posenc';
 
 import type { Ctx } from './sections/context.js';
+import { encodingSpan } from './encname.js';
 import { onLangChange, t, type Key } from './i18n.js';
 import { el, text } from './ui.js';
 
@@ -129,7 +130,7 @@ export function lossTable(ctx: Ctx, spec: LossSpec, prefix: string, onDone: () =
       buggy: el('output', { id: outId('buggy', m), class: 'big', 'data-run': 'buggy' }, '…') };
     const { clean, buggy } = out;
     const delta = el('output', { id: `${prefix}-delta-${m}` }, '');
-    body.append(el('tr', {}, el('td', {}, m.replace('language-', '')),
+    body.append(el('tr', {}, el('td', {}, encodingSpan(m.replace('language-', ''))),
       ...(withBug ? [el('td', {}, out[runs[0]!]), el('td', {}, out[runs[1]!]), el('td', {}, delta)] : [el('td', {}, clean)])));
     // The core's message (English) goes in the tooltip; the cell says "error" in the page's language.
     const fail = (o: HTMLOutputElement, why: string): void => {

@@ -22,9 +22,9 @@ export const zh: Record<keyof typeof en, string> = {
   'ax.query': 'query m',
   'ax.key': 'key n',
   'ax.position': '位置',
-  'ax.pair': '第 i 对',
+  'ax.pair': '维度对 i',
   'ax.angle': '旋转角（弧度）',
-  'ax.bias': '加到 attention score 上的偏置',
+  'ax.bias': '加到注意力分数上的偏置',
   'ax.bucket': '桶编号',
-  'ax.weight': 'attention 权重',
+  'ax.weight': '注意力权重',
 };

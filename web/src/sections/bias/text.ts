@@ -73,7 +73,7 @@ export const zh: Record<keyof typeof en, string> = {
   'bias.learnedLines': '学到的 T5 偏置随距离的变化，每个 head 一条线',
   'bias.learnedLines.x': '距离 m − n',
   'bias.learnedLines.y': '学到的偏置',
-  'bias.learnedLines.look': '每条线从左往右看：高于 0 表示这个 head 偏爱这个距离上的 key，低于 0 表示压低它们。距离 0–{exact} 各有自己的桶，线每一步都可以变；再远一些，相邻的距离共用一个桶，线变成台阶；从最后一个桶开始的地方（在最大距离 {maxd} 之前一点）起，所有距离共用一个桶，线是平的。模型是在长度 {len} 的序列上训练的：训练时从没出现过超过 {last} 的距离。',
-  'bias.learnedLines.zero': '从距离 {z} 开始，每个 head 的偏置都恰好是 0：这些桶只有训练中从没出现过的距离才会用到，所以一直停在初始值（T5 的偏置表初始化为 0）。',
+  'bias.learnedLines.look': '线高于 0 的地方，这个 head 偏爱该距离上的 key；低于 0 的地方，它压低这些 key。距离 0–{exact} 各有自己的桶，线每一步都可以变；再远一些，相邻的距离共用一个桶，线变成台阶；从最后一个桶开始的地方（在最大距离 {maxd} 之前一点）起，所有距离共用一个桶，线是平的。模型是在长度 {len} 的序列上训练的：训练时从没出现过超过 {last} 的距离。',
+  'bias.learnedLines.zero': '从距离 {z} 开始，每个 head 的偏置都恰好是 0：这些桶只有训练中从没出现过的距离才会用到，所以一直停在初始值：posenc 把这些表初始化为 0（Hugging Face 的 T5 是随机初始化的，在那里它们会一直保持随机值）。',
   'bias.learned.look': '对角线是距离 0。沿着一行从对角线往左看：每个 head 对越来越远的 key 是加分还是扣分。灰色是被 mask 掉的未来位置（模型是 causal 的）。所有 head 共用一个色标。',
 };

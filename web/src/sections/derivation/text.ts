@@ -65,12 +65,12 @@ The first is content only; the middle two mix content with absolute positions; a
 
 export const zh: Record<keyof typeof en, string> = {
   'derivation.title': 'RoPE 一步步推导',
-  'derivation.text': `从旋转一对数开始，到 RoPE 为什么放在 Q、K 上，一共五步。每个数都由 posenc（<code>applyRope</code>、<code>ropeFrequencies</code>、<code>attention</code>、<code>sinusoidal</code>）在小输入上算出：拖动控件，看哪些数保持不变。`,
+  'derivation.text': `从旋转一个维度对开始，到 RoPE 为什么放在 Q、K 上，一共五步。每个数都由 posenc（<code>applyRope</code>、<code>ropeFrequencies</code>、<code>attention</code>、<code>sinusoidal</code>）在小输入上算出：拖动控件，看哪些数保持不变。`,
 
   'derivation.s1.title': '1. 旋转不改变长度',
-  'derivation.s1.text': `RoPE 以“一对数”为单位操作。位置 $m$ 上的 token，它的一对 $x=(x_0,x_1)$ 旋转 $m\\theta$ 角：
+  'derivation.s1.text': `RoPE 以两个数为一组（一个维度对）来旋转。位置 $m$ 上的 token 的一个维度对 $x=(x_0,x_1)$ 旋转 $m\\theta$ 角：
 $$R(m\\theta)=\\begin{pmatrix}\\cos m\\theta & -\\sin m\\theta\\\\ \\sin m\\theta & \\cos m\\theta\\end{pmatrix},$$ $$R(m\\theta)\\,x=\\begin{pmatrix}x_0\\cos m\\theta - x_1\\sin m\\theta\\\\ x_0\\sin m\\theta + x_1\\cos m\\theta\\end{pmatrix}.$$
-$R$ 是正交矩阵（$R^\\top R = I$），所以 $\\lVert R x\\rVert=\\lVert x\\rVert$：位置只改变这一对的方向，不改变它的长度。`,
+$R$ 是正交矩阵（$R^\\top R = I$），所以 $\\lVert R x\\rVert=\\lVert x\\rVert$：位置只改变这个维度对的方向，不改变它的长度。`,
   'derivation.s1.look': '拖动蓝色向量 x 的端点（或选中后用方向键）：橙色的 R x 始终落在虚线圆上，两个模长始终相等。',
   'derivation.s1.fig': '向量 x 与 R(mθ)x，坐标轴是第 2i 维和第 2i+1 维（无单位）',
   'derivation.s1.axis0': 'x₀（第 2i 维）',
@@ -79,8 +79,8 @@ $R$ 是正交矩阵（$R^\\top R = I$），所以 $\\lVert R x\\rVert=\\lVert x\
   'derivation.s1.theta': 'θ（每个位置转过的弧度）',
 
   'derivation.s2.title': '2. 只剩下相对距离：Rₘᵀ Rₙ = Rₙ₋ₘ',
-  'derivation.s2.text': `把位置 $m$ 的 query 和位置 $n$ 的 key 分别旋转。它们的点积是 $(R_m q)^\\top (R_n k) = q^\\top R_m^\\top R_n\\, k$；先倒转 $m\\theta$ 再正转 $n\\theta$，等于一次转 $(n-m)\\theta$：$R_m^\\top R_n = R_{n-m}$。每个向量都是按自己的绝对位置旋转的，可 attention score 只通过 $n-m$ 依赖位置。（θ 沿用第 1 步的设置。）`,
-  'derivation.s2.look': '让 m 和 n 同时移动相同的步数：左边两个矩阵都在变，它们的乘积和三个 score 都不变。',
+  'derivation.s2.text': `把位置 $m$ 的 query 和位置 $n$ 的 key 分别旋转。它们的点积是 $(R_m q)^\\top (R_n k) = q^\\top R_m^\\top R_n\\, k$；先倒转 $m\\theta$ 再正转 $n\\theta$，等于一次转 $(n-m)\\theta$：$R_m^\\top R_n = R_{n-m}$。每个向量都是按自己的绝对位置旋转的，可注意力分数只通过 $n-m$ 依赖位置。（θ 沿用第 1 步的设置。）`,
+  'derivation.s2.look': '让 m 和 n 同时移动相同的步数：左边两个矩阵都在变，它们的乘积和三个分数都不变。',
   'derivation.s2.m': 'query 位置 m',
   'derivation.s2.n': 'key 位置 n',
   'derivation.s2.mn': '$(R_m q)\\cdot(R_n k)$，applyRope 分别在 $m$、$n$ 处旋转：',
@@ -88,20 +88,20 @@ $R$ 是正交矩阵（$R^\\top R = I$），所以 $\\lVert R x\\rVert=\\lVert x\
   'derivation.s2.mat': '$q\\cdot(R_m^\\top R_n k)$，由矩阵乘积算出：',
 
   'derivation.s3.title': '3. x·cos + rotate_half(x)·sin：两种布局',
-  'derivation.s3.text': `实际代码从不构造旋转矩阵：分块对角的旋转可以逐元素写成 $x\\odot\\cos + \\mathrm{rotate\\_half}(x)\\odot\\sin$。哪些维度配成一对，只是一种约定。<b>interleaved</b>：$(2i, 2i+1)$ 配对，cos/sin 用 <code>repeat_interleave</code> 展开；文章里的 <code>rotate_half</code>、GPT-J 和 Meta 原版 Llama 代码都是这种。<b>half</b>：$(i, i+d/2)$ 配对，cos/sin 用 <code>cat</code> 拼接；Hugging Face 的 <code>rotate_half</code> 和 GPT-NeoX 是这种。两个函数同名，干的却是不同的事。Meta 发布的 Llama 权重按相邻维度旋转；Hugging Face 的转换脚本对 $W_q$、$W_k$ 投影矩阵的行做了重排，让它的 half 布局算出同样的 attention score。`,
-  'derivation.s3.look': '颜色相同就是同一对。每种布局下，按公式算出的那一行都和 posenc 的 applyRope 一致。把两种约定混着用（见下方）会改变模长，那就根本不是旋转了。',
+  'derivation.s3.text': `实际代码从不构造旋转矩阵：分块对角的旋转可以逐元素写成 $x\\odot\\cos + \\mathrm{rotate\\_half}(x)\\odot\\sin$。哪些维度配成一对，只是一种约定。<b>interleaved</b>：$(2i, 2i+1)$ 配对，cos/sin 用 <code>repeat_interleave</code> 展开；文章里的 <code>rotate_half</code>、GPT-J 和 Meta 原版 Llama 代码都是这种。<b>half</b>：$(i, i+d/2)$ 配对，cos/sin 用 <code>cat</code> 拼接；Hugging Face 的 <code>rotate_half</code> 和 GPT-NeoX 是这种。两个函数同名，干的却是不同的事。Meta 发布的 Llama 权重按相邻维度旋转；Hugging Face 的转换脚本对 $W_q$、$W_k$ 投影矩阵的行做了重排，让它的 half 布局算出同样的注意力分数。`,
+  'derivation.s3.look': '颜色相同的维度属于同一个维度对。每种布局下，按公式算出的那一行都和 posenc 的 applyRope 一致。把两种约定混着用（见下方）会改变模长，那就根本不是旋转了。',
   'derivation.s3.m': '位置 m',
   'derivation.s3.dim': '维度',
-  'derivation.s3.pair': '对',
+  'derivation.s3.pair': '维度对',
   'derivation.s3.interleaved': 'interleaved：(2i, 2i+1) 配对，cos/sin 用 repeat_interleave',
   'derivation.s3.half': 'half：(i, i + d/2) 配对，cos/sin 用 cat',
   'derivation.s3.mis': '配对不一致：文章的 rotate_half（相邻配对）配上用 cat 构造的 cos/sin（half 布局）：',
   'derivation.s3.perm': 'Hugging Face 的做法：先重排 x，把第 (2i, 2i+1) 维放到 (i, i + d/2)，按 half 布局旋转，再排回原来的顺序。与 interleaved 旋转之差的最大值：',
 
   'derivation.s4.title': '4. 为什么旋转 Q、K，而不旋转 V',
-  'derivation.s4.text': `attention 权重来自 $q\\cdot k$，位置信息就应该从这里进入：旋转 $q$、$k$ 之后，每个 score 都取决于相对距离。$V$ 是被这些权重加权平均的内容。要是把 $V$ 也转了，每个 value 向量都会按所在 token 的绝对位置转一个角度，于是所有位置整体平移同样的距离时，输出也会跟着变，而这本来不该有任何影响。下面是 6 个 token、head_dim 为 8 的例子，所有位置整体平移 $s$。`,
+  'derivation.s4.text': `注意力权重来自 $q\\cdot k$，位置信息就应该从这里进入：旋转 $q$、$k$ 之后，每个分数都取决于相对距离。$V$ 是用这些权重加权平均的内容。要是把 $V$ 也转了，每个 value 向量都会按所在 token 的绝对位置转一个角度，于是所有位置整体平移同样的距离时，输出也会跟着变，而这本来不该有任何影响。下面是 6 个 token、head_dim 为 8 的例子，所有位置整体平移 $s$。`,
   'derivation.s4.look': '蓝线一直贴着 0：只旋转 Q、K 时，整体平移位置什么都不改变。橙线则不然：V 也被旋转后，输出取决于序列从哪个位置开始。两列的权重完全一样，因为 V 根本不参与权重的计算。',
-  'derivation.s4.fig': '所有位置整体平移 s 后，attention 输出的变化',
+  'derivation.s4.fig': '所有位置整体平移 s 后，注意力输出的变化',
   'derivation.s4.x': '平移量 s（位置数）',
   'derivation.s4.qk': '只对 Q、K 做 RoPE',
   'derivation.s4.qkv': 'Q、K、V 都做 RoPE',
@@ -109,20 +109,20 @@ $R$ 是正交矩阵（$R^\\top R = I$），所以 $\\lVert R x\\rVert=\\lVert x\
   'derivation.s4.wrow': '与不加位置时的权重之差（最大值）',
   'derivation.s4.orow': 'max |out(s) − out(0)|',
 
-  'derivation.s5.title': '5. 相加还是旋转：正弦位置编码与 RoPE 在 score 里的区别',
-  'derivation.s5.text': `用加性位置编码时，投影看到的是 $x_m+p_m$，score 可以拆成四项：
+  'derivation.s5.title': '5. 相加还是旋转：正弦位置编码与 RoPE 在分数里的区别',
+  'derivation.s5.text': `用加性位置编码时，投影看到的是 $x_m+p_m$，分数可以拆成四项：
 $$\\begin{aligned}&(W_q(x_m+p_m))\\cdot(W_k(x_n+p_n))\\\\ &\\quad= W_qx_m\\cdot W_kx_n + W_qx_m\\cdot W_kp_n\\\\ &\\qquad+ W_qp_m\\cdot W_kx_n + W_qp_m\\cdot W_kp_n.\\end{aligned}$$
 第一项只跟内容有关；中间两项把内容和绝对位置搅在一起；经过任意的 $W_q$、$W_k$ 之后，连最后一项也不再只是 $m-n$ 的函数。RoPE 在投影之后才旋转：$(R_mW_qx_m)\\cdot(R_nW_kx_n) = (W_qx_m)\\cdot R_{n-m}(W_kx_n)$，只取决于 $n-m$。下面用固定的随机矩阵 $W_q$、$W_k$（$8\\times 8$），把同样两个 token 分别放在 $(m, n)$ 和 $(m+s, n+s)$。`,
-  'derivation.s5.look': '拖动 s：内容项不变，三个跟位置有关的项在变，正弦位置编码的 score 也跟着变；RoPE 的 score 纹丝不动（只差浮点舍入），并且等于它的相对形式。',
-  'derivation.s5.fig': '同样两个 token 放在 (m+s, n+s) 时的 score，随 s 变化',
-  'derivation.s5.y': 'score（未除以 √d）',
+  'derivation.s5.look': '拖动 s：内容项不变，三个跟位置有关的项在变，正弦位置编码的分数也跟着变；RoPE 的分数纹丝不动（只差浮点舍入），并且等于它的相对形式。',
+  'derivation.s5.fig': '同样两个 token 放在 (m+s, n+s) 时的分数，随 s 变化',
+  'derivation.s5.y': '分数（未除以 √d）',
   'derivation.s5.add': '正弦位置编码（相加）',
   'derivation.s5.rope': 'RoPE（旋转）',
   'derivation.s5.term': '项',
-  'derivation.s5.sum': '正弦位置编码的 score（四项之和）',
-  'derivation.s5.ropeRow': 'RoPE 的 score $(R_mW_qx_m)\\cdot(R_nW_kx_n)$',
+  'derivation.s5.sum': '正弦位置编码的分数（四项之和）',
+  'derivation.s5.ropeRow': 'RoPE 的分数 $(R_mW_qx_m)\\cdot(R_nW_kx_n)$',
   'derivation.s5.rel': '相对形式 $(W_qx_m)\\cdot R_{n-m}(W_kx_n)$',
   'derivation.s3.diff': 'max |公式 − applyRope| = ',
   'nav.derivation': 'RoPE 推导',
-  'derivation.takeaway': '旋转不改变一对数的长度；q 和 k 各按自己的位置旋转后，分数只取决于两者的距离，而把位置向量加到输入上做不到这一点。',
+  'derivation.takeaway': '旋转不改变维度对的长度；q 和 k 各按自己的位置旋转后，分数只取决于两者的距离，而把位置向量加到输入上做不到这一点。',
 };

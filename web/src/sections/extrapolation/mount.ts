@@ -5,6 +5,7 @@
 import type { RopeScaling } from 'posenc';
 
 import { AxedHeatmap, type ColourScale } from '../../axes.js';
+import { encodingLabel, scalingLabel } from '../../encname.js';
 import { errorText, isKey, onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot, type LineSeries } from '../../plot.js';
 import { CUSTOM, SHIPPED } from '../../protocol.js';
@@ -35,8 +36,11 @@ export const SCALED_COLOUR = '#bcbd22';
 const encodingOf = (model: string): string => model.replace(/^(language|retrieval)-/, '');
 const seriesOf = (model: string): LineSeries => {
   const e = encodingOf(model);
-  return { label: e === CUSTOM ? () => t('extrapolation.yours') : e, color: ENCODING_COLOURS[e] ?? '#000000', width: 1.75 };
+  return { label: e === CUSTOM ? () => t('extrapolation.yours') : () => encodingLabel(e), color: ENCODING_COLOURS[e] ?? '#000000', width: 1.75 };
 };
+
+/** The scaled RoPE curve's legend: `rope + yarn ×4` in English (the API's ids), `RoPE + YaRN ×4` in Chinese. */
+const scaledLabel = (s: string, f: number): () => string => () => `${encodingLabel('rope')} + ${scalingLabel(s)} ×${f}`;
 
 /** Ticks of a power-of-two axis from `lo` to `hi`. */
 const powersOfTwo = (lo: number, hi: number): number[] => {
@@ -152,7 +156,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     if (ctx.custom?.task === 'language') names.push(CUSTOM);
     // The scaled RoPE curve only when a scaling is chosen (else it would repeat rope's).
     const series: LineSeries[] = [...names.map(seriesOf),
-      ...(scaling === 'none' ? [] : [{ label: `rope + ${scaling} ×${factor}`, color: SCALED_COLOUR, dash: [6, 3], width: 2.25 }])];
+      ...(scaling === 'none' ? [] : [{ label: scaledLabel(scaling, factor), color: SCALED_COLOUR, dash: [6, 3], width: 2.25 }])];
     const curves: Array<Float64Array | undefined> = series.map(() => undefined);
     const draw = (): void => {
       const bins = logBins(length);
@@ -273,7 +277,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
         text('extrapolation.retrieval.look', 'p', 'note look')),
       figure('extrapolation.maps',
         el('div', { class: 'controls' },
-          select<string>({ label: 'extrapolation.mapModel', param: 'e.map', value: mapModel, options: SHIPPED.language.filter((e) => e !== 'learned').map((e) => [`language-${e}`, e] as const), onChange: (v) => { mapModel = v; loadMaps(); } }).el,
+          select<string>({ label: 'extrapolation.mapModel', param: 'e.map', value: mapModel, options: SHIPPED.language.filter((e) => e !== 'learned').map((e) => [`language-${e}`, () => encodingLabel(e)] as const), onChange: (v) => { mapModel = v; loadMaps(); } }).el,
           mapLenControl.el,
           layerControl.el,
           headControl.el,

@@ -9,6 +9,7 @@ import type { Posenc } from 'posenc';
 import './style.css';
 
 import { AxedHeatmap } from '../../axes.js';
+import { encodingSpan } from '../../encname.js';
 import { lang, onLangChange, t, type Key, type Lang } from '../../i18n.js';
 import { CUSTOM, SHIPPED } from '../../protocol.js';
 import { getBool, getChoice, getParam, setParam } from '../../state.js';
@@ -456,7 +457,7 @@ function mountModels(ctx: Ctx, root: HTMLElement): void {
       }
       const cell = (x: { answer: string; p: number }): HTMLElement => el('td', {}, el('span', { 'data-sample': '' }, x.answer), ' ', el('small', {}, `(${(x.p * 100).toFixed(0)}%)`));
       const tr = el('tr', { 'data-model': name, 'data-same': String(ans[0]!.answer === ans[1]!.answer) },
-        el('th', {}, name === CUSTOM ? t('train.title').replace(/^\d+\.\s*/, '') : name.replace('word-order-', '')),
+        el('th', {}, name === CUSTOM ? t('train.title').replace(/^\d+\.\s*/, '') : encodingSpan(name.replace('word-order-', ''))),
         cell(ans[0]!), cell(ans[1]!), el('td', {}, `${(accuracy.get(name)! * 100).toFixed(1)}%`));
       return tr;
     }));

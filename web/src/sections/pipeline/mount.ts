@@ -4,7 +4,8 @@
 import type { EncodingName } from 'posenc';
 
 import './style.css';
-import { isKey, onLangChange, t, type Key } from '../../i18n.js';
+import { encodingName } from '../../encname.js';
+import { onLangChange, t, type Key } from '../../i18n.js';
 import { getChoice, setParam } from '../../state.js';
 import { rich } from '../../textfill.js';
 import { el, text } from '../../ui.js';
@@ -35,11 +36,8 @@ export const ENTERS: Record<EncodingName, readonly StepId[]> = {
   shaw: ['terms', 'values'],
 };
 
-const NAMES: Record<EncodingName, string | Key> = {
-  nope: 'NoPE', sinusoidal: 'pipeline.name.sinusoidal', learned: 'pipeline.name.learned', rope: 'RoPE', xpos: 'xPos', alibi: 'ALiBi', t5: 'T5', shaw: 'Shaw',
-};
 /** An encoding's name in the current language (the two descriptive names are translated). */
-const nameOf = (e: EncodingName): string => (isKey(NAMES[e]) ? t(NAMES[e] as Key) : NAMES[e]);
+const nameOf = (e: EncodingName): string => encodingName(e);
 
 export function mount(_ctx: Ctx, root: HTMLElement): void {
   let current = getChoice<EncodingName>('p.enc', 'rope', PIPE_ENCODINGS);

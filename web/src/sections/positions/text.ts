@@ -104,7 +104,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'positions.title': '实践中的 position id',
-  'positions.text': `位置编码只能通过每个 token 拿到的整数 <b>position id</b> 知道它在哪儿。训练时 id 就是 $0, 1, \\dots, T-1$；推理时 id 的构造方式各不相同：用 KV cache、batch 里做左填充、滑动窗口、截断之后，每一种都可能出错。选一个场景：小方块上标出每个 token 的 id，热力图是这些 id 产生的注意力（RoPE 在 posenc 的注意力内核里作用于 q、k；各 token 的 q、k 几乎相同，所以图案只由 id 决定），最后的表格显示错误的 id 会让训练好的模型 loss 增加多少。`,
+  'positions.text': `位置编码只能通过每个 token 拿到的整数 <b>position id</b> 知道它在哪儿。训练时 id 就是 $0, 1, \\dots, T-1$；推理时 id 的构造方式各不相同：用 KV cache、batch 里做左填充（left padding）、滑动窗口、截断之后，每一种都可能出错。选一个场景：小方块上标出每个 token 的 id，热力图是这些 id 产生的注意力（RoPE 在 posenc 的注意力内核里作用于 q、k；各 token 的 q、k 几乎相同，所以图案只由 id 决定），最后的表格显示错误的 id 会让训练好的模型 loss 增加多少。`,
 
   'positions.scenario': '场景',
   'positions.scenario.prefill': '1. 普通 prefill',
@@ -122,7 +122,7 @@ export const zh: Record<keyof typeof en, string> = {
 
   'positions.sc.prefill': '整个序列一次性送进模型，和训练时完全一样：第 t 个 token 的 position id 就是 t。',
   'positions.sc.kv': 'prompt（N 个 token）一次 prefill，它们的 key 存进 KV cache；之后每次只输入少量新 token。新 token 的 id 必须是它在完整序列中的位置，即 cache 长度加上它在本步中的偏移：prompt 有 128 个 token 时，生成的第一个 token 的 id 是 128，而不是 0。key 在进入 cache 时按自己的 id 旋转一次，之后不再变。',
-  'positions.sc.padding': '两条长度不同的序列放在同一个 batch 里：较短的那条（第 B 行）在左边补 pad，使两条序列结束在同一个位置；attention mask 中 pad 记为 0。Hugging Face 在生成（generate）时由 mask 推出 id：cumsum(mask) − 1，真实 token 从 0 开始编号，就像 pad 不存在一样（不传 position_ids、直接调用模型的前向计算（forward）时，pad 也会被编号，这正是下面的错误）；pad 位置填一个占位 id（1），反正会被 mask 掉，所以小方块上的 pad 都显示 1。勾选“把 pad 也计入 id”，第 B 行就改为按 0 … T−1 编号（左填充错误）。',
+  'positions.sc.padding': '两条长度不同的序列放在同一个 batch 里：较短的那条（第 B 行）在左边补 pad，使两条序列结束在同一个位置；attention_mask 中 pad 记为 0。Hugging Face 在生成（generate）时由 mask 推出 id：cumsum(mask) − 1，真实 token 从 0 开始编号，就像 pad 不存在一样（不传 position_ids、直接调用模型的前向计算（forward）时，pad 也会被编号，这正是下面的错误）；pad 位置填一个占位 id（1），反正会被 mask 掉，所以小方块上的 pad 都显示 1。勾选“把 pad 也计入 id”，第 B 行就改为按 0 … T−1 编号（左填充错误）。',
   'positions.sc.window': '每个 query 只看最近的 W 个 key（包括自己），更早的 key 被丢弃（滚动 KV cache 会把它们逐出）。id 仍是绝对位置：第 3 个 token 离开窗口之后，第 100 个 token 的 id 还是 100，所以它到窗口内各个 key 的距离不变。截断（丢掉长 prompt 或 cache 里最早的 token）也有同样的坑：下一个 id 是 token 的真实位置，而不是保留下来的 token 数。要么沿用原来的 id（缓存的 key 就是按它们旋转的），要么丢掉 cache，把保留的 token 用新的 id 0、1、… 重新跑一遍；两种做法混用，缓存里每个 key 的距离就都错了。',
   'positions.sc.restart': '错误写法：每次带 cache 的调用都把本步的 token 从 0 开始编号，好像每次都是一条新序列。prompt 的 id 是对的（0 … N−1），之后的 token 却都在 0、1、… 处旋转：它们到缓存 key 的距离全错了，相隔很远的 token 看上去像是邻居。（把 N 设为 16、每步 16 个 token，就是下面 loss 表所测的那种编号方式。）',
 
@@ -132,11 +132,11 @@ export const zh: Record<keyof typeof en, string> = {
   'positions.legend.window': '变淡的方块：最后一个 query 已经看不到的 key（早于窗口）。',
   'positions.legend.restart': '橙色的 id 是错的：每个缓存步都从 0 重新开始。',
 
-  'positions.look.prefill': '看对角线上那条亮带：各 token 的 q ≈ k，所以每个 query 最关注自己和最近的几个 key；分数只取决于 m − n，因此每一行亮带的形状都一样。',
-  'positions.look.kv': '看：这和把所有 token 一次 prefill 得到的亮带完全一样。经 cache 逐步算出的各行之所以对得上，是因为每个新 query 和每个缓存的 key 都在自己真实的 id 上。',
-  'positions.look.padding': '对比两张图：第 B 行真实 token 的注意力（右下块）和第 A 行开头那些 token 完全一样，pad 是灰色。勾选“把 pad 也计入 id”：对 RoPE 来说图一点不动（整体平移不改变任何距离，见下面的数字）；哪些编码会受影响，看最后的 loss 表。',
-  'positions.look.window': '看那条带：只有 W 条对角线有颜色，更早的都是灰色。带内的图案和不加窗口时一样，因为 id（也就是距离）没有变。',
-  'positions.look.restart': '看生成的 token 对应的那些行：亮格不再紧挨对角线，而是落在与它共用同一个错误 id 的缓存 key 上，远在 prompt 里。',
+  'positions.look.prefill': '对角线上有一条亮带：各 token 的 q ≈ k，所以每个 query 最关注自己和最近的几个 key；分数只取决于 m − n，因此每一行亮带的形状都一样。',
+  'positions.look.kv': '亮带和一次 prefill 全部 token 时完全一样：每个新 query 和每个缓存的 key 用的都是自己真实的 id，所以经 cache 逐步算出的各行与整段计算的结果对得上。',
+  'positions.look.padding': '两张图里，第 B 行真实 token 的注意力（右下块）和第 A 行开头那些 token 完全一样，pad 是灰色。勾选“把 pad 也计入 id”后，RoPE 的图一点不动（整体平移不改变任何距离，见下面的数字）；哪些编码会受影响，由最后的 loss 表给出。',
+  'positions.look.window': '只有 W 条对角线有颜色，更早的 key 都是灰色。带内的图案和不加窗口时一样，因为 id（也就是距离）没有变。',
+  'positions.look.restart': '生成的 token 对应的那些行里，亮格不再紧挨对角线，而是落在和它共用同一个错误 id 的缓存 key 上，远在 prompt 里。',
 
   'positions.rowA': '第 A 行',
   'positions.rowB': '第 B 行',
@@ -163,7 +163,7 @@ export const zh: Record<keyof typeof en, string> = {
   'positions.loss.reference': '这些正是模型训练时用的 id，没有可比的对象：页面自带的 RoPE 语言模型用它们在 64 个 token 的序列上得到的平均 loss（每 token 的 nats）就是基准。',
   'positions.loss.about.padding': '页面自带的语言模型在左侧补了 16 个 pad（已 mask）的 48 个 token 序列上的平均 loss（每 token 的 nats）：id 由 mask 推出（正确），以及把 pad 计入 id。计入后的 id 为 16 … 63，仍在每个模型训练过的 64 个位置之内，所以 loss 的变化只来自平移本身。',
   'positions.loss.about.restart': '页面自带的语言模型在 64 个 token 的序列上的平均 loss（每 token 的 nats）：一次前向（正确），以及经 KV cache 每块 16 个 token 分块输入、每块的 id 都从 0 重新开始（即模型 API 中 restart-positions 错误的做法）。',
-  'positions.loss.about.window': '页面自带的语言模型在 64 个 token 的序列上的平均 loss（每 token 的 nats）：用训练时的完整因果注意力，以及每一层都只看最近 W 个 key（模型 API 的滑动窗口选项）。id 没有变，loss 的任何变化都来自 query 再也看不到的那部分上下文（如果远处的上下文对模型来说主要是噪声，loss 也可能下降）。模型有两层，所以一个 token 借助中间的 token 仍能往回够到 2(W − 1) 个 token。',
+  'positions.loss.about.window': '页面自带的语言模型在 64 个 token 的序列上的平均 loss（每 token 的 nats）：用训练时的完整注意力（只有 causal mask），以及每一层都只看最近 W 个 key（模型 API 的滑动窗口选项）。id 没有变，loss 的任何变化都来自 query 再也看不到的那部分上下文（如果远处的上下文对模型来说主要是噪声，loss 也可能下降）。模型有两层，所以一个 token 借助中间的 token 仍能往回够到 2(W − 1) 个 token。',
   'positions.loss.nowindow': '不加窗口',
   'positions.loss.windowed': '窗口 W =',
   'positions.loss.shown': '（上面的 id）',
@@ -201,6 +201,6 @@ export const zh: Record<keyof typeof en, string> = {
   'pad.c.fig': '新 token 的 query 与每个缓存 key 的 q·k：正确的 id 与不一致的 id',
   'pad.c.look': '看：两条曲线几乎毫无关系。不一致时，新 token 算出的每个分数都对应一个差了 16（pad 的个数）的距离；若 prefill 计入 pad 而 decode 不计，新的 query 甚至落到了自己的 prompt 之前（距离 −15）。',
 
-  'nav.positions': '位置 id',
+  'nav.positions': 'position id',
   'positions.takeaway': '位置编码只认它拿到的 position id：用 KV cache、左填充、滑动窗口或截断时，id 必须和训练时的规则一致；表格显示了错误的 id 会让训练好的模型付出多少 loss。',
 };

@@ -149,31 +149,31 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.norm.o.grows': '随 m 增大',
   'quiz.norm.o.shrinks': '随 m 减小',
   'quiz.norm.check': '一个 64 维的 x：‖x‖ = {x}，‖R₁₀₀₀ x‖ = {rx}。作为对比，xPos（它还会缩放）得到 {xpos}。',
-  'quiz.norm.why': '每对维度乘的是旋转矩阵，它是正交矩阵：方向变了，长度不变。',
+  'quiz.norm.why': '每个维度对乘的是旋转矩阵，它是正交矩阵：方向变了，长度不变。',
 
-  'quiz.lowfreq.q': 'head dim 128、base 10000、在 4096 个 token 上训练（Llama 2）。一旦推理长度超过训练长度，哪些维度对最先遇到训练中从没见过的角度？',
-  'quiz.lowfreq.o.high': '转得快的高频对（i 小）',
-  'quiz.lowfreq.o.low': '转得慢的低频对（i 大）',
+  'quiz.lowfreq.q': 'head_dim 128、base 10000、在 4096 个 token 上训练（Llama 2）。一旦推理长度超过训练长度，哪些维度对最先遇到训练中从没见过的角度？',
+  'quiz.lowfreq.o.high': '转得快的高频维度对（i 小）',
+  'quiz.lowfreq.o.low': '转得慢的低频维度对（i 大）',
   'quiz.lowfreq.o.all': '所有维度对同时',
   'quiz.lowfreq.check': '每对维度的波长 $2\\pi\\cdot 10000^{2i/128}$，由 pe.ropeFrequencies 算出：第 {first}–{last} 对（共 {pairs} 对中的 {count} 对）转一圈需要超过 {train} 个位置（第 {first} 对：{wl}）。训练时它们一圈都没转完。',
-  'quiz.lowfreq.why': '高频对在训练长度内已经转了很多圈，所有角度都见过；低频对只走过圆周的一部分，超出训练长度后就进入模型从没见过的角度。所以 NTK-aware 缩放和 YaRN 主要改动低频对，高频对几乎不动。PI 是例外：它把每一对的频率都除以同一个倍数，高频对也不例外。',
+  'quiz.lowfreq.why': '高频维度对在训练长度内已经转了很多圈，所有角度都见过；低频维度对只走过圆周的一部分，超出训练长度后就进入模型从没见过的角度。所以 NTK-aware 缩放和 YaRN 主要改动低频维度对，高频维度对几乎不动。PI 是例外：它把每个维度对的频率都除以同一个倍数，高频维度对也不例外。',
 
   'quiz.slope.q': 'ALiBi，8 个 head，用论文的斜率：head 0 的斜率是多少？',
   'quiz.slope.check': 'pe.alibiSlopes(8) = [{slopes}]；head 0：{s0} = $2^{-8\\cdot 1/8}$。',
-  'quiz.slope.why': 'head 数是 2 的幂时，斜率是等比数列 $2^{-8(h+1)/H}$，8 个 head 时从 1/2 一直到 1/256：有的 head 看得远，有的只看近处。（head 数不是 2 的幂时，论文会从下一个 2 的幂的那组斜率里补齐，见 ALiBi 一节。）（教程里的 $1/2^h$ 是为了讲解做的简化。）',
+  'quiz.slope.why': 'head 数是 2 的幂时，斜率是等比数列 $2^{-8(h+1)/H}$，8 个 head 时从 1/2 一直到 1/256：有的 head 看得远，有的只看近处。（head 数不是 2 的幂时，论文会从下一个 2 的幂的那组斜率里补齐，见 ALiBi 一节；教程里的 $1/2^h$ 是为了讲解做的简化。）',
 
   'quiz.mask.q': 'ALiBi 的偏置能代替 causal mask 吗？',
   'quiz.mask.o.no': '不能：偏置是有限值，mask 是 −∞',
   'quiz.mask.o.yes': '能：远处的未来 key 反正会被重罚',
   'quiz.mask.check': 'query 0 对 4 个 key，q·k 都相同，8 个 head 中的 head 0（斜率 {slope}）：只有偏置时，未来的 key 仍分走 {future} 的注意力；加上 causal mask 后为 {masked}。',
-  'quiz.mask.why': '线性偏置只是让某个 key 不太可能被关注，mask 才让它完全不可能被关注。它们是两个独立的步骤（见 pipeline 一节）。',
+  'quiz.mask.why': '线性偏置只是让某个 key 不太可能被关注，mask 才让它完全不可能被关注。它们是两个独立的步骤（见“作用在哪一步”一节）。',
 
   'quiz.learned.q': '为什么用可学习绝对位置表的模型不能超出训练长度运行？',
   'quiz.learned.o.norow': '位置 ≥ max_len 时表里根本没有这一行',
   'quiz.learned.o.small': '那些行的数值太小',
   'quiz.learned.o.softmax': '长度一长 softmax 就溢出',
   'quiz.learned.check': '一张 64 行的表，经 pe.learnedPositions 查询：位置 0–{last} 都能返回；位置 {max} 超出了表的行数，直接报错（英文原文）：“{error}”。',
-  'quiz.learned.why': '每一行之所以被训练过，是因为训练时有 token 出现在那个位置。表外没有东西可查，也没有学过任何东西可以放进去。',
+  'quiz.learned.why': '表里的每一行都训练过，因为训练时有 token 出现在那个位置。表外没有东西可查，也没有学过任何东西可以放进去。',
 
   'quiz.ntk.q': '序列长度超过原始上下文之后，动态 NTK 缩放改变的是什么？',
   'quiz.ntk.o.base': 'RoPE 的 base，按当前长度重新计算',
@@ -181,9 +181,9 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.ntk.o.temperature': '只改 softmax 的温度',
   'quiz.ntk.o.nothing': '什么都不改，它只影响训练',
   'quiz.ntk.check': 'factor 2、原始上下文 2048、head dim 64，用 pe.ropeFrequencies 算：长度 2048 时每个频率都和默认值相同（最大变化 {same}）；长度 4096 时所有维度对都符合同一个新 base {base}（最大偏差 {fit}），即 $10000\\cdot(2\\cdot 4096/2048-1)^{64/62}$。',
-  'quiz.ntk.why': '静态 NTK 一次性调大 base；动态版本随文本变长把 base 调得越来越大，不超过原始长度时完全不变。第一对（θ₀ = 1）永远不变，越慢的维度对降得越多。',
+  'quiz.ntk.why': '静态 NTK 一次性调大 base；动态版本随文本变长把 base 调得越来越大，不超过原始长度时完全不变。第一个维度对（θ₀ = 1）永远不变，越慢的维度对降得越多。',
 
-  'quiz.first.q': 'Llama 3 用 base 500000、head dim 128。第一对 RoPE 维度的频率 θ₀ 是多少（弧度/位置）？',
+  'quiz.first.q': 'Llama 3 用 base 500000、head_dim 128。RoPE 第一个维度对的频率 θ₀ 是多少（弧度/位置）？',
   'quiz.first.check': 'pe.ropeFrequencies 给出：base 500000 时 θ₀ = {t0}，base 10000 时为 {t10k}。',
   'quiz.first.why': '$\\theta_i = b^{-2i/d}$，而 $i = 0$：不管 base 是多少，$b^0 = 1$。base 只决定其余维度对能慢到什么程度。',
 
@@ -192,7 +192,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.sin.o.sum': '只取决于 p + q',
   'quiz.sin.o.both': '分别取决于 p 和 q',
   'quiz.sin.check': 'pe.sinusoidal，d = 64：PE₁₀·PE₃ = {a}；PE₁₁₀·PE₁₀₃ = {b}（p − q 相同）；PE₈·PE₅ = {c}（p + q 相同）。',
-  'quiz.sin.why': '每一对维度上 $\\sin a \\sin b + \\cos a \\cos b = \\cos(a-b)$，对所有维度对求和就是 $\\sum_i \\cos((p-q)\\,\\omega_i)$。',
+  'quiz.sin.why': '每个维度对上 $\\sin a \\sin b + \\cos a \\cos b = \\cos(a-b)$，对所有维度对求和就是 $\\sum_i \\cos((p-q)\\,\\omega_i)$。',
 
   'quiz.t5.q': 'Decoder 里的 T5（32 个桶，max_distance 128）：往前 1000 个位置的 key 落在哪个桶？',
   'quiz.t5.check': 'pe.t5Buckets：距离 1000 → 桶 {b1000}；距离 200 → {b200}；距离 20 → {b20}；距离 3 → {b3}。',
@@ -200,7 +200,7 @@ export const zh: Record<keyof typeof en, string> = {
 
   'quiz.pi.q': '位置插值（PI），倍数 4：一个在 2048 个 token 上训练的模型现在要跑 8192 个。位置 6000 的旋转和原来哪个位置完全相同？',
   'quiz.pi.check': 'pe.ropeFrequencies，线性缩放 ×4：每对维度在位置 6000 上的角度都等于默认频率下位置 {p} 的角度（所有维度对中最大差 {diff} 弧度）。',
-  'quiz.pi.why': 'PI 把每个频率除以倍数，等价于把位置除以倍数：0–8191 被压进训练见过的 0–2047，代价是相邻位置挨得更近。',
+  'quiz.pi.why': 'PI 把每个频率除以倍数，等价于把位置除以倍数：0–8191 压进了训练见过的 0–2047，代价是相邻位置挨得更近。',
 
   'quiz.nope.q': '完全不加位置编码，但有 causal mask：decoder 能区分不同位置吗？',
   'quiz.nope.o.yes': '能：光靠 mask 就会漏出位置信息',
@@ -212,17 +212,17 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.shaw.o.same': '不是，同一个向量',
   'quiz.shaw.o.different': '是，不同的向量',
   'quiz.shaw.check': 'pe.shawIndices：距离 200 → 第 {r200} 行，距离 20 → 第 {r20} 行，距离 16 → 第 {r16} 行，距离 3 → 第 {r3} 行（共 {rows} 行）。',
-  'quiz.shaw.why': '查表前距离先被截断到 [−k, k]，所以超过 16 的距离都用距离 16 那一行。',
+  'quiz.shaw.why': '查表前先把距离截断到 [−k, k]，所以超过 16 的距离都用距离 16 那一行。',
 
   'quiz.summary.title': '总结',
   'quiz.summary': `<ul class="summary">
 <li>Attention 本身没有顺序：不加 mask 时，打乱 token 只会让输出跟着打乱。位置信息必须另外加进去。</li>
-<li><b>绝对</b>位置编码（正弦位置编码、可学习位置编码）把位置 $p$ 的向量加到 token embedding 上；<b>相对</b>位置编码（Shaw、T5、ALiBi）在 attention 内部加一个只取决于 $n-m$ 的量。</li>
+<li><b>绝对</b>位置编码（正弦位置编码、可学习位置编码）把位置 $p$ 的向量加到 token embedding 上；<b>相对</b>位置编码（Shaw、T5、ALiBi）在注意力内部加一个只取决于 $n-m$ 的量。</li>
 <li><b>正弦位置编码（Sinusoidal）</b>：固定的 sin / cos，波长从 $2\\pi$ 到略小于 $2\\pi b$；$\\mathrm{PE}_p\\cdot\\mathrm{PE}_q$ 只取决于 $p-q$。任何位置都能算出来，但模型不一定用得好没见过的位置。</li>
 <li><b>可学习</b>：一张 $\\text{max\\_len}\\times d$ 的表。最后一行之后什么都没有，完全不能外推。</li>
-<li><b>RoPE</b> 把 $q$、$k$ 的每对维度旋转 $p\\,\\theta_i$，$\\theta_i=b^{-2i/d}$。由于 $R_m^\\top R_n = R_{n-m}$，分数只取决于 $n-m$：按绝对位置旋转，得到相对位置的分数。范数不变。只作用于 Q 和 K，不作用于 V。</li>
-<li><b>工程实现</b>：cos / sin cache 加 <code>rotate_half</code>；维度配对方式（half 或 interleaved）必须和权重一致；有 KV cache 时，新 token 的位置等于 cache 长度；left padding 不能算进位置。</li>
-<li><b>长上下文</b>：低频对在训练长度内一圈都没转完，所以最先遇到新角度。PI 把位置除以 $s$；NTK 调大 base；动态 NTK 随当前长度调大 base；YaRN 保留高频对、插值低频对，并把 attention 稍微调尖；LongRoPE 为每对维度搜索一个倍数。配合少量继续训练效果最好。</li>
+<li><b>RoPE</b> 把 $q$、$k$ 的每个维度对旋转 $p\\,\\theta_i$，$\\theta_i=b^{-2i/d}$。由于 $R_m^\\top R_n = R_{n-m}$，分数只取决于 $n-m$：按绝对位置旋转，得到相对位置的分数。范数不变。只作用于 Q 和 K，不作用于 V。</li>
+<li><b>工程实现</b>：cos / sin cache 加 <code>rotate_half</code>；维度配对方式（half 或 interleaved）必须和权重一致；有 KV cache 时，新 token 的位置等于 cache 长度；左填充不能算进位置。</li>
+<li><b>长上下文</b>：低频维度对在训练长度内一圈都没转完，所以最先遇到新角度。PI 把位置除以 $s$；NTK 调大 base；动态 NTK 随当前长度调大 base；YaRN 保留高频维度对、插值低频维度对，并把注意力稍微调尖；LongRoPE 为每个维度对搜索一个倍数。配合少量继续训练效果最好。</li>
 <li><b>ALiBi</b> 加上 $-s_h(m-n)$，$H$ 为 2 的幂时斜率 $s_h=2^{-8(h+1)/H}$（其他 $H$：取 $c = 2^{\\lfloor\\log_2 H\\rfloor}$，先按 $c$ 个 head 的规则算出 $c$ 个斜率，其余的从 $2c$ 个 head 那组斜率里隔一个取一个补齐）：没有参数，外推能力强，但先验固定为线性。它不能代替 causal mask。</li>
 <li><b>T5</b> 为每个 head、每个按对数划分的距离桶学一个标量；<b>Shaw</b> 为截断到 $[-k,k]$ 的距离学向量，加在 key 和 value 上。两者对超过某个界限的距离一视同仁，所以在任何长度上都能跑。</li>
 <li><b>xPos</b> 是 RoPE 再加一个缩放，让分数随距离衰减。<b>NoPE</b> 什么都不加：在 causal decoder 里，光靠 mask 就会漏出位置信息。</li>

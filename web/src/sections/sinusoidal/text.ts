@@ -31,10 +31,10 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'nav.sinusoidal': '正弦位置编码',
-  'sinusoidal.takeaway': '正弦位置表是常量：每对维度一条波，各有各的波长；它按最大长度预先算好一次，每条序列截取前几行使用；两行的点积只取决于它们的距离。',
+  'sinusoidal.takeaway': '正弦位置表是常量：每个维度对一条波，各有各的波长；它按最大长度预先算好一次，每条序列截取前几行使用；两行的点积只取决于它们的距离。',
 
   'sinusoidal.title': '正弦位置编码（Sinusoidal）',
-  'sinusoidal.text': `原始 Transformer 把 $PE_{p,2i}=\\sin(p/b^{2i/d})$、$PE_{p,2i+1}=\\cos(p/b^{2i/d})$ 加到 token embedding 上。每一对维度是一条正弦波，波长从 $2\\pi$（第 0 对）一直到 $2\\pi b^{(d-2)/d}$（略小于 $2\\pi b$）：相当于一组刻度不同的尺子，高频维度分辨相邻位置，低频维度刻画远距离。两个位置向量的点积 $PE_p\\cdot PE_q$ 只和 $p-q$ 有关。代码里这张表是常量，不是参数：按最大长度 <code>max_len</code> 一次算好（PyTorch 模块用 <code>register_buffer</code> 存下来，随模型保存、迁移设备，但不参与训练），每次前向只取前 <code>seq_len</code> 行加到 embedding 上，再对相加的结果做 dropout。`,
+  'sinusoidal.text': `原始 Transformer 把 $PE_{p,2i}=\\sin(p/b^{2i/d})$、$PE_{p,2i+1}=\\cos(p/b^{2i/d})$ 加到 token embedding 上。每个维度对是一条正弦波，波长从 $2\\pi$（第 0 个维度对）一直到 $2\\pi b^{(d-2)/d}$（略小于 $2\\pi b$）：相当于一组刻度不同的尺子，高频维度分辨相邻位置，低频维度刻画远距离。两个位置向量的点积 $PE_p\\cdot PE_q$ 只和 $p-q$ 有关。代码里这张表是常量，不是参数：按最大长度 <code>max_len</code> 一次算好（PyTorch 模块用 <code>register_buffer</code> 存下来，随模型保存、迁移设备，但不参与训练），每次前向只取前 <code>seq_len</code> 行加到 embedding 上，再对相加的结果做 dropout。`,
   'sinusoidal.base': 'base b',
   'sinusoidal.dim': '维度 d',
   'sinusoidal.length': '位置个数',

@@ -6,6 +6,7 @@ import type { EncodingName, Posenc, TinyModelConfig } from 'posenc';
 
 import './style.css';
 import { AxedHeatmap } from '../../axes.js';
+import { encodingLabel, encodingSpan } from '../../encname.js';
 import { errorText, isKey, lang, onLangChange, t, type Key } from '../../i18n.js';
 import { SHIPPED } from '../../protocol.js';
 import { getNumber } from '../../state.js';
@@ -292,11 +293,13 @@ function showRatios(out: HTMLElement, jobs: Job[]): void {
   const head = liveText('span');
   head.set('taxonomy.ratios', { long: longest, train: LOSS_LENGTHS[0] });
   const stable = liveText('span');
-  stable.set('taxonomy.stable', { names: rows.filter((x) => x.r < 1.05).map((x) => x.name).join(', ') || '—' });
+  const showStable = (): void => stable.set('taxonomy.stable', { names: rows.filter((x) => x.r < 1.05).map((x) => encodingLabel(x.name)).join(lang() === 'zh' ? '、' : ', ') || '—' });
+  showStable();
+  onLangChange(showStable, stable.el);
   out.replaceChildren(
     head.el, ' ',
-    // Model ids (the shipped files' names), not words to translate.
-    ...rows.map((x, i) => el('span', { 'data-model': x.name, 'data-value': String(x.r), translate: 'no' }, `${i ? ' · ' : ''}${x.name} ${x.r.toFixed(2)}×`)),
+    // The ids in English, the encodings' names in Chinese.
+    ...rows.map((x, i) => el('span', { 'data-model': x.name, 'data-value': String(x.r) }, i ? ' · ' : '', encodingSpan(x.name), ` ${x.r.toFixed(2)}×`)),
     el('br'), stable.el,
   );
 }
