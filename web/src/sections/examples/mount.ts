@@ -197,11 +197,11 @@ torch.set_printoptions(precision=4, sci_mode=False, linewidth=200)
 n_heads, seq_len = 4, ${st.len}
 slopes = 1.0 / 2.0 ** torch.arange(n_heads)                       # ${c('examples.alibi.c.simple')}
 paper = 2.0 ** (-8.0 * torch.arange(1, n_heads + 1) / n_heads)    # ${c('examples.alibi.c.paperpy')}
-i = torch.arange(seq_len)[:, None]                                 # query
-j = torch.arange(seq_len)[None, :]                                 # key
-# [4, ${st.len}, ${st.len}]: -m (i - j) below the diagonal, 0 on it
-bias = slopes[:, None, None] * (j - i).clamp(max=0)
-bias = bias.masked_fill(j > i, float("-inf"))   # ${c('examples.alibi.c.mask')}
+m = torch.arange(seq_len)[:, None]                                 # query
+n = torch.arange(seq_len)[None, :]                                 # key
+# [4, ${st.len}, ${st.len}]: -slope (m - n) below the diagonal, 0 on it
+bias = slopes[:, None, None] * (n - m).clamp(max=0)
+bias = bias.masked_fill(n > m, float("-inf"))   # ${c('examples.alibi.c.mask')}
 print("ALiBi bias shape:", bias[None].shape)
 print("Head ${st.head} bias:")
 print(bias[${st.head}])`,
