@@ -151,13 +151,14 @@ Status Trainer::Create(const TrainConfig& c, std::unique_ptr<Trainer>* out) {
   return Status::Ok();
 }
 
-Status Trainer::Step(TrainProgress* p) {
-  std::vector<Example> batch;
+Status Trainer::BeginStep() {
+  begun_ = false;
+  batch_.clear();
   size_t total = 0;
   for (int b = 0; b < c_.batch; ++b) {
-    batch.push_back(
+    batch_.push_back(
         SampleExample(c_.task, static_cast<size_t>(c_.seq_len), &data_));
-    const Example& e = batch.back();
+    const Example& e = batch_.back();
     if (c_.task == TaskKind::kWordOrder) {
       ++total;
     } else {
@@ -165,36 +166,78 @@ Status Trainer::Step(TrainProgress* p) {
     }
   }
   if (total == 0) return Status::Invalid("the batch has no scored tokens");
-  std::fill(grad_.begin(), grad_.end(), 0.0f);
-  const float inv = 1.0f / static_cast<float>(total);
-  double loss = 0.0;
-  // The cache, logits and backward scratch live in the trainer: after the
-  // first step, a step allocates only its batch of examples.
-  ForwardCache& cache = cache_;
-  std::vector<float>& logits = logits_;
-  std::vector<float>& dlogits = dlogits_;
+  total_ = total;
+  // The weights stay as they are until ApplyGradient.
   TransposeWeights(model_, &wt_);
-  for (const Example& e : batch) {
+  begun_ = true;
+  return Status::Ok();
+}
+
+Status Trainer::MicroBatchGradient(int j, float* grad, double* loss) {
+  if (!begun_) {
+    return Status::Invalid("MicroBatchGradient: no step begun (BeginStep)");
+  }
+  if (j < 0 || j >= micro_batches()) {
+    return Status::Invalid(StrCat("micro-batch must be an integer in [0, ",
+                                  micro_batches(), "), got ", j));
+  }
+  std::fill(grad, grad + model_.w.size(), 0.0f);
+  const float inv = 1.0f / static_cast<float>(total_);
+  double sum = 0.0;
+  // The cache, logits and backward scratch live in the trainer: after the
+  // first step, a micro-batch allocates nothing.
+  const int end = std::min(c_.batch, (j + 1) * kMicroBatch);
+  for (int b = j * kMicroBatch; b < end; ++b) {
+    const Example& e = batch_[static_cast<size_t>(b)];
     POSENC_RETURN_IF_ERROR(Forward(model_, e.tokens.data(), e.tokens.size(),
-                                   ForwardOptions(), &cache, &logits));
-    dlogits.resize(logits.size());
+                                   ForwardOptions(), &cache_, &logits_));
+    dlogits_.resize(logits_.size());
     if (c_.task == TaskKind::kWordOrder) {
       const int32_t label = e.label;
-      loss += SoftmaxCrossEntropy(logits.data(), 1, logits.size(), &label, inv,
-                                  dlogits.data(), nullptr, nullptr);
+      sum += SoftmaxCrossEntropy(logits_.data(), 1, logits_.size(), &label, inv,
+                                 dlogits_.data(), nullptr, nullptr);
     } else {
       const size_t V = static_cast<size_t>(model_.config.vocab);
-      loss += SoftmaxCrossEntropy(logits.data(), e.tokens.size(), V,
-                                  e.targets.data(), inv, dlogits.data(),
-                                  nullptr, nullptr);
+      sum += SoftmaxCrossEntropy(logits_.data(), e.tokens.size(), V,
+                                 e.targets.data(), inv, dlogits_.data(),
+                                 nullptr, nullptr);
     }
-    Backward(model_, e.tokens.data(), cache, dlogits.data(), grad_.data(),
-             wt_.data(), &scratch_);
+    Backward(model_, e.tokens.data(), cache_, dlogits_.data(), grad, wt_.data(),
+             &scratch_);
   }
+  *loss = sum;
+  return Status::Ok();
+}
+
+Status Trainer::ApplyGradient(const float* grad, double loss,
+                              TrainProgress* p) {
+  if (!begun_) {
+    return Status::Invalid("ApplyGradient: no step begun (BeginStep)");
+  }
+  std::copy(grad, grad + grad_.size(), grad_.begin());
+  return Update(loss, p);
+}
+
+Status Trainer::Step(TrainProgress* p) {
+  POSENC_RETURN_IF_ERROR(BeginStep());
+  double loss = 0.0;
+  POSENC_RETURN_IF_ERROR(MicroBatchGradient(0, grad_.data(), &loss));
+  micro_.resize(grad_.size());
+  for (int j = 1; j < micro_batches(); ++j) {
+    double l = 0.0;
+    POSENC_RETURN_IF_ERROR(MicroBatchGradient(j, micro_.data(), &l));
+    for (size_t i = 0; i < grad_.size(); ++i) grad_[i] += micro_[i];
+    loss += l;
+  }
+  return Update(loss, p);
+}
+
+Status Trainer::Update(double loss, TrainProgress* p) {
+  begun_ = false;
   const float lr = ScheduledLr(c_.opt, opt_.step());
   const double norm = opt_.Step(&model_, &grad_);
   p->step = opt_.step();
-  p->loss = loss / static_cast<double>(total);
+  p->loss = loss / static_cast<double>(total_);
   p->grad_norm = norm;
   p->lr = lr;
   if (!std::isfinite(p->loss) || !std::isfinite(norm)) {

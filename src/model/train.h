@@ -21,6 +21,15 @@
 
 namespace posenc {
 
+// Examples per micro-batch. A step's batch is cut into micro-batches of
+// kMicroBatch examples in order (the last one shorter when the batch is not a
+// multiple): micro-batch j holds examples [j M, min((j + 1) M, batch)). Its
+// gradient g_j starts at zero and accumulates its examples in order; the
+// step's gradient is ((g_0 + g_1) + g_2) + ... in float, in j order. Fixed,
+// so that data-parallel training (bindings/ts/pool.ts: micro-batches on
+// several Workers) gives the bits of one thread whatever the worker count.
+inline constexpr int kMicroBatch = 4;
+
 struct TrainConfig {
   TaskKind task = TaskKind::kLanguage;
   // vocab, causal and num_classes are filled in from the task. Ignored when
@@ -92,19 +101,47 @@ class Trainer {
  public:
   // Validates the config (and the model config it implies).
   static Status Create(const TrainConfig& c, std::unique_ptr<Trainer>* out);
-  // One optimiser step on a fresh batch.
+  // One optimiser step on a fresh batch: BeginStep, the micro-batches'
+  // gradients summed in j order (see kMicroBatch), ApplyGradient.
   Status Step(TrainProgress* p);
+
+  // Step in parts, for data parallelism over replicas (trainers made from
+  // the same config sample the same batches and make the same updates):
+  // BeginStep samples the next batch (a batch not applied is dropped: the
+  // data stream still moves on); MicroBatchGradient computes any
+  // micro-batch of it, in any order; ApplyGradient takes the sum.
+  Status BeginStep();
+  // ceil(batch / kMicroBatch).
+  int micro_batches() const {
+    return (c_.batch + kMicroBatch - 1) / kMicroBatch;
+  }
+  size_t num_params() const { return model_.w.size(); }
+  // grad: [num_params()] = micro-batch j's gradient of the step's mean loss
+  // (overwritten, from zero); *loss: its examples' summed loss in nats.
+  // Between BeginStep and ApplyGradient only.
+  Status MicroBatchGradient(int j, float* grad, double* loss);
+  // grad: [num_params()] the step's gradient (the micro-batches' summed in j
+  // order); loss: their losses summed in j order (double). The AdamW update.
+  Status ApplyGradient(const float* grad, double loss, TrainProgress* p);
   const Model& model() const { return model_; }
   Model* mutable_model() { return &model_; }
   const TrainConfig& config() const { return c_; }
 
  private:
   Trainer(const TrainConfig& c, size_t n) : c_(c), opt_(c.opt, n), data_(0) {}
+  // The AdamW update from grad_ (clipped in place).
+  Status Update(double loss, TrainProgress* p);
   TrainConfig c_;
   Model model_;
   AdamW opt_;
   SplitMix64 data_;
-  std::vector<float> grad_;
+  std::vector<float> grad_;   // [n] the step's gradient
+  std::vector<float> micro_;  // [n] one micro-batch's (Step)
+  // The batch BeginStep sampled, its scored tokens and whether it awaits
+  // ApplyGradient.
+  std::vector<Example> batch_;
+  size_t total_ = 0;
+  bool begun_ = false;
   // Reused by every step (no allocation in the forward / backward passes).
   ForwardCache cache_;
   std::vector<float> logits_, dlogits_;
