@@ -5,6 +5,7 @@
 // its capacity, checked before anything is written.
 #include <emscripten/bind.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -290,6 +291,60 @@ class TrainerJs {
     return trainer_ ? TinyModelJs(trainer_->model()) : TinyModelJs(Model());
   }
 
+  // Data-parallel steps (the Worker pool): replicas made from one request
+  // sample the same batches. Micro-batches per step and floats per gradient.
+  double microBatches() const {
+    return trainer_ ? trainer_->micro_batches() : 0;
+  }
+  double paramCount() const {
+    return trainer_ ? static_cast<double>(trainer_->num_params()) : 0;
+  }
+  // Samples the next step's batch (Trainer::BeginStep).
+  std::string beginStep() {
+    if (!trainer_) return error_;
+    const Status s = trainer_->BeginStep();
+    return s.ok() ? "" : s.message();
+  }
+  // grad: float [paramCount()] (a buffer of grad_capacity) = micro-batch j's
+  // gradient; loss: float64 [1] (a buffer of loss_capacity) its summed loss.
+  std::string microBatchGradient(double j, uintptr_t grad, double grad_capacity,
+                                 uintptr_t loss, double loss_capacity) {
+    if (!trainer_) return error_;
+    std::string room =
+        CheckCapacity("grad", trainer_->num_params(), grad_capacity);
+    if (room.empty()) room = CheckCapacity("loss", 1, loss_capacity, "doubles");
+    if (!room.empty()) return room;
+    if (!(j >= 0 && j < trainer_->micro_batches() && j == std::floor(j))) {
+      return StrCat("micro-batch must be an integer in [0, ",
+                    trainer_->micro_batches(), "), got ", j);
+    }
+    const Status s = trainer_->MicroBatchGradient(
+        static_cast<int>(j), Ptr<float>(grad), Ptr<double>(loss));
+    return s.ok() ? "" : s.message();
+  }
+  // grad: float [n], n = paramCount(): the step's gradient (micro-batches
+  // summed in order); loss: their summed losses. out: float64 [4] (step,
+  // loss, grad norm, lr) in a buffer of `capacity` doubles.
+  std::string applyGradient(uintptr_t grad, double n, double loss,
+                            uintptr_t out, double capacity) {
+    if (!trainer_) return error_;
+    if (n != static_cast<double>(trainer_->num_params())) {
+      return StrCat("grad must have ", trainer_->num_params(), " floats, got ",
+                    n);
+    }
+    const std::string room = CheckCapacity("out", 4, capacity, "doubles");
+    if (!room.empty()) return room;
+    TrainProgress p;
+    const Status s = trainer_->ApplyGradient(Ptr<float>(grad), loss, &p);
+    if (!s.ok()) return s.message();
+    double* o = Ptr<double>(out);
+    o[0] = p.step;
+    o[1] = p.loss;
+    o[2] = p.grad_norm;
+    o[3] = p.lr;
+    return "";
+  }
+
  private:
   // The request's settings into tc; false (error_ set) if a name is unknown.
   bool Configure(const TrainRequest& request, TrainConfig* tc) {
@@ -391,7 +446,12 @@ EMSCRIPTEN_BINDINGS(posenc_models) {
                    const RopeFrequencyConfig&>()
       .function("error", &TrainerJs::error)
       .function("step", &TrainerJs::step)
-      .function("model", &TrainerJs::model);
+      .function("model", &TrainerJs::model)
+      .function("microBatches", &TrainerJs::microBatches)
+      .function("paramCount", &TrainerJs::paramCount)
+      .function("beginStep", &TrainerJs::beginStep)
+      .function("microBatchGradient", &TrainerJs::microBatchGradient)
+      .function("applyGradient", &TrainerJs::applyGradient);
   function("sampleTask", &SampleTaskJs);
   function("taskReference", &TaskReferenceJs);
 }

@@ -42,6 +42,7 @@ export function createPosenc(m: RawModule, simd: boolean, instantiateModels: () 
     );
     return loading;
   };
+  const { trainReplica, ...modelCalls } = modelApi(heap, modelsHeap);
   const api: Posenc = {
     simd,
     target: m.target(),
@@ -61,8 +62,8 @@ export function createPosenc(m: RawModule, simd: boolean, instantiateModels: () 
     ...encodingsApi(heap),
     attention,
     KvCache,
-    ...modelApi(heap, modelsHeap),
+    ...modelCalls,
   };
-  registerRaw(api, m, async () => (await modelsHeap()).m);
+  registerRaw(api, m, async () => (await modelsHeap()).m, trainReplica);
   return api;
 }

@@ -5,18 +5,48 @@
  * Benchmarks and tests import it by path: dist/internal.js.
  */
 import { ROPE_LAYOUTS } from './names.js';
+import type { ReplicaSpec, TrainReplica } from './model.js';
 import type { RawModels, RawModule } from './raw.js';
 import type { Posenc, RopeLayout } from './types.js';
 import { checkElements, int, oneOf } from './validate.js';
 
-const raws = new WeakMap<object, { core: RawModule; models: () => Promise<RawModels> }>();
-
-/** Records the raw modules of an API object (core.ts): the core, and how to get the models module. */
-export function registerRaw(pe: Posenc, core: RawModule, models: () => Promise<RawModels>): void {
-  raws.set(pe, { core, models });
+/** What core.ts records about an API object. */
+interface Raws {
+  core: RawModule;
+  models: () => Promise<RawModels>;
+  trainReplica: (spec: ReplicaSpec) => Promise<TrainReplica>;
 }
 
-function rawsOf(pe: Posenc): { core: RawModule; models: () => Promise<RawModels> } {
+const raws = new WeakMap<object, Raws>();
+
+/**
+ * Records the raw modules of an API object (core.ts): the core, how to get the models module, and how
+ * to make a training replica (the Worker pool's data-parallel training).
+ */
+export function registerRaw(pe: Posenc, core: RawModule, models: () => Promise<RawModels>, trainReplica: Raws['trainReplica']): void {
+  raws.set(pe, { core, models, trainReplica });
+}
+
+/** A training replica on `pe`'s models module (model.ts' TrainReplica), for pool.ts. */
+export function trainReplica(pe: Posenc, spec: ReplicaSpec): Promise<TrainReplica> {
+  return rawsOf(pe).trainReplica(spec);
+}
+
+const poolTraining = new WeakMap<object, () => Promise<Posenc | undefined>>();
+
+/** Records how to reach a pool's calling-thread training instance (pool.ts), for the tests' leak checks. */
+export function registerPoolTraining(pool: object, instance: () => Promise<Posenc | undefined>): void {
+  poolTraining.set(pool, instance);
+}
+
+/** The instance a pool trains on, on the calling thread (undefined before its first training call). */
+export function poolTrainingInstance(pool: object): Promise<Posenc | undefined> {
+  const f = poolTraining.get(pool);
+  if (f === undefined) throw new TypeError('pool must be a pool from createPool()');
+  return f();
+}
+
+function rawsOf(pe: Posenc): Raws {
   const r = raws.get(pe);
   if (r === undefined) throw new TypeError('pe must be an initialised Posenc (from init())');
   return r;

@@ -86,13 +86,68 @@ function publicConfig(w: ModelConfigWire): TinyModelConfig {
 
 const lines = (text: string): string[] => (text === '' ? [] : text.slice(0, -1).split('\n'));
 
+/** Progress callback, cancel signal and chunk size of a training call (pe.train and pool.train). */
+export interface TrainRunOptions {
+  chunk: number;
+  onProgress?: ((p: TrainProgress) => void) | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** The options of a training call, checked. */
+export function trainOptions(options: unknown): TrainRunOptions {
+  const o = options === undefined ? {} : requireObject('options', options);
+  const chunk = optInt('chunk', o.chunk, 10, 1, 1_000_000);
+  const onProgress = o.onProgress;
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw new TypeError('onProgress must be a function');
+  }
+  return { chunk, onProgress: onProgress as ((p: TrainProgress) => void) | undefined, signal: o.signal as AbortSignal | undefined };
+}
+
+/** One training step's outcome: step number, batch loss, gradient norm (before clipping), learning rate. */
+export interface StepRow {
+  step: number;
+  loss: number;
+  gradNorm: number;
+  lr: number;
+}
+
+/**
+ * A trainer driven step by step for data parallelism (the Worker pool, pool.ts): replicas made from
+ * the same request sample the same batches; `gradient(j)` gives micro-batch j's gradient, and `apply`
+ * takes their sum in j order (float32) and their losses' sum in j order. Not part of the public API.
+ */
+export interface TrainReplica {
+  /** Steps the request asks for. */
+  readonly steps: number;
+  /** Micro-batches per step. */
+  readonly microBatches: number;
+  /** Floats in a gradient. */
+  readonly params: number;
+  /** Samples the next step's batch. */
+  begin(): void;
+  /** Micro-batch j's gradient of the batch `begin` sampled (a copy) and its summed loss. */
+  gradient(j: number): { grad: Float32Array; loss: number };
+  /** The optimiser step from the summed gradient and loss. */
+  apply(grad: Float32Array, loss: number): StepRow;
+  /** The model as trained so far (a TinyModel of this module). */
+  model(): TinyModel;
+  /** Frees the trainer (idempotent). */
+  free(): void;
+}
+
+/** How a replica is made: a fresh request, or continued training of a model (by value: its safetensors bytes). */
+export type ReplicaSpec =
+  | { kind: 'train'; config: TrainConfig }
+  | { kind: 'continue'; model: TinyModel | Uint8Array; config: ContinueTrainingConfig };
+
 type ModelCalls = Pick<Posenc, 'loadModels' | 'loadModel' | 'train' | 'continueTraining' | 'sampleTask' | 'taskReference'>;
 
 /**
  * Model loading, training and the task helpers: each call first waits for the models module
  * (`models()` instantiates it once), then runs on its heap.
  */
-export function modelApi(core: Heap, models: () => Promise<Heap<RawModels>>): ModelCalls {
+export function modelApi(core: Heap, models: () => Promise<Heap<RawModels>>): ModelCalls & { trainReplica(spec: ReplicaSpec): Promise<TrainReplica> } {
   // One set of calls (one TinyModel class) per module, also when the first calls overlap: a
   // model is accepted only by the calls that made it, so two sets would refuse each other's.
   let calls: Promise<ReturnType<typeof modelsApi>> | undefined;
@@ -115,6 +170,7 @@ export function modelApi(core: Heap, models: () => Promise<Heap<RawModels>>): Mo
     continueTraining: async (model, config, options) => (await ready()).continueTraining(model, config, options),
     sampleTask: async (options) => (await ready()).sampleTask(options),
     taskReference: async (task) => (await ready()).taskReference(task),
+    trainReplica: async (spec) => (await ready()).trainReplica(spec),
   };
 }
 
@@ -284,19 +340,8 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
     return new TinyModelImpl(h);
   }
 
-  /** Progress callback, cancel signal and chunk size of a training call. */
-  function trainOptions(options: unknown): { chunk: number; onProgress?: (p: TrainProgress) => void; signal?: AbortSignal } {
-    const o = options === undefined ? {} : requireObject('options', options);
-    const chunk = optInt('chunk', o.chunk, 10, 1, 1_000_000);
-    const onProgress = o.onProgress;
-    if (onProgress !== undefined && typeof onProgress !== 'function') {
-      throw new TypeError('onProgress must be a function');
-    }
-    return { chunk, onProgress: onProgress as ((p: TrainProgress) => void) | undefined, signal: o.signal as AbortSignal | undefined };
-  }
-
   /** Runs `steps` steps of the trainer `t` in chunks, yielding between them; frees `t`. */
-  async function run(t: RawTrainer, steps: number, o: ReturnType<typeof trainOptions>): Promise<TinyModel> {
+  async function run(t: RawTrainer, steps: number, o: TrainRunOptions): Promise<TinyModel> {
     const { chunk, onProgress, signal } = o;
     try {
       check(t.error());
@@ -325,9 +370,9 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
 
   // The training request's values (ranges, warmup <= steps) are checked, and lr and warmup left out derived,
   // in C++ only (ToTrainConfig, Trainer::Create): its message is the RangeError. Here: JS types and integers.
-  async function train(config: TrainConfig, options?: TrainOptions): Promise<TinyModel> {
+  /** A fresh trainer for `config` (its error checked) and the steps it runs. */
+  function freshTrainer(config: TrainConfig): { t: RawTrainer; steps: number } {
     const c = requireObject('config', config);
-    const o = trainOptions(options);
     const steps = int32('steps', c.steps);
     const d = trainDefaults();
     const spec: TrainRequestWire = {
@@ -344,14 +389,14 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
       warmup: c.warmup === undefined ? undefined : int32('warmup', c.warmup),
       seed: optInt('seed', c.seed, d.seed, 0),
     };
-    return run(new m.Trainer(spec), steps, o);
+    return { t: checked(new m.Trainer(spec)), steps };
   }
 
-  async function continueTraining(model: TinyModel, config: ContinueTrainingConfig, options?: TrainOptions): Promise<TinyModel> {
+  /** A trainer continuing `model` with `config` (its error checked) and the steps it runs. */
+  function continuedTrainer(model: TinyModel, config: ContinueTrainingConfig): { t: RawTrainer; steps: number } {
     const h = TinyModelImpl.raw('model', model);
     const mc = model.config;
     const c = requireObject('config', config);
-    const o = trainOptions(options);
     const steps = int32('steps', c.steps);
     const d = trainDefaults();
     const spec: TrainRequestWire = {
@@ -374,8 +419,76 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
     const base = { headDim: mc.dModel / mc.heads, rotaryDim: mc.rotaryDim || undefined, base: mc.ropeBase };
     const has = c.scaling === undefined ? 0 : 1;
     const { spec: scaling } = ropeSpec(core, has ? { ...base, scaling: c.scaling } : base);
-    const t = new m.Trainer(spec, h, has, scaling);
+    return { t: checked(new m.Trainer(spec, h, has, scaling)), steps };
+  }
+
+  /** `t` if it was made without an error; else frees it and throws its message. */
+  function checked(t: RawTrainer): RawTrainer {
+    try {
+      check(t.error());
+    } catch (e) {
+      t.delete();
+      throw e;
+    }
+    return t;
+  }
+
+  async function train(config: TrainConfig, options?: TrainOptions): Promise<TinyModel> {
+    requireObject('config', config);
+    const o = trainOptions(options);
+    const { t, steps } = freshTrainer(config);
     return run(t, steps, o);
+  }
+
+  async function continueTraining(model: TinyModel, config: ContinueTrainingConfig, options?: TrainOptions): Promise<TinyModel> {
+    TinyModelImpl.raw('model', model);
+    requireObject('config', config);
+    const o = trainOptions(options);
+    const { t, steps } = continuedTrainer(model, config);
+    return run(t, steps, o);
+  }
+
+  function trainReplica(spec: ReplicaSpec): TrainReplica {
+    let made: { t: RawTrainer; steps: number };
+    if (spec.kind === 'train') {
+      made = freshTrainer(spec.config);
+    } else if (spec.model instanceof Uint8Array) {
+      const init = loadModel(spec.model);
+      try {
+        made = continuedTrainer(init, spec.config);
+      } finally {
+        (init as TinyModelImpl)[Symbol.dispose]();
+      }
+    } else {
+      made = continuedTrainer(spec.model, spec.config);
+    }
+    const { t, steps } = made;
+    let live = true;
+    const P = t.paramCount();
+    return {
+      steps,
+      microBatches: t.microBatches(),
+      params: P,
+      begin: () => check(t.beginStep()),
+      gradient: (j) => heap.call((f) => {
+        const g = f.alloc(P * 4);
+        const l = f.alloc(8);
+        check(t.microBatchGradient(j, g, P, l, 1));
+        return { grad: heap.readF32(g, P), loss: heap.readF64(l, 1)[0] as number };
+      }),
+      apply: (grad, loss) => heap.call((f) => {
+        const g = f.f32(grad);
+        const out = f.alloc(4 * 8);
+        check(t.applyGradient(g, grad.length, loss, out, 4));
+        const r = heap.readF64(out, 4);
+        return { step: r[0] as number, loss: r[1] as number, gradNorm: r[2] as number, lr: r[3] as number };
+      }),
+      model: () => new TinyModelImpl(t.model()),
+      free: () => {
+        if (live) t.delete();
+        live = false;
+      },
+    };
   }
 
   function taskReference(task: unknown): TaskReference {
@@ -414,5 +527,5 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
     });
   }
 
-  return { loadModel, train, continueTraining, sampleTask, taskReference };
+  return { loadModel, train, continueTraining, sampleTask, taskReference, trainReplica };
 }

@@ -5,9 +5,14 @@
  * Workers, the results are joined. The entries (index.ts, node.ts) give the
  * way to start a Worker; everything else is here.
  */
+import { registerPoolTraining, trainReplica } from './internal.js';
+import { trainOptions, type ReplicaSpec, type StepRow, type TrainReplica } from './model.js';
 import { attentionWork, joinAttention, resultArrays, splitAttention, transfersOf } from './pool-split.js';
-import type { PoolReply, PoolRequest } from './pool-protocol.js';
-import type { AlibiVariant, AttentionOptions, AttentionResult, Posenc, PosencPool, PoolOptions } from './types.js';
+import type { PoolReply, PoolRequest, WireReplicaSpec } from './pool-protocol.js';
+import type {
+  AlibiVariant, AttentionOptions, AttentionResult, ContinueTrainingConfig, Posenc, PosencPool, PoolOptions, TinyModel, TrainConfig, TrainOptions,
+} from './types.js';
+import { requireObject } from './validate.js';
 
 /** A started Worker, whatever the runtime's Worker type. */
 export interface PoolWorker {
@@ -21,8 +26,8 @@ export interface PoolWorker {
 export interface PoolRuntime {
   spawn(): PoolWorker;
   cores(): number;
-  init(o: { module: WebAssembly.Module; simd?: boolean }): Promise<Posenc>;
-  compile(o: { simd?: boolean; wasmUrl?: string | URL }): Promise<WebAssembly.Module>;
+  init(o: { module: WebAssembly.Module; simd?: boolean; models?: { module: WebAssembly.Module } }): Promise<Posenc>;
+  compile(o: { simd?: boolean; wasmUrl?: string | URL; part?: 'core' | 'models' }): Promise<WebAssembly.Module>;
 }
 
 /** At most this many Workers by default, whatever the core count. */
@@ -58,6 +63,35 @@ class Slot {
 }
 
 const asyncDispose: symbol = (Symbol as unknown as { asyncDispose?: symbol }).asyncDispose ?? Symbol.for('Symbol.asyncDispose');
+
+/** The keys of a training config the Workers get (a copy: the caller's object may hold anything else). */
+const CONFIG_KEYS = ['task', 'encoding', 'steps', 'batch', 'seqLen', 'dModel', 'heads', 'layers', 'dFf', 'lr', 'warmup', 'seed', 'scaling'] as const;
+
+function wireConfig<C extends object>(c: C): C {
+  const out: Record<string, unknown> = {};
+  for (const k of CONFIG_KEYS) {
+    const v = (c as Record<string, unknown>)[k];
+    if (v !== undefined) out[k] = v;
+  }
+  return out as C;
+}
+
+/**
+ * The micro-batches of worker w when J of them are shared by W workers: a contiguous block, so that
+ * the pool sums the replies in micro-batch order by taking them worker by worker.
+ */
+export function microBatchesOf(w: number, W: number, J: number): number[] {
+  const from = Math.floor((w * J) / W), to = Math.floor(((w + 1) * J) / W);
+  return Array.from({ length: to - from }, (_, i) => from + i);
+}
+
+const terminatedError = (): Error => new Error('posenc pool: this pool has been terminated');
+
+/** The Error class a Worker's error reply names. */
+function rethrow(error: { name: string; message: string }): never {
+  const E = error.name === 'RangeError' ? RangeError : error.name === 'TypeError' ? TypeError : Error;
+  throw new E(error.message);
+}
 
 function workerCount(o: PoolOptions, cores: number): number {
   if (o.workers === undefined) return Math.max(1, Math.min(cores, MAX_DEFAULT_WORKERS));
@@ -126,7 +160,7 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
     local.alibiSlopes(heads, variant === undefined ? undefined : { variant });
 
   async function attention(options: AttentionOptions): Promise<AttentionResult> {
-    if (closed) throw new Error('posenc pool: this pool has been terminated');
+    if (closed) throw terminatedError();
     const parts = slots.length > 1 && options?.heads !== undefined && attentionWork(options) >= MIN_SPLIT_WORK
       ? splitAttention(options, slots.length, slopesOf) : undefined;
     if (parts === undefined) return local.attention(options);
@@ -145,16 +179,125 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
     if (failed !== undefined && !failed.ok) {
       // The whole call on this thread names the problem as pe.attention does (the parts' shapes are not the caller's).
       local.attention(options);
-      const E = failed.error.name === 'RangeError' ? RangeError : failed.error.name === 'TypeError' ? TypeError : Error;
-      throw new E(failed.error.message);
+      rethrow(failed.error);
     }
     return joinAttention(options, parts, replies.map((r) => (r.ok ? r.result! : { out: new Float32Array(0) })), into);
+  }
+
+  // Training: the models module compiled once (for the Workers and the calling thread's training instance).
+  let trainLocal: Promise<{ pe: Posenc; models: WebAssembly.Module }> | undefined;
+  const training = (): Promise<{ pe: Posenc; models: WebAssembly.Module }> => {
+    trainLocal ??= (async () => {
+      const models = await rt.compile({ simd, part: 'models' });
+      return { pe: await rt.init({ module, simd, models: { module: models } }), models };
+    })();
+    trainLocal.catch(() => (trainLocal = undefined));
+    return trainLocal;
+  };
+  let nextRun = 1;
+
+  /**
+   * Data-parallel training: the calling thread and every Worker used hold a replica of the trainer
+   * (same request, same seed: the same batches); per step each Worker computes its block of
+   * micro-batches, the calling thread sums their gradients in micro-batch order (float32, as
+   * Trainer::Step does) and sends the sum back with the next step; every replica applies the same
+   * AdamW step. The calling thread's replica is the one returned.
+   */
+  async function runTraining(spec: ReplicaSpec, options: TrainOptions | undefined): Promise<TinyModel> {
+    if (closed) throw terminatedError();
+    // Checked in pe.train's order: the config object, the options, then its fields (by the replica).
+    requireObject('config', spec.config);
+    const o = trainOptions(options);
+    const { pe, models } = await training();
+    const wire: WireReplicaSpec = spec.kind === 'train'
+      ? { kind: 'train', config: wireConfig(spec.config) }
+      : { kind: 'continue', model: spec.model instanceof Uint8Array ? spec.model : spec.model.save(), config: wireConfig(spec.config) };
+    const local: TrainReplica = await trainReplica(pe, wire);
+    const run = nextRun++;
+    const J = local.microBatches;
+    const used = slots.slice(0, Math.min(slots.length, J));
+    const W = used.length;
+    const P = local.params;
+    const quiet = (p: Promise<unknown>): void => void p.catch(() => undefined);
+    const call = async (slot: Slot, req: PoolRequest): Promise<Extract<PoolReply, { ok: true }>> => {
+      if (closed) throw terminatedError();
+      const r = await send(slot, req, []);
+      if (!r.ok) rethrow(r.error);
+      return r;
+    };
+    try {
+      await Promise.all(used.map((slot, w) =>
+        call(slot, { id: nextId++, op: 'trainStart', run, models, spec: wire, micro: microBatchesOf(w, W, J) })));
+      const { chunk, onProgress, signal } = o;
+      const steps = local.steps;
+      // The last step's summed gradient and loss: the Workers apply it with their next step, the
+      // calling thread while they compute it.
+      let toWorkers: { grad: Float32Array; loss: number } | undefined;
+      let toLocal: { grad: Float32Array; loss: number } | undefined;
+      let last: StepRow | undefined;
+      const applyLocal = (): void => {
+        if (toLocal === undefined) return;
+        local.begin();
+        last = local.apply(toLocal.grad, toLocal.loss);
+        toLocal = undefined;
+      };
+      for (let done = 0; done < steps;) {
+        if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
+        const n = Math.min(chunk, steps - done);
+        for (let i = 0; i < n; i++) {
+          const sum = toWorkers;
+          const replies = used.map((slot) => call(slot, { id: nextId++, op: 'trainStep', run, ...(sum ? { grad: sum.grad, loss: sum.loss } : {}) }));
+          replies.forEach(quiet);
+          toWorkers = undefined;
+          applyLocal();
+          // ((g_0 + g_1) + g_2) + ...: the Workers' blocks in order, each block in order (a Float32Array
+          // store rounds the double sum of two floats to their float32 sum exactly).
+          let grad: Float32Array | undefined;
+          let loss = 0;
+          for (const r of await Promise.all(replies)) {
+            const g = r.grads!, l = r.losses!;
+            for (let k = 0; k < l.length; k++) {
+              const part = g.subarray(k * P, (k + 1) * P);
+              if (grad === undefined) {
+                grad = part.slice();
+                loss = l[k] as number;
+              } else {
+                for (let x = 0; x < P; x++) grad[x] = (grad[x] as number) + (part[x] as number);
+                loss += l[k] as number;
+              }
+            }
+          }
+          toWorkers = toLocal = { grad: grad!, loss };
+        }
+        applyLocal();
+        done += n;
+        onProgress?.({ step: done, steps, loss: last!.loss, gradNorm: last!.gradNorm, lr: last!.lr });
+        await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      }
+      if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
+      if (closed) throw terminatedError();
+      return local.model();
+    } finally {
+      local.free();
+      if (!closed) {
+        for (const slot of used) quiet(send(slot, { id: nextId++, op: 'trainEnd', run }, []));
+      }
+    }
+  }
+
+  const train = (config: TrainConfig, options?: TrainOptions): Promise<TinyModel> => runTraining({ kind: 'train', config }, options);
+
+  async function continueTraining(model: TinyModel, config: ContinueTrainingConfig, options?: TrainOptions): Promise<TinyModel> {
+    if (typeof model !== 'object' || model === null || typeof (model as { save?: unknown }).save !== 'function') {
+      throw new TypeError('model must be a TinyModel (from loadModel, train or continueTraining)');
+    }
+    return runTraining({ kind: 'continue', model, config }, options);
   }
 
   async function terminate(): Promise<void> {
     if (closed) return;
     closed = true;
-    const dead = new Error('posenc pool: this pool has been terminated');
+    const dead = terminatedError();
     for (const s of slots) {
       for (const p of s.pending.values()) p.reject(dead);
       s.pending.clear();
@@ -169,9 +312,12 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
       return slots.length;
     },
     attention,
+    train,
+    continueTraining,
     terminate,
     [Symbol.asyncDispose]: terminate,
   };
+  registerPoolTraining(pool, async () => (trainLocal === undefined ? undefined : (await trainLocal).pe));
   if (asyncDispose !== Symbol.asyncDispose) Object.defineProperty(pool, asyncDispose, { value: terminate });
   return pool;
 }

@@ -140,6 +140,16 @@ export interface RawTrainer extends RawHandle {
   error(): string;
   step(n: number, out: number, capacity: number): string;
   model(): RawTinyModel;
+  /** Micro-batches per step (data-parallel steps: the Worker pool). */
+  microBatches(): number;
+  /** Floats in a gradient (the model's weights). */
+  paramCount(): number;
+  /** Samples the next step's batch. */
+  beginStep(): string;
+  /** Micro-batch `j`'s gradient into `grad` (float [paramCount]) and its summed loss into `loss` (float64 [1]). */
+  microBatchGradient(j: number, grad: number, gradCapacity: number, loss: number, lossCapacity: number): string;
+  /** The AdamW step from the summed gradient `grad` (float [n]); out: float64 [4] (step, loss, grad norm, lr). */
+  applyGradient(grad: number, n: number, loss: number, out: number, capacity: number): string;
 }
 
 /** The Embind `Trainer` class: fresh training, or continued training of a model (with a scaling when hasScaling). */

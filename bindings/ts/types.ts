@@ -707,6 +707,18 @@ export interface PosencPool extends AsyncDisposable {
    * bit for bit, for any worker count. Calls too small to gain from splitting run on the calling thread.
    */
   attention(options: AttentionOptions): Promise<AttentionResult>;
+  /**
+   * `pe.train` data-parallel: every step's batch is cut into micro-batches of 4 examples, shared by the
+   * Workers; their gradients are summed in micro-batch order, as `pe.train` sums them, so the trained
+   * weights equal `pe.train(config)`'s bit for bit for any worker count. Same config, errors, progress,
+   * cancelling (`signal`) and chunking; the model lives on the pool's calling-thread instance.
+   */
+  train(config: TrainConfig, options?: TrainOptions): Promise<TinyModel>;
+  /**
+   * `pe.continueTraining` data-parallel, as `train`: the same weights, bit for bit, for any worker
+   * count. `model` may come from any instance (it is copied by value); it is left unchanged.
+   */
+  continueTraining(model: TinyModel, config: ContinueTrainingConfig, options?: TrainOptions): Promise<TinyModel>;
   /** Stops every Worker; calls still waiting reject, later calls reject. */
   terminate(): Promise<void>;
 }
@@ -1134,7 +1146,11 @@ export interface Posenc {
   loadModel(bytes: Uint8Array | ArrayBuffer): Promise<TinyModel>;
   /** One seeded example of a task's data (what `train` and `evaluate` use). */
   sampleTask(options: SampleTaskOptions): Promise<TaskSample>;
-  /** Trains a tiny model; yields to the event loop every `chunk` steps (run it in a Worker). */
+  /**
+   * Trains a tiny model; yields to the event loop every `chunk` steps (run it in a Worker, or use a
+   * pool's `train`, which gives the same weights). A step's gradient is the sum, in order, of its
+   * micro-batches' (4 examples each, accumulated in order).
+   */
   train(config: TrainConfig, options?: TrainOptions): Promise<TinyModel>;
   /**
    * Trains a copy of `model` further (e.g. at a longer `seqLen` with a RoPE

@@ -13,7 +13,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import type * as Internal from '../../bindings/ts/internal.js';
-import type { RawCommon, RawModels, RawModule } from '../../bindings/ts/raw.js';
+import type { RawCommon, RawModels, RawModule, RawTinyModel } from '../../bindings/ts/raw.js';
 import { flavours } from './flavours.js';
 
 const root = join(fileURLToPath(import.meta.url), '../../../../..');
@@ -151,6 +151,13 @@ for (const [flavour, ready] of flavours) {
         try {
           assert.equal(trainer.error(), '');
           refuses(mm, (b) => trainer.step(2, b.out(7 * 8), 7), /^out must hold 8 doubles, got a buffer of 7$/);
+          // The data-parallel calls: a gradient has one float per weight (counted from the saved file's tensors).
+          const P = weightCount(mm, trainer.model());
+          assert.equal(trainer.beginStep(), '');
+          refuses(mm, (b) => trainer.microBatchGradient(0, b.out((P - 1) * 4), P - 1, b.out(8), 1),
+            new RegExp(`^grad must hold ${P} floats, got a buffer of ${P - 1}$`));
+          refuses(mm, (b) => trainer.microBatchGradient(0, b.out(P * 4), P, b.out(0), 0), /^loss must hold 1 doubles, got a buffer of 0$/);
+          refuses(mm, (b) => trainer.applyGradient(b.input(new Float32Array(P)), P, 0, b.out(3 * 8), 3), /^out must hold 4 doubles, got a buffer of 3$/);
         } finally {
           trainer.delete();
         }
@@ -159,6 +166,26 @@ for (const [flavour, ready] of flavours) {
       }
     });
   });
+}
+
+/** The weights of a raw model (freed here): the element counts of its safetensors file's tensors. */
+function weightCount(mm: RawModels, model: RawTinyModel): number {
+  try {
+    const n = model.saveSize();
+    const p = mm._malloc(n);
+    try {
+      assert.equal(model.saveInto(p, n), '');
+      const bytes = mm.HEAPU8.slice(p, p + n);
+      const len = Number(new DataView(bytes.buffer).getBigUint64(0, true));
+      const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + len))) as Record<string, { shape?: number[] }>;
+      return Object.entries(header).filter(([k]) => k !== '__metadata__')
+        .reduce((s, [, t]) => s + (t.shape ?? []).reduce((a, d) => a * d, 1), 0);
+    } finally {
+      mm._free(p);
+    }
+  } finally {
+    model.delete();
+  }
 }
 
 /** 12 floats: a [3, 4] tensor. */
