@@ -4,9 +4,12 @@
 // SharedArrayBuffer build could at best reach), the cost of one message round
 // trip, and onnxruntime-web with 2
 // threads (its SharedArrayBuffer build, which a page can use only when cross-
-// origin isolated). Ratios are within this run.
+// origin isolated); then data-parallel training (pool.train, language and
+// retrieval at the default sizes) against pe.train, in steps/s. Ratios are
+// within this run.
 //   npm run bench:pool                 print the table
 //   npm run bench:pool -- --docs       also rewrite it in docs/
+//   npm run bench:pool -- --train      only the training rows (a quick check)
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -44,7 +47,8 @@ const put = (name, T, s) => {
   (gflops[name] ??= {})[T] = flops(T) / s / 1e9;
   process.stderr.write(`${name} T=${T}: ${gflops[name][T].toFixed(2)} GFLOP/s\n`);
 };
-for (const T of LENGTHS) {
+const trainOnly = process.argv.includes('--train');
+for (const T of trainOnly ? [] : LENGTHS) {
   const o = inputs(T);
   put('one thread (pe.attention)', T, await time(() => pe.attention(o)));
   for (const p of pools) put(`pool, ${p.workers} worker${p.workers > 1 ? 's' : ''}`, T, await time(() => p.attention(o)));
@@ -55,7 +59,7 @@ for (const T of LENGTHS) {
 // what a SharedArrayBuffer build (threads over one memory, no copies) could
 // reach at best, against which the pool's copies and messages are measured.
 const CEILING = 'ceiling: 2 threads, own inputs, no messages or copies';
-for (const T of LENGTHS) {
+for (const T of trainOnly ? [] : LENGTHS) {
   const ws = [0, 1].map(() => new Worker(new URL('pool_ceiling_worker.mjs', import.meta.url), {
     workerData: { module, heads: H / 2, T, D, ms: 1500 },
   }));
@@ -70,7 +74,7 @@ for (const T of LENGTHS) {
 }
 
 // One message round trip: an empty attention call to a worker thread and back (no compute worth timing).
-const roundTrip = await (async () => {
+const roundTrip = trainOnly ? NaN : await (async () => {
   const w = new Worker(new URL('pool-worker-node.js', pathToFileURL(join(root, 'dist/'))));
   let next = 1;
   const call = (req) => new Promise((resolve) => {
@@ -95,7 +99,7 @@ const ortDist = join(root, 'node_modules/onnxruntime-web/dist/');
 const ort = await import(pathToFileURL(join(ortDist, 'ort.wasm.min.mjs')).href);
 ort.env.wasm.numThreads = 2;
 ort.env.wasm.wasmPaths = ortDist;
-for (const T of [512, 1024]) {
+for (const T of trainOnly ? [] : [512, 1024]) {
   const o = inputs(T);
   const feeds = {
     Q: new ort.Tensor('float32', o.q, [1, H, T, D]),
@@ -113,6 +117,35 @@ for (const T of [512, 1024]) {
     process.stderr.write(`onnxruntime-web 2 threads T=${T}: ${String(e.message ?? e).split('\n')[0]}\n`);
   }
 }
+// Training: steps/s of a whole run (the trainer's setup included, as a caller sees it) at the default
+// sizes (dModel 64, 4 heads, 2 layers, dFf 128, batch 16 = 4 micro-batches, seqLen 64), best of 3 runs
+// after a warm-up run, pe.train against pool.train; the weights are the same bits (checked here too).
+const TRAIN_STEPS = 40;
+const TRAIN_TASKS = ['language', 'retrieval'];
+const stepsPerSec = {}; // stepsPerSec[name][task]
+for (const task of TRAIN_TASKS) {
+  const config = { task, encoding: 'rope', steps: TRAIN_STEPS };
+  const rate = async (name, train) => {
+    (await train({ ...config, steps: 5 }))[Symbol.dispose]();
+    let best = Infinity;
+    let bytes;
+    for (let r = 0; r < 3; r++) {
+      const t0 = performance.now();
+      const m = await train(config);
+      best = Math.min(best, (performance.now() - t0) / 1000);
+      bytes = Buffer.from(m.save());
+      m[Symbol.dispose]();
+    }
+    (stepsPerSec[name] ??= {})[task] = TRAIN_STEPS / best;
+    process.stderr.write(`${name} ${task}: ${(TRAIN_STEPS / best).toFixed(1)} steps/s\n`);
+    return bytes;
+  };
+  const want = await rate('one thread (pe.train)', (c) => pe.train(c));
+  for (const p of pools) {
+    const got = await rate(`pool.train, ${p.workers} worker${p.workers > 1 ? 's' : ''}`, (c) => p.train(c));
+    if (!got.equals(want)) throw new Error(`pool.train with ${p.workers} workers (${task}) differs from pe.train`);
+  }
+}
 for (const p of pools) await p.terminate();
 
 // ---- table
@@ -120,20 +153,31 @@ const fmt = (x) => (typeof x === 'number' ? x.toFixed(2) : '-');
 const names = Object.keys(gflops);
 const one = gflops['one thread (pe.attention)'];
 const lines = [];
-lines.push(`| causal attention, GFLOP/s (H=8, D=64) | ${LENGTHS.map((T) => `T=${T}`).join(' | ')} |`);
-lines.push(`|---|${LENGTHS.map(() => '---:').join('|')}|`);
-for (const n of names) lines.push(`| ${n} | ${LENGTHS.map((T) => fmt(gflops[n][T])).join(' | ')} |`);
-const targets = { 1024: 1.8, 512: 1.6, 128: 1, 64: 1, 32: 1 };
-const two = gflops['pool, 2 workers'];
-lines.push(`| 2 workers / one thread (target) | ${LENGTHS.map((T) => {
-  const r = two[T] / one[T];
-  return `${r.toFixed(2)} (>= ${targets[T]}) ${r >= targets[T] * 0.98 ? 'ok' : 'MISSED'}`;
+if (!trainOnly) {
+  lines.push(`| causal attention, GFLOP/s (H=8, D=64) | ${LENGTHS.map((T) => `T=${T}`).join(' | ')} |`);
+  lines.push(`|---|${LENGTHS.map(() => '---:').join('|')}|`);
+  for (const n of names) lines.push(`| ${n} | ${LENGTHS.map((T) => fmt(gflops[n][T])).join(' | ')} |`);
+  const targets = { 1024: 1.8, 512: 1.6, 128: 1, 64: 1, 32: 1 };
+  const two = gflops['pool, 2 workers'];
+  lines.push(`| 2 workers / one thread (target) | ${LENGTHS.map((T) => {
+    const r = two[T] / one[T];
+    return `${r.toFixed(2)} (>= ${targets[T]}) ${r >= targets[T] * 0.98 ? 'ok' : 'MISSED'}`;
+  }).join(' | ')} |`);
+  const ortRow = gflops['onnxruntime-web fused Attention, 2 threads'] ?? {};
+  const ceil = gflops[CEILING];
+  lines.push(`| 2 workers / ceiling (the share a SharedArrayBuffer build could add back: 1 - this) | ${LENGTHS.map((T) => (two[T] / ceil[T]).toFixed(2)).join(' | ')} |`);
+  lines.push(`| 2 workers / onnxruntime-web 2 threads (target >= 2.5 at T=1024) | ${LENGTHS.map((T) => (typeof ortRow[T] === 'number' ? `${(two[T] / ortRow[T]).toFixed(2)}${T === 1024 ? (two[T] / ortRow[T] >= 2.5 ? ' ok' : ' MISSED') : ''}` : '-')).join(' | ')} |`);
+}
+lines.push('');
+lines.push(`| training, steps/s (default sizes, ${TRAIN_STEPS} steps) | ${TRAIN_TASKS.join(' | ')} |`);
+lines.push(`|---|${TRAIN_TASKS.map(() => '---:').join('|')}|`);
+for (const [n, row] of Object.entries(stepsPerSec)) lines.push(`| ${n} | ${TRAIN_TASKS.map((t) => fmt(row[t])).join(' | ')} |`);
+const trainOne = stepsPerSec['one thread (pe.train)'], trainTwo = stepsPerSec['pool.train, 2 workers'];
+lines.push(`| 2 workers / one thread (target >= 1.7) | ${TRAIN_TASKS.map((t) => {
+  const r = trainTwo[t] / trainOne[t];
+  return `${r.toFixed(2)} ${r >= 1.7 ? 'ok' : 'MISSED'}`;
 }).join(' | ')} |`);
-const ortRow = gflops['onnxruntime-web fused Attention, 2 threads'] ?? {};
-const ceil = gflops[CEILING];
-lines.push(`| 2 workers / ceiling (the share a SharedArrayBuffer build could add back: 1 - this) | ${LENGTHS.map((T) => (two[T] / ceil[T]).toFixed(2)).join(' | ')} |`);
-lines.push(`| 2 workers / onnxruntime-web 2 threads (target >= 2.5 at T=1024) | ${LENGTHS.map((T) => (typeof ortRow[T] === 'number' ? `${(two[T] / ortRow[T]).toFixed(2)}${T === 1024 ? (two[T] / ortRow[T] >= 2.5 ? ' ok' : ' MISSED') : ''}` : '-')).join(' | ')} |`);
-const extra = [
+const extra = trainOnly ? [] : [
   `One message round trip to a worker thread and back (a 1-token call): ${(roundTrip * 1e6).toFixed(0)} µs.`,
   `Calls below 2^${Math.log2(MIN_SPLIT_WORK)} FLOPs (2 · heads · queryLength · keyLength · headDim; here T ≤ ${Math.max(0, ...LENGTHS.filter((T) => flops(T) < MIN_SPLIT_WORK))}) run on the calling thread, so the pool rows equal the one-thread row there.`,
   `The ceiling row is the mean rate of two threads running for 1.5 s together; the other rows are the best of repeated calls.`,

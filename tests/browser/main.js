@@ -29,6 +29,48 @@ async function poolMatches(pe, simd) {
     await pool.terminate();
   }
 }
+/**
+ * Data-parallel training in the pool (1-4 module Workers): the weights after 50 steps against
+ * pe.train's, byte for byte, for the language and retrieval tasks; a bad call rejects with pe.train's
+ * message and the pool still trains.
+ */
+async function trainMatches(pe, simd) {
+  const small = { steps: 50, seqLen: 32, dModel: 32, heads: 4, layers: 2, dFf: 64 };
+  const configs = [
+    { ...small, task: 'language', encoding: 'rope', batch: 16, seed: 3 },
+    { ...small, task: 'retrieval', encoding: 'alibi', batch: 10, seed: 4 },
+  ];
+  const dispose = Symbol.dispose ?? Symbol.for('Symbol.dispose');
+  const bytesOf = async (training) => {
+    const m = await training;
+    try {
+      return m.save();
+    } finally {
+      m[dispose]();
+    }
+  };
+  const equal = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+  const message = (p) => p.then(() => 'no error', (e) => `${e.name}: ${e.message}`);
+  const pools = [];
+  try {
+    for (const workers of [1, 2, 3, 4]) pools.push(await createPool({ workers, simd }));
+    const same = [];
+    for (const c of configs) {
+      const want = await bytesOf(pe.train(c));
+      const row = [];
+      for (const p of pools) row.push(equal(await bytesOf(p.train(c)), want));
+      same.push(row);
+    }
+    const bad = { ...configs[0], batch: 0 };
+    const badSame = (await message(pools[1].train(bad))) === (await message(pe.train(bad)));
+    const after = { ...configs[1], steps: 4 };
+    const afterSame = equal(await bytesOf(pools[1].train(after)), await bytesOf(pe.train(after)));
+    return { same, badSame, afterSame };
+  } finally {
+    for (const p of pools) await p.terminate();
+  }
+}
+
 try {
   for (const simd of [true, false]) {
     const pe = await init({ simd });
@@ -44,6 +86,7 @@ try {
       row: Array.from(bias.subarray(20, 25)),
       relDiff: Math.abs(dot(rot(q, 3), rot(k, 10)) - dot(rot(q, 10), rot(k, 17))),
       pool: await poolMatches(pe, simd),
+      train: await trainMatches(pe, simd),
     });
   }
   try {

@@ -10,7 +10,8 @@
 import assert from 'node:assert/strict';
 
 export interface BrowserResult {
-  runs: Array<{ simd: boolean; target: string; row: number[]; relDiff: number; pool: { workers: number; simd: boolean; same: boolean[] } }>;
+  runs: Array<{ simd: boolean; target: string; row: number[]; relDiff: number; pool: { workers: number; simd: boolean; same: boolean[] };
+    train: { same: boolean[][]; badSame: boolean; afterSame: boolean } }>;
   badUrl?: string;
   error?: string;
 }
@@ -25,6 +26,9 @@ export function checkBrowserResult(result: BrowserResult, problems: string[]): v
   for (const r of result.runs) assert.ok(r.relDiff < 1e-4, `RoPE relative invariance in the browser: ${r.relDiff}`);
   // The Worker pool: two module Workers, the same bits as the calling thread's call.
   assert.deepEqual(result.runs.map((r) => r.pool), [true, false].map((simd) => ({ workers: 2, simd, same: [true, true] })));
+  // Data-parallel training: pe.train's weights for 1-4 Workers, both tasks; a bad call and the pool after it.
+  const four = [true, true, true, true];
+  assert.deepEqual(result.runs.map((r) => r.train), [true, false].map(() => ({ same: [four, four], badSame: true, afterSame: true })));
   assert.match(result.badUrl ?? '', /index\.html is not a WebAssembly binary \(expected magic word 00 61 73 6d, found 3c 21 64 6f\)/);
   // The only error allowed is none: a CSP violation would show here.
   assert.deepEqual(problems, []);

@@ -33,7 +33,7 @@ describe('browser (Chromium, strict CSP)', () => {
     page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
     page.on('pageerror', (e) => problems.push(String(e)));
     await page.goto(`${server.base}/tests/browser/index.html`);
-    await page.waitForFunction(() => (window as unknown as { __posenc?: unknown }).__posenc !== undefined, null, { timeout: 30000 });
+    await page.waitForFunction(() => (window as unknown as { __posenc?: unknown }).__posenc !== undefined, null, { timeout: 120000 });
     const result = (await page.evaluate(() => (window as unknown as { __posenc: unknown }).__posenc)) as BrowserResult;
     problems.push(...await page.evaluate(() => (window as unknown as { __errors: string[] }).__errors));
     checkBrowserResult(result, problems);
