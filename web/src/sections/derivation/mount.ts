@@ -8,9 +8,8 @@ import { onLangChange, t, type Key } from '../../i18n.js';
 import { matVec, rich, seeded, setValue, valueOut } from '../../lessonkit.js';
 import { dot, maxDiff, norm } from '../../vec.js';
 import { LinePlot, PALETTE } from '../../plot.js';
-import { getNumber } from '../../state.js';
 import { renderRich } from '../../tex.js';
-import { coalesce, el, figure, fmtNum, slider, text, timed } from '../../ui.js';
+import { coalesce, el, figure, fmtNum, numberControl, text, timed, type Slider } from '../../ui.js';
 import type { Ctx } from '../context.js';
 
 const BLUE = PALETTE[0] as string;
@@ -171,12 +170,14 @@ function plane(onMove: (x: [number, number]) => void): Plane {
 }
 
 interface Shared {
-  theta: number;
+  /** The angle step θ (step 1's control; steps 1 and 2 read it). */
+  theta: Slider;
   onTheta: Array<() => void>;
 }
 
 function rotationStep(pe: Posenc, shared: Shared): HTMLElement {
-  const st = { m: getNumber('d.m', 2, 0, 24), x: [1.5, 0.5] as [number, number] };
+  const mCtl = numberControl({ label: 'derivation.s1.m', param: 'd.m', min: 0, max: 24, step: 1, initial: 2 }, () => update());
+  const st = { x: [1.5, 0.5] as [number, number] };
   const normX = valueOut('der-norm-x', 'big zero'), normRx = valueOut('der-norm-rx', 'big zero');
   const vecs = el('div', { class: 'lesson-readout', id: 'der-rot-vecs' });
   const matrix = texBox();
@@ -186,25 +187,23 @@ function rotationStep(pe: Posenc, shared: Shared): HTMLElement {
   });
   const render = (): void => {
     const x = Float32Array.from(st.x);
-    const rx = rope2(pe, x, 1, st.m, shared.theta);
-    const r = rotMatrix(pe, st.m, shared.theta);
-    pl.draw(x, rx, st.m * shared.theta);
+    const m = mCtl.value(), theta = shared.theta.value();
+    const rx = rope2(pe, x, 1, m, theta);
+    const r = rotMatrix(pe, m, theta);
+    pl.draw(x, rx, m * theta);
     setValue(normX, norm(x), 5);
     setValue(normRx, norm(rx), 5);
-    vecs.textContent = `x = (${x[0]!.toFixed(3)}, ${x[1]!.toFixed(3)})   R x = (${rx[0]!.toFixed(3)}, ${rx[1]!.toFixed(3)})   mθ = ${(st.m * shared.theta).toFixed(3)} rad`;
+    vecs.textContent = `x = (${x[0]!.toFixed(3)}, ${x[1]!.toFixed(3)})   R x = (${rx[0]!.toFixed(3)}, ${rx[1]!.toFixed(3)})   mθ = ${(m * theta).toFixed(3)} rad`;
     vecs.dataset.x = JSON.stringify(Array.from(x));
     vecs.dataset.rx = JSON.stringify(Array.from(rx));
-    matrix.set(`$$R(m\\theta) = R(${(st.m * shared.theta).toFixed(2)}) = ${pmatrix(r)}$$`);
+    matrix.set(`$$R(m\\theta) = R(${(m * theta).toFixed(2)}) = ${pmatrix(r)}$$`);
   };
   const update = coalesce(timed('der-rot', render));
   shared.onTheta.push(update);
   const controls = el(
     'div', { class: 'controls' },
-    slider({ label: 'derivation.s1.m', param: 'd.m', min: 0, max: 24, step: 1, value: st.m, onInput: (v) => { st.m = v; update(); } }).el,
-    slider({
-      label: 'derivation.s1.theta', param: 'd.theta', min: 0.05, max: 1, step: 0.05, value: shared.theta, format: (v) => v.toFixed(2),
-      onInput: (v) => { shared.theta = v; for (const f of shared.onTheta) f(); },
-    }).el,
+    mCtl.el,
+    shared.theta.el,
   );
   render();
   const side = el(
@@ -218,14 +217,17 @@ function rotationStep(pe: Posenc, shared: Shared): HTMLElement {
 // ---- Step 2: R_m^T R_n = R_{n-m}
 
 function relativeStep(pe: Posenc, shared: Shared): HTMLElement {
-  const st = { m: getNumber('d.m2', 2, 0, 24), n: getNumber('d.n2', 5, 0, 24) };
+  const st = {
+    m: numberControl({ label: 'derivation.s2.m', param: 'd.m2', min: 0, max: 24, step: 1, initial: 2 }, () => update()),
+    n: numberControl({ label: 'derivation.s2.n', param: 'd.n2', min: 0, max: 24, step: 1, initial: 5 }, () => update()),
+  };
   const q = Float32Array.of(1.0, 0.4), k = Float32Array.of(-0.5, 0.9);
   const product = texBox(), relative = texBox();
   const matDiff = valueOut('der-mat-diff', 'big zero');
   const sMN = valueOut('der-score-mn'), sRel = valueOut('der-score-rel'), sMat = valueOut('der-score-mat');
   const render = (): void => {
-    const { m, n } = st;
-    const th = shared.theta;
+    const m = st.m.value(), n = st.n.value();
+    const th = shared.theta.value();
     const rm = rotMatrix(pe, m, th), rn = rotMatrix(pe, n, th), rnm = rotMatrix(pe, n - m, th);
     const p = matMul2(transpose2(rm), rn);
     product.set(`$$R_{${m}}^\\top R_{${n}} = ${pmatrix(transpose2(rm))}${pmatrix(rn)} = ${pmatrix(p)}$$`);
@@ -242,8 +244,8 @@ function relativeStep(pe: Posenc, shared: Shared): HTMLElement {
   shared.onTheta.push(update);
   const controls = el(
     'div', { class: 'controls' },
-    slider({ label: 'derivation.s2.m', param: 'd.m2', min: 0, max: 24, step: 1, value: st.m, onInput: (v) => { st.m = v; update(); } }).el,
-    slider({ label: 'derivation.s2.n', param: 'd.n2', min: 0, max: 24, step: 1, value: st.n, onInput: (v) => { st.n = v; update(); } }).el,
+    st.m.el,
+    st.n.el,
   );
   render();
   const scores = el(
@@ -311,7 +313,7 @@ function layoutTable(layout: RopeLayout): { el: HTMLElement; fill(rows: Array<[s
 }
 
 function layoutStep(pe: Posenc): HTMLElement {
-  let m = getNumber('d.m3', 3, 0, 64);
+  const mCtl = numberControl({ label: 'derivation.s3.m', param: 'd.m3', min: 0, max: 64, step: 1, initial: 3 }, () => update());
   const x = seeded(D3, 61);
   const layouts: RopeLayout[] = ['interleaved', 'half'];
   const tables = layouts.map(layoutTable);
@@ -319,6 +321,7 @@ function layoutStep(pe: Posenc): HTMLElement {
   const norms = layouts.map((l) => valueOut(`der-lay-norm-${l}`));
   const xNorm = valueOut('der-x8-norm'), misNorm = valueOut('der-mis-norm', 'big'), permDiff = valueOut('der-perm-diff', 'big zero');
   const render = (): void => {
+    const m = mCtl.value();
     const { invFreq } = pe.ropeFrequencies({ headDim: D3 });
     layouts.forEach((layout, li) => {
       const { cos, sin } = cosSin(layout, invFreq, m);
@@ -353,8 +356,7 @@ function layoutStep(pe: Posenc): HTMLElement {
     setValue(permDiff, maxDiff(back, pe.applyRope(x, { heads: 1, seqLen: 1, headDim: D3, layout: 'interleaved', offset: m })), 3);
   };
   const update = coalesce(render);
-  const controls = el('div', { class: 'controls' },
-    slider({ label: 'derivation.s3.m', param: 'd.m3', min: 0, max: 64, step: 1, value: m, onInput: (v) => { m = v; update(); } }).el);
+  const controls = el('div', { class: 'controls' }, mCtl.el);
   render();
   const card = (li: number): HTMLElement => el(
     'figure', { class: 'layout-card' }, text(li === 0 ? 'derivation.s3.interleaved' : 'derivation.s3.half', 'figcaption'), tables[li]!.el,
@@ -372,7 +374,7 @@ function layoutStep(pe: Posenc): HTMLElement {
 
 function valueStep(pe: Posenc): HTMLElement {
   const T = 6, D = 8, SMAX = 256;
-  let s = getNumber('d.s4', 50, 0, SMAX);
+  const sCtl = numberControl({ label: 'derivation.s4.s', param: 'd.s4', min: 0, max: SMAX, step: 1, initial: 50 }, () => update());
   // q, k, v: [1, T, D]
   const q = seeded(T * D, 71, 1.5), k = seeded(T * D, 72, 1.5), v = seeded(T * D, 73);
   const positions = (off: number): Int32Array => Int32Array.from({ length: T }, (_, i) => off + i);
@@ -393,7 +395,7 @@ function valueStep(pe: Posenc): HTMLElement {
   const plot = new LinePlot({
     xLabel: () => t('derivation.s4.x'), yLabel: () => 'max |out(s) − out(0)|',
     series: [{ label: () => t('derivation.s4.qk'), color: BLUE }, { label: () => t('derivation.s4.qkv'), color: ORANGE }],
-    height: 220, markers: () => [s],
+    height: 220, markers: () => [sCtl.value()],
   });
   const xs: number[] = [], ys: [number[], number[]] = [[], []];
   for (let off = 0; off <= SMAX; off++) {
@@ -403,15 +405,14 @@ function valueStep(pe: Posenc): HTMLElement {
   }
   const render = (): void => {
     [false, true].forEach((rotateV, i) => {
-      const r = attend(s, rotateV);
+      const r = attend(sCtl.value(), rotateV);
       setValue(cells.w[i]!, maxDiff(r.weights, plain.weights ?? []), 4);
       setValue(cells.o[i]!, maxDiff(r.out, base[i]!.out), 3);
     });
     plot.setData([xs, ...ys]);
   };
   const update = coalesce(render);
-  const controls = el('div', { class: 'controls' },
-    slider({ label: 'derivation.s4.s', param: 'd.s4', min: 0, max: SMAX, step: 1, value: s, onInput: (x) => { s = x; update(); } }).el);
+  const controls = el('div', { class: 'controls' }, sCtl.el);
   render();
   const table = el(
     'table', { class: 'answers lesson-table' },
@@ -428,7 +429,11 @@ function valueStep(pe: Posenc): HTMLElement {
 
 function additiveStep(pe: Posenc): HTMLElement {
   const D = 8, SMAX = 256;
-  const st = { m: getNumber('d.m5', 5, 0, 64), n: getNumber('d.n5', 2, 0, 64), s: getNumber('d.s5', 30, 0, SMAX) };
+  const st = {
+    m: numberControl({ label: 'derivation.s2.m', param: 'd.m5', min: 0, max: 64, step: 1, initial: 5 }, () => update()),
+    n: numberControl({ label: 'derivation.s2.n', param: 'd.n5', min: 0, max: 64, step: 1, initial: 2 }, () => update()),
+    s: numberControl({ label: 'derivation.s4.s', param: 'd.s5', min: 0, max: SMAX, step: 1, initial: 30 }, () => update()),
+  };
   // W_q, W_k: [D, D] fixed random projections; x_m, x_n: [D] the contents of two tokens.
   const scale = Math.sqrt(3 / D);
   const wq = seeded(D * D, 81, scale), wk = seeded(D * D, 82, scale);
@@ -455,10 +460,10 @@ function additiveStep(pe: Posenc): HTMLElement {
   const plot = new LinePlot({
     xLabel: () => t('derivation.s4.x'), yLabel: () => t('derivation.s5.y'),
     series: [{ label: () => t('derivation.s5.add'), color: BLUE }, { label: () => t('derivation.s5.rope'), color: ORANGE }],
-    height: 220, markers: () => [st.s],
+    height: 220, markers: () => [st.s.value()],
   });
   const render = (): void => {
-    const { m, n, s } = st;
+    const m = st.m.value(), n = st.n.value(), s = st.s.value();
     [[m, n], [m + s, n + s]].forEach(([a, b], c) => {
       const r = additive(a!, b!);
       r.terms.forEach((v, i) => {
@@ -480,9 +485,9 @@ function additiveStep(pe: Posenc): HTMLElement {
   const update = coalesce(render);
   const controls = el(
     'div', { class: 'controls' },
-    slider({ label: 'derivation.s2.m', param: 'd.m5', min: 0, max: 64, step: 1, value: st.m, onInput: (v) => { st.m = v; update(); } }).el,
-    slider({ label: 'derivation.s2.n', param: 'd.n5', min: 0, max: 64, step: 1, value: st.n, onInput: (v) => { st.n = v; update(); } }).el,
-    slider({ label: 'derivation.s4.s', param: 'd.s5', min: 0, max: SMAX, step: 1, value: st.s, onInput: (v) => { st.s = v; update(); } }).el,
+    st.m.el,
+    st.n.el,
+    st.s.el,
   );
   render();
   const texCell = (tex: string): HTMLElement => el('th', {}, math(tex));
@@ -500,7 +505,11 @@ function additiveStep(pe: Posenc): HTMLElement {
 }
 
 export function mount(ctx: Ctx, root: HTMLElement): void {
-  const shared: Shared = { theta: getNumber('d.theta', 0.4, 0.05, 1), onTheta: [] };
+  const onTheta: Array<() => void> = [];
+  const theta = numberControl({
+    label: 'derivation.s1.theta', param: 'd.theta', min: 0.05, max: 1, step: 0.05, initial: 0.4, format: (v) => v.toFixed(2),
+  }, () => { for (const f of onTheta) f(); });
+  const shared: Shared = { theta, onTheta };
   root.append(
     rotationStep(ctx.pe, shared),
     relativeStep(ctx.pe, shared),
