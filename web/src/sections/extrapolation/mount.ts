@@ -2,16 +2,16 @@
 // language models up to 1024 tokens (the Worker evaluates them), RoPE
 // scaling applied live, retrieval accuracy by length, and attention maps of
 // a long sequence.
-import type { RopeScaling } from 'posenc';
+import type { RopeScaling, TaskReference } from 'posenc';
 
 import { AxedHeatmap, type ColourScale } from '../../axes.js';
 import { encodingLabel, scalingLabel } from '../../encname.js';
 import { errorText, isKey, onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot, type LineSeries } from '../../plot.js';
 import { CUSTOM, SHIPPED } from '../../protocol.js';
-import { getChoice, getNumber } from '../../state.js';
+import { getChoice } from '../../state.js';
 import { tf } from '../../textfill.js';
-import { coalesce, el, figure, numberControl, select, text, whenNear } from '../../ui.js';
+import { coalesce, el, figure, lazyPanel, numberControl, select, text, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
 import { makeScaling } from '../rope/mount.js';
 import { mountWavelengths } from './wavelengths.js';
@@ -91,10 +91,10 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   // The references come from the task generators (in the Worker, which has the models module).
   let ENTROPY = NaN;
   const retrieval = { chanceAccuracy: NaN };
-  let length = getNumber('e.len', 512, 64, 1024);
+  // A select over LENGTHS (not a slider): the URL value must be one of them.
+  let length = Number(getChoice('e.len', '512', LENGTHS.map(String)));
   let scaling = getChoice<ExtScaling>('e.scaling', 'yarn', EXT_SCALINGS);
-  const factorControl = numberControl({ param: 'e.factor', label: 'extrapolation.factor', initial: 4, min: 1, max: 32, step: 1, log: true }, (v) => { factor = v; runLoss(); });
-  let factor = factorControl.value();
+  const factorControl = numberControl({ param: 'e.factor', label: 'extrapolation.factor', initial: 4, min: 1, max: 32, step: 1, log: true }, () => runLoss());
   const status = el('p', { class: 'status', 'aria-live': 'polite' });
   // The training length, read from the models as they load (all share it).
   let TRAIN = NaN;
@@ -146,12 +146,17 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   showChance();
   onLangChange(showChance);
 
-  const scalingSpec = (): RopeScaling | undefined =>
-    scaling === 'none' ? undefined : makeScaling(scaling, factor, 64, 16);
+  /** The chosen scaling of the shipped RoPE model (its training length and rotary dim from the Worker's describe). */
+  const scalingSpec = async (): Promise<RopeScaling | undefined> => {
+    if (scaling === 'none') return undefined;
+    const { config } = await ctx.worker.call('describe', { model: 'language-rope' });
+    return makeScaling(scaling, factorControl.value(), config.trainLen, config.rotaryDim);
+  };
 
   let generation = 0;
   const runLoss = coalesce(() => {
     const gen = ++generation;
+    const factor = factorControl.value();
     const names = [...SHIPPED.language.map((e) => `language-${e}`)];
     if (ctx.custom?.task === 'language') names.push(CUSTOM);
     // The scaled RoPE curve only when a scaling is chosen (else it would repeat rope's).
@@ -181,7 +186,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
       if (gen === generation) curves[i] = r!.positionLoss;
     });
     if (scaling !== 'none') jobs.push(async () => {
-      const s = scalingSpec();
+      const s = await scalingSpec();
       const [r] = await ctx.worker.call('evaluate', { model: 'language-rope', lengths: [length], examples, ...(s ? { scaling: s } : {}) });
       if (gen === generation) curves[series.length - 1] = r!.positionLoss;
     });
@@ -215,21 +220,19 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
 
   // Attention maps of one task sequence.
   let mapModel = getChoice('e.map', 'language-alibi', SHIPPED.language.map((e) => `language-${e}`));
-  const layerControl = numberControl({ param: 'e.layer', label: 'extrapolation.mapLayer', initial: 1, min: 0, max: 1, step: 1 }, (v) => { layer = v; drawMap(); });
-  let layer = layerControl.value();
-  const headControl = numberControl({ param: 'e.head', label: 'extrapolation.mapHead', initial: 0, min: 0, max: 3, step: 1 }, (v) => { head = v; drawMap(); });
-  let head = headControl.value();
-  const mapLenControl = numberControl({ param: 'e.mapLen', label: 'extrapolation.length', initial: 256, min: 64, max: 512, step: 64 }, (v) => { mapLen = v; loadMaps(); });
-  let mapLen = mapLenControl.value();
+  const layerControl = numberControl({ param: 'e.layer', label: 'extrapolation.mapLayer', initial: 1, min: 0, max: 1, step: 1 }, () => drawMap());
+  const headControl = numberControl({ param: 'e.head', label: 'extrapolation.mapHead', initial: 0, min: 0, max: 3, step: 1 }, () => drawMap());
+  const mapLenControl = numberControl({ param: 'e.mapLen', label: 'extrapolation.length', initial: 256, min: 64, max: 512, step: 64 }, () => loadMaps());
   let maps: { maps: Float32Array; layers: number; heads: number; T: number } | undefined;
   const drawMap = (): void => {
     if (!maps) return;
     const { T } = maps;
-    const l = Math.min(layer, maps.layers - 1), h = Math.min(head, maps.heads - 1);
+    const l = Math.min(layerControl.value(), maps.layers - 1), h = Math.min(headControl.value(), maps.heads - 1);
     map.draw(maps.maps.subarray(((l * maps.heads) + h) * T * T, ((l * maps.heads) + h + 1) * T * T), T, T);
     map.el.dataset.ready = String(T);
   };
   const loadMaps = coalesce(() => {
+    const mapLen = mapLenControl.value();
     void (async () => {
       const tokens = await ctx.worker.call('sample', { task: 'language', length: mapLen, seed: 7 });
       const r = await ctx.worker.call('maps', { model: mapModel, tokens });
@@ -243,8 +246,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   // First why RoPE breaks (each pair's wavelength against the training
   // length), then what the models measure.
   const entropyOut = el('output', { id: 'ext-entropy' }, '…');
-  // Asked once the section comes near (the Worker starts then, not at page load).
-  const loadReferences = (): Promise<void> => ctx.worker.call('references', { tasks: ['language', 'retrieval'] }).then(([language, ret]) => {
+  const showReferences = ([language, ret]: TaskReference[]): void => {
     ENTROPY = language!.entropyRate!;
     retrieval.chanceAccuracy = ret!.chanceAccuracy;
     entropyOut.dataset.value = String(ENTROPY);
@@ -252,7 +254,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     showChance();
     // The plots drawn before the references came get their reference lines.
     for (const p of [lossPlot, retrievalPlot]) if (p.el.dataset.points !== undefined) p.rebuild();
-  }, (e: unknown) => { entropyOut.textContent = errorText(e); });
+  };
   const why = el('div', { id: 'wavelengths' });
   mountWavelengths(ctx, why);
   root.append(
@@ -288,11 +290,11 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     runLoss();
     if (ctx.custom?.task === 'retrieval') void runRetrieval();
   });
-  // Models load when the reader gets near.
+  // Models load when the reader gets near (the Worker starts then, not at page load).
+  lazyPanel(root, () => ctx.worker.call('references', { tasks: ['language', 'retrieval'] }), showReferences, { errorBox: entropyOut });
   whenNear(root, () => {
-    void loadReferences();
     runLoss();
     loadMaps();
-    void runRetrieval().catch((e: unknown) => { retrievalPlot.el.textContent = errorText(e); });
   });
+  lazyPanel(root, runRetrieval, () => {}, { errorBox: retrievalPlot.el });
 }

@@ -11,9 +11,9 @@ import { ROPE_SCALINGS, type RopeScalingType } from 'posenc';
 import { scalingLabel } from '../../encname.js';
 import { errorText, onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot, type LineSeries } from '../../plot.js';
-import { getChoice, getNumber, getParam } from '../../state.js';
+import { getChoice, getParam } from '../../state.js';
 import { tf } from '../../textfill.js';
-import { applyState, coalesce, el, figure, fmtNum, select, slider, text, whenNear } from '../../ui.js';
+import { applyState, coalesce, el, figure, fmtNum, numberControl, select, text, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
 import { PRESET_IDS, presetLabel, ropePresets, type RopePreset } from '../../rope-presets.js';
 import { makeScaling } from '../rope/mount.js';
@@ -56,11 +56,13 @@ function build(ctx: Ctx, box: HTMLElement, tiny: () => Promise<RopeModel>, statu
   // A sliding-window layer never meets distances past its window, so the panel's question (angles past
   // the training length) is not its own: those presets are the RoPE lab's only.
   const presets = ropePresets(ctx.pe).filter((p) => p.kind !== 'local');
+  const lenControl = numberControl({ label: 'wl.len', param: 'wl.len', min: 64, max: LEN_MAX, step: 1, log: true, initial: 256 }, () => update());
+  const factorControl = numberControl({ label: 'wl.factor', param: 'wl.factor', min: 1, max: 64, step: 0.5, log: true, initial: 4 }, () => update());
   const st = {
     model: getChoice<string>('wl.model', TINY, [TINY, ...PRESET_IDS.filter((id) => !id.endsWith('-local'))]),
-    len: getNumber('wl.len', 256, 64, LEN_MAX),
+    get len(): number { return lenControl.value(); },
     method: getChoice<Method>('wl.method', 'yarn', METHODS),
-    factor: getNumber('wl.factor', 4, 1, 64),
+    get factor(): number { return factorControl.value(); },
   };
   let m: RopeModel | undefined;
   let half = 0;
@@ -145,9 +147,9 @@ function build(ctx: Ctx, box: HTMLElement, tiny: () => Promise<RopeModel>, statu
           ...presets.map((p) => [p.id, () => tf('wl.model.option', { name: presetLabel(p), M: p.context })] as const)],
         onChange: (v) => { st.model = v; choose(); },
       }).el,
-      slider({ label: 'wl.len', param: 'wl.len', min: 64, max: LEN_MAX, step: 1, log: true, value: st.len, onInput: (v) => { st.len = v; update(); } }).el,
+      lenControl.el,
       select<Method>({ label: 'wl.method.label', param: 'wl.method', value: st.method, options: METHODS.map((x) => [x, () => t(`scaling.${x}`)] as const), onChange: (v) => { st.method = v; update(); } }).el,
-      slider({ label: 'wl.factor', param: 'wl.factor', min: 1, max: 64, step: 0.5, log: true, value: st.factor, onInput: (v) => { st.factor = v; update(); } }).el),
+      factorControl.el),
     modelNote,
     el('div', { class: 'figs' },
       el('div', {},
