@@ -387,6 +387,9 @@ export function lazyPanel<T>(target: HTMLElement, load: () => Promise<T>, draw: 
   whenNear(target, () => {
     load().then(draw).catch((e: unknown) => {
       const box = o.errorBox ?? target;
+      // The box's own translated text (a "loading" line) no longer applies.
+      delete box.dataset.i18n;
+      delete box.dataset.i18nRich;
       const show = (): void => { box.textContent = errorText(e); };
       show();
       box.classList.add('error');
