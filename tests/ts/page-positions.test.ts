@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 
 import { hfRope } from './hf-reference.js';
-import { canvasPixels, num, root, screenshot, setRange, startHarness, type Harness } from './page-harness.js';
+import { canvasPixels, num, reachAndWait, root, screenshot, setRange, startHarness, type Harness } from './page-harness.js';
 
 let h: Harness;
 
@@ -237,6 +237,8 @@ describe('positions section (Chromium, strict CSP)', () => {
 
   it('counting 16 pads changes q·k under dynamic NTK, not under default RoPE (float64 reference)', async () => {
     const { page, problems } = await h.open('#section=positions');
+    // The panel draws once the Worker has described the shipped RoPE model.
+    await reachAndWait(page, '#pad-dynamic', '#pad-dynamic[data-ready="1"]', 120000);
     const d = await page.$eval('#pad-dynamic', (e) => ({ ...(e as HTMLElement).dataset }));
     const q = d.q!.split(',').map(Number), k = d.k!.split(',').map(Number);
     const T = Number(d.t), n = Number(d.n), m = Number(d.m), P = Number(d.pads), s = Number(d.factor), M = Number(d.max);
@@ -268,19 +270,70 @@ describe('positions section (Chromium, strict CSP)', () => {
     assert.notEqual(await num(page, '#pad-mismatch-correct'), await num(page, '#pad-mismatch-wrong'));
     // (b) Inside the trained positions the learned table pays for the shift; past them the sinusoidal
     // model does too (and the learned one cannot run); RoPE does not move.
+    // At the training length M (the panel's data-max, the model's: checked below) and at M − 16.
     await page.locator('#pad-absolute').scrollIntoViewIfNeeded();
     await page.waitForSelector('#pad-absolute[data-ready="1"]', { timeout: 120000 });
     const loss = async (L: number, m: string): Promise<[number, number]> =>
       [await num(page, `#pad-loss-${L}-clean-language-${m}`), await num(page, `#pad-loss-${L}-buggy-language-${m}`)];
-    const [lc, lb] = await loss(48, 'learned');
-    assert.ok(lb > lc + 0.05, `learned at 48: ${lc} -> ${lb}`);
-    const [sc, sb] = await loss(64, 'sinusoidal');
-    assert.ok(sb > sc + 0.05, `sinusoidal at 64: ${sc} -> ${sb}`);
-    for (const L of [48, 64]) {
+    const [lc, lb] = await loss(M - P, 'learned');
+    assert.ok(lb > lc + 0.05, `learned at ${M - P}: ${lc} -> ${lb}`);
+    const [sc, sb] = await loss(M, 'sinusoidal');
+    assert.ok(sb > sc + 0.05, `sinusoidal at ${M}: ${sc} -> ${sb}`);
+    for (const L of [M - P, M]) {
       const [rc, rb] = await loss(L, 'rope');
       assert.ok(Math.abs(rb - rc) < 1e-3, `rope at ${L}: ${rc} -> ${rb}`);
     }
-    assert.match(await page.$eval('#pad-loss-64-buggy-language-learned', (e) => (e as HTMLElement).dataset.error ?? ''), /learned position table/);
+    assert.match(await page.$eval(`#pad-loss-${M}-buggy-language-learned`, (e) => (e as HTMLElement).dataset.error ?? ''), /learned position table/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('the padding panel\'s texts name the shipped RoPE model\'s head dim, base and training length (English and Chinese)', async () => {
+    const meta = metadata('language-rope');
+    const dim = Number(meta.d_model) / Number(meta.heads), base = Number(meta.rope_base), M = Number(meta.train_len);
+    assert.ok(dim > 0 && base > 0 && M > 16, JSON.stringify(meta));
+    const { page, problems } = await h.open('#section=positions');
+    await reachAndWait(page, '#pad-dynamic', '#pad-dynamic[data-ready="1"]', 120000);
+    await reachAndWait(page, '#pad-absolute', '#pad-absolute[data-ready="1"]', 120000);
+    const textOf = (sel: string): Promise<string> => page.$eval(sel, (e) => (e.textContent ?? '').replace(/\s+/g, ' '));
+    // The demo's data attributes are the model's too.
+    const d = await page.$eval('#pad-dynamic', (e) => ({ ...(e as HTMLElement).dataset }));
+    assert.deepEqual([Number(d.dim), Number(d.base), Number(d.max)], [dim, base, M]);
+    const expected = {
+      en: {
+        about: [`head dim ${dim}, base ${base}`, `M=${M}`],
+        look: [`T ≤ ${M - 16}`, `stays within ${M}.`],
+        inside: [`${M - 16} real tokens`, `16 … ${M - 1} stay inside the ${M} trained positions`],
+        past: [`${M} real tokens`, `16 … ${M + 15} run past them`],
+        absLook: [`no row past ${M} at all`, `pushes ids past ${M};`],
+      },
+      zh: {
+        about: [`head_dim ${dim}、base ${base}`, `M=${M}`],
+        look: [`T ≤ ${M - 16} 时`, `长度也不超过 ${M}。`],
+        inside: [`${M - 16} 个真实 token`, `16 … ${M - 1}，仍在训练过的 ${M} 个位置之内`],
+        past: [`${M} 个真实 token`, `16 … ${M + 15}，超出了训练范围`],
+        absLook: [`超过 ${M} 则根本没有对应的行`, `让 id 超过 ${M} 就会失效`],
+      },
+    };
+    for (const lang of ['en', 'zh'] as const) {
+      if (lang === 'zh') {
+        await page.click('#lang-switch');
+        await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+        await page.waitForTimeout(300);
+      }
+      const got = {
+        about: await textOf('#pad-dynamic > .explain'),
+        look: await textOf('#pad-a-look'),
+        inside: await textOf(`#pad-note-${M - 16}`),
+        past: await textOf(`#pad-note-${M}`),
+        absLook: await textOf('#pad-b-look'),
+      };
+      for (const [part, wanted] of Object.entries(expected[lang])) {
+        for (const w of wanted) assert.ok(got[part as keyof typeof got].includes(w), `${lang} ${part}: '${w}' not in '${got[part as keyof typeof got]}'`);
+      }
+      // No placeholder left unfilled anywhere in the panel.
+      assert.doesNotMatch((await page.$$eval('#pad-h ~ *', (es) => es.map((e) => e.textContent).join(' '))), /\{[\w.]+\}/);
+    }
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -1,5 +1,5 @@
 // What the "positions" section and its padding panel share: the shipped
-// models' head settings, seeded demo vectors, and the table of a shipped
+// RoPE model's head settings (from the Worker), seeded demo vectors, and the table of a shipped
 // model's loss with correct and with wrong position ids (the Worker's
 // `bugLoss`, memoised).
 import type { PositionBug } from 'posenc';
@@ -9,9 +9,28 @@ import { encodingSpan } from './encname.js';
 import { onLangChange, t, type Key } from './i18n.js';
 import { el, text } from './ui.js';
 
-/** Head dim and RoPE base of the shipped models. */
-export const HEAD_DIM = 16;
-export const ROPE_BASE = 10000;
+/** The head settings of the shipped RoPE language model, as the Worker's `describe` gives them. */
+export interface RopeFacts {
+  headDim: number;
+  /** Dims rotated per head (the head dim when the whole head turns). */
+  rotaryDim: number;
+  base: number;
+  /** The length the model was trained at. */
+  trainLen: number;
+}
+
+let ropeFactsCache: Promise<RopeFacts> | undefined;
+
+/** The shipped RoPE language model's head settings (Worker `describe`, asked once per page). */
+export function ropeFacts(ctx: Ctx): Promise<RopeFacts> {
+  ropeFactsCache ??= ctx.worker.call('describe', { model: 'language-rope' }).then(({ config: c }) => {
+    const headDim = c.dModel / c.heads;
+    return { headDim, rotaryDim: c.rotaryDim || headDim, base: c.ropeBase, trainLen: c.trainLen };
+  });
+  // A failed call is asked again next time.
+  ropeFactsCache.catch(() => { ropeFactsCache = undefined; });
+  return ropeFactsCache;
+}
 
 /** Seeded uniform values in [-1, 1) (an LCG: the same numbers on every load). */
 export function seeded(n: number, seed: number): Float32Array {

@@ -8,19 +8,27 @@ import './style.css';
 
 import type { AttentionOptions, Posenc } from 'posenc';
 
-import { onLangChange, t, type Key } from '../../i18n.js';
+import { errorText, onLangChange, t, type Key } from '../../i18n.js';
 import { MapView } from '../../mapview.js';
-import { chipRow, HEAD_DIM, lossTable, rename, ROPE_BASE, seeded, type LossSpec } from '../../poscommon.js';
+import { chipRow, lossTable, rename, ropeFacts, seeded, type LossSpec } from '../../poscommon.js';
 import {
   cachedIds, cachedSteps, idsFromMask, inWindow, leftPadMask, prefillIds, restartIds, type Step,
 } from '../../posids.js';
-import { getBool, getChoice, getNumber } from '../../state.js';
-import { checkbox, coalesce, el, fmtNum, select, slider, text, whenNear } from '../../ui.js';
+import { getBool, getChoice } from '../../state.js';
+import { liveText } from '../../textfill.js';
+import { checkbox, coalesce, el, fmtNum, numberControl, select, text, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
-import { mountPaddingPanel } from './padding.js';
+import { mountPaddingPanel, PADS } from './padding.js';
 
 /** Logit scale of the demo maps: sharper than 1/sqrt(d), so the band the ids draw is easy to see. */
 const SCALE = 0.35;
+/**
+ * Head dim and RoPE base of the demo maps' vectors: a demo choice (the maps
+ * are drawn at once, on the page's thread, and show the ids, not a model).
+ * The loss tables below use the shipped models themselves.
+ */
+const HEAD_DIM = 16;
+const ROPE_BASE = 10000;
 
 const SCENARIOS = ['prefill', 'kv', 'padding', 'window', 'restart'] as const;
 type Scenario = (typeof SCENARIOS)[number];
@@ -103,20 +111,21 @@ function lookback(w: Float32Array, n: number): number {
 const tokenName = (i: number): string => String.fromCharCode(65 + (i % 26)) + (i >= 26 ? String(Math.floor(i / 26)) : '');
 
 /** The loss table of a scenario: padding puts the counting shown above first; window evaluates with the window W. */
-function lossSpec(st: State): LossSpec {
+function lossSpec(st: State, trainLen: number): LossSpec {
   switch (st.sc) {
     case 'prefill':
     case 'kv':
-      return { bug: 'none', models: ['language-rope'], length: 64 };
+      return { bug: 'none', models: ['language-rope'], length: trainLen };
     case 'padding':
+      // The counted ids (pads … trainLen − 1) stay inside the trained positions.
       return {
-        bug: 'left-padding-in-positions', models: ['language-sinusoidal', 'language-learned', 'language-rope'], length: 48,
+        bug: 'left-padding-in-positions', models: ['language-sinusoidal', 'language-learned', 'language-rope'], length: trainLen - PADS,
         current: st.count ? 'buggy' : 'clean',
       };
     case 'window':
-      return { bug: 'none', models: ['language-rope', 'language-alibi', 'language-sinusoidal', 'language-learned'], length: 64, window: st.W };
+      return { bug: 'none', models: ['language-rope', 'language-alibi', 'language-sinusoidal', 'language-learned'], length: trainLen, window: st.W };
     case 'restart':
-      return { bug: 'restart-positions', models: ['language-rope', 'language-xpos', 'language-sinusoidal', 'language-learned'], length: 64 };
+      return { bug: 'restart-positions', models: ['language-rope', 'language-xpos', 'language-sinusoidal', 'language-learned'], length: trainLen };
   }
 }
 
@@ -200,14 +209,33 @@ function scenarioView(pe: Posenc, st: State): { rows: HTMLElement[]; maps: Array
 }
 
 function mountScenarios(ctx: Ctx, root: HTMLElement): void {
+  /** The window the loss table was last run with. */
+  let lossW = NaN;
+  const sl = (label: Key, param: string, key: 'T' | 'N' | 'G' | 'step' | 'W' | 'P', min: number, max: number, initial: number) => {
+    const c = numberControl({ label, param, min, max, step: 1, initial }, () => {
+      clampState();
+      update();
+      if (st.sc === 'window' && st.W !== lossW) runLoss();
+    });
+    rename(c, `pos-${key}`);
+    return c;
+  };
+  const ctl = {
+    T: sl('positions.T', 'p.T', 'T', 4, 64, 16),
+    N: sl('positions.N', 'p.N', 'N', 1, 128, 8),
+    G: sl('positions.G', 'p.G', 'G', 1, 16, 8),
+    step: sl('positions.step', 'p.step', 'step', 1, 16, 1),
+    W: sl('positions.W', 'p.W', 'W', 1, 64, 4),
+    P: sl('positions.P', 'p.P', 'P', 1, 60, 5),
+  };
   const st: State = {
     sc: getChoice<Scenario>('p.sc', 'kv', SCENARIOS),
-    T: getNumber('p.T', 16, 4, 64),
-    N: getNumber('p.N', 8, 1, 128),
-    G: getNumber('p.G', 8, 1, 16),
-    step: getNumber('p.step', 1, 1, 16),
-    W: getNumber('p.W', 4, 1, 64),
-    P: getNumber('p.P', 5, 1, 60),
+    get T() { return ctl.T.value(); },
+    get N() { return ctl.N.value(); },
+    get G() { return ctl.G.value(); },
+    get step() { return ctl.step.value(); },
+    get W() { return ctl.W.value(); },
+    get P() { return ctl.P.value(); },
     count: getBool('p.count', false),
   };
   const about = el('p', { class: 'explain', id: 'pos-about' });
@@ -227,32 +255,11 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
   const lossBox = el('div', { id: 'pos-loss' });
   let near = false;
 
-  const sl = (label: Key, param: string, key: 'T' | 'N' | 'G' | 'step' | 'W' | 'P', min: number, max: number) => {
-    const c = slider({
-      label, param, min, max, step: 1, value: st[key], onInput: (v) => {
-        const W = st.W;
-        st[key] = v;
-        clampState();
-        update();
-        if (st.sc === 'window' && st.W !== W) runLoss();
-      },
-    });
-    rename(c, `pos-${key}`);
-    return c;
-  };
-  const ctl = {
-    T: sl('positions.T', 'p.T', 'T', 4, 64),
-    N: sl('positions.N', 'p.N', 'N', 1, 128),
-    G: sl('positions.G', 'p.G', 'G', 1, 16),
-    step: sl('positions.step', 'p.step', 'step', 1, 16),
-    W: sl('positions.W', 'p.W', 'W', 1, 64),
-    P: sl('positions.P', 'p.P', 'P', 1, 60),
-  };
   const countBox = checkbox({ label: 'positions.count', param: 'p.count', value: st.count, onChange: (v) => { st.count = v; update(); runLoss(); } });
   rename(countBox, 'pos-count');
   const clampState = (): void => {
-    if (st.P > st.T - 1) ctl.P.set((st.P = st.T - 1));
-    if (st.W > st.T) ctl.W.set((st.W = st.T));
+    if (st.P > st.T - 1) ctl.P.set(st.T - 1);
+    if (st.W > st.T) ctl.W.set(st.T);
   };
   clampState();
   const showControls = (): void => {
@@ -268,12 +275,25 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
   const runLoss = (): void => {
     delete lossBox.dataset.ready;
     const gen = ++generation;
+    lossW = st.W;
     if (!near) return;
-    const spec = lossSpec(st);
     const sc = st.sc;
-    lossBox.replaceChildren(
-      text(spec.bug === 'none' && spec.window === undefined ? 'positions.loss.reference' : `positions.loss.about.${sc}` as Key, 'p', 'note'),
-      lossTable(ctx, spec, 'pos-loss', () => { if (gen === generation) lossBox.dataset.ready = sc; }));
+    // The tables' length is the shipped models' training length (Worker describe).
+    ropeFacts(ctx).then(({ trainLen }) => {
+      if (gen !== generation) return;
+      const spec = lossSpec(st, trainLen);
+      const about = liveText('p', 'note');
+      about.set(spec.bug === 'none' && spec.window === undefined ? 'positions.loss.reference' : `positions.loss.about.${sc}` as Key,
+        { M: trainLen, n: trainLen - PADS, pads: PADS, last: trainLen - 1 });
+      lossBox.replaceChildren(about.el, lossTable(ctx, spec, 'pos-loss', () => { if (gen === generation) lossBox.dataset.ready = sc; }));
+    }, (e: unknown) => {
+      if (gen !== generation) return;
+      const fail = el('p', { class: 'error' });
+      const show = (): void => { fail.textContent = errorText(e); };
+      show();
+      onLangChange(show, fail);
+      lossBox.replaceChildren(fail);
+    });
   };
 
   const update = coalesce(() => {
