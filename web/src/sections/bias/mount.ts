@@ -135,7 +135,8 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     ctx.worker.call('tensor', { model: 'language-t5', name: 't5.bias' }),
   ]);
   lazyPanel(learnedBox, loadLearned, ([info, { shape, data }]) => {
-    const H = shape[1]!, L = 64;
+    // Maps over the training length of the model.
+    const H = shape[1]!, L = info.config.trainLen;
     const c = info.config;
     const bias = pe.t5Bias({ table: data, heads: H, queryLength: L, keyLength: L, numBuckets: c.t5Buckets, maxDistance: c.t5MaxDistance, bidirectional: false });
     let amax = 0;

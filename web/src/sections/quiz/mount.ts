@@ -102,17 +102,24 @@ const shift: Question = {
   },
 };
 
+/**
+ * Dimension of the quiz's demo vectors (head dim of RoPE, d of the
+ * sinusoidal table, rows of the learned table): a demo choice, not a model's.
+ * The checks name it through {d} (and {rows}).
+ */
+const D = 64;
+
 /** 4. ||R_m x|| against ||x|| (and xPos, which is not a pure rotation). */
 const normQ: Question = {
   id: 'norm', options: ['equal', 'grows', 'shrinks'],
   compute(pe) {
-    const d = 64, m = 1000;
+    const d = D, m = 1000;
     const x = lcg(d, 5);
     const rx = pe.applyRope(x, { heads: 1, seqLen: 1, headDim: d, layout: 'half', offset: m });
     const xp = pe.applyRope(x, { heads: 1, seqLen: 1, headDim: d, layout: 'half', offset: m, xpos: { key: false } });
     const n0 = norm(x), n1 = norm(rx);
     const r = n1 / n0 - 1;
-    return { value: n1, extra: { x: n0, xpos: norm(xp) }, right: Math.abs(r) < 1e-5 ? 'equal' : r > 0 ? 'grows' : 'shrinks', vars: { x: show(n0, 5), rx: show(n1, 5), xpos: show(norm(xp), 5) } };
+    return { value: n1, extra: { x: n0, xpos: norm(xp) }, right: Math.abs(r) < 1e-5 ? 'equal' : r > 0 ? 'grows' : 'shrinks', vars: { d, x: show(n0, 5), rx: show(n1, 5), xpos: show(norm(xp), 5) } };
   },
 };
 
@@ -161,7 +168,7 @@ const mask: Question = {
 const learned: Question = {
   id: 'learned', options: ['norow', 'small', 'softmax'],
   compute(pe) {
-    const maxLength = 64, dim = 8;
+    const maxLength = D, dim = 8;
     const table = lcg(maxLength * dim, 9);  // [maxLength, dim]
     const inside = Int32Array.from({ length: maxLength }, (_, p) => p);
     let last = -1;
@@ -175,7 +182,7 @@ const learned: Question = {
     } catch (e) {
       error = e instanceof Error ? e.message : String(e);
     }
-    return { value: last, right: error && last === maxLength - 1 ? 'norow' : 'small', vars: { last, max: last + 1, error } };
+    return { value: last, right: error && last === maxLength - 1 ? 'norow' : 'small', vars: { rows: maxLength, last, max: last + 1, error } };
   },
 };
 
@@ -183,7 +190,7 @@ const learned: Question = {
 const ntk: Question = {
   id: 'ntk', options: ['base', 'positions', 'temperature', 'nothing'],
   compute(pe) {
-    const d = 64, M = 2048, factor = 2;
+    const d = D, M = 2048, factor = 2;
     const def = pe.ropeFrequencies({ headDim: d }).invFreq;
     const dyn = (T: number): Float32Array => pe.ropeFrequencies({ headDim: d, scaling: { type: 'dynamic', factor, maxPositionEmbeddings: M }, seqLen: T }).invFreq;
     const ratioSpread = (f: Float32Array): number => Math.max(...Array.from(f, (x, i) => Math.abs(x / def[i]! - 1)));
@@ -196,7 +203,7 @@ const ntk: Question = {
     const ratios = Array.from(long, (x, i) => x / def[i]!);
     const constant = Math.max(...ratios) - Math.min(...ratios) < 1e-6;
     const right = ratioSpread(long) < 1e-6 ? 'nothing' : fit < 1e-4 ? 'base' : constant ? 'positions' : 'temperature';
-    return { value: base, extra: { same, fit }, right, vars: { same: show(same), base: base.toFixed(1), fit: show(fit) } };
+    return { value: base, extra: { same, fit }, right, vars: { d, d2: d - 2, factor, M, T: 2 * M, same: show(same), base: base.toFixed(1), fit: show(fit) } };
   },
 };
 
@@ -214,13 +221,13 @@ const first: Question = {
 const sin: Question = {
   id: 'sin', options: ['diff', 'sum', 'both'],
   compute(pe) {
-    const d = 64;
+    const d = D;
     const table = pe.sinusoidal({ length: 120, dim: d });  // [120, d]
     const pp = (p: number, q: number): number => dot(table, table, p * d, q * d, d);
     const a = pp(10, 3), b = pp(110, 103), c = pp(8, 5);
     const tol = 1e-3;
     const right = Math.abs(a - b) < tol && Math.abs(a - c) > tol ? 'diff' : Math.abs(a - c) < tol && Math.abs(a - b) > tol ? 'sum' : 'both';
-    return { value: a, extra: { b, c }, right, vars: { a: show(a, 4), b: show(b, 4), c: show(c, 4) } };
+    return { value: a, extra: { b, c }, right, vars: { d, a: show(a, 4), b: show(b, 4), c: show(c, 4) } };
   },
 };
 
@@ -240,7 +247,7 @@ const t5: Question = {
 const pi: Question = {
   id: 'pi', tol: 0.5,
   compute(pe) {
-    const d = 64, P = 6000;
+    const d = D, P = 6000;
     const def = pe.ropeFrequencies({ headDim: d }).invFreq;
     const lin = pe.ropeFrequencies({ headDim: d, scaling: { type: 'linear', factor: 4 } }).invFreq;
     const p = (P * lin[0]!) / def[0]!;

@@ -32,7 +32,7 @@ export const en = {
   'quiz.norm.o.equal': 'Equal, for every m',
   'quiz.norm.o.grows': 'It grows with m',
   'quiz.norm.o.shrinks': 'It shrinks with m',
-  'quiz.norm.check': 'a 64-dimensional x: ‖x‖ = {x}, ‖R₁₀₀₀ x‖ = {rx}. For contrast, xPos (which scales as well) gives {xpos}.',
+  'quiz.norm.check': 'a {d}-dimensional x: ‖x‖ = {x}, ‖R₁₀₀₀ x‖ = {rx}. For contrast, xPos (which scales as well) gives {xpos}.',
   'quiz.norm.why': 'Each pair is turned by a rotation matrix, which is orthogonal: directions change, lengths do not.',
 
   'quiz.lowfreq.q': 'Head dim 128, base 10000, trained on 4096 tokens (Llama 2). Which pairs reach angles they never saw in training as soon as you run longer?',
@@ -56,7 +56,7 @@ export const en = {
   'quiz.learned.o.norow': 'There is no row for positions ≥ max_len',
   'quiz.learned.o.small': 'Its rows are too small there',
   'quiz.learned.o.softmax': 'Softmax overflows at long lengths',
-  'quiz.learned.check': 'a 64-row table through pe.learnedPositions: positions 0–{last} are returned; position {max} throws “{error}”.',
+  'quiz.learned.check': 'a {rows}-row table through pe.learnedPositions: positions 0–{last} are returned; position {max} throws “{error}”.',
   'quiz.learned.why': 'Each row was trained only because some training token sat at that position. Beyond the table there is nothing to look up, and nothing was learned to put there.',
 
   'quiz.ntk.q': 'What does dynamic NTK scaling change once the sequence grows past the original context?',
@@ -64,7 +64,7 @@ export const en = {
   'quiz.ntk.o.positions': 'The positions, divided by a fixed factor',
   'quiz.ntk.o.temperature': 'Only the softmax temperature',
   'quiz.ntk.o.nothing': 'Nothing: it only matters for training',
-  'quiz.ntk.check': 'factor 2, original context 2048, head dim 64, pe.ropeFrequencies: at length 2048 every frequency is the default one (largest change {same}); at 4096 all pairs fit one new base {base} (largest misfit {fit}), i.e. $10000\\cdot(2\\cdot 4096/2048-1)^{64/62}$.',
+  'quiz.ntk.check': 'factor {factor}, original context {M}, head dim {d}, pe.ropeFrequencies: at length {M} every frequency is the default one (largest change {same}); at {T} all pairs fit one new base {base} (largest misfit {fit}), i.e. $10000\\cdot({factor}\\cdot {T}/{M}-1)^{{d}/{d2}}$.',
   'quiz.ntk.why': 'Static NTK raises the base once; the dynamic variant raises it more as the text grows, and not at all below the original length. The first pair (θ₀ = 1) never changes; slow pairs slow down the most.',
 
   'quiz.first.q': 'Llama 3 uses base 500000 and head dim 128. What is θ₀, the frequency of the first RoPE pair (radians per position)?',
@@ -75,7 +75,7 @@ export const en = {
   'quiz.sin.o.diff': 'only p − q',
   'quiz.sin.o.sum': 'only p + q',
   'quiz.sin.o.both': 'p and q separately',
-  'quiz.sin.check': 'pe.sinusoidal, d = 64: PE₁₀·PE₃ = {a}; PE₁₁₀·PE₁₀₃ = {b} (same p − q); PE₈·PE₅ = {c} (same p + q).',
+  'quiz.sin.check': 'pe.sinusoidal, d = {d}: PE₁₀·PE₃ = {a}; PE₁₁₀·PE₁₀₃ = {b} (same p − q); PE₈·PE₅ = {c} (same p + q).',
   'quiz.sin.why': 'Per pair, $\\sin a \\sin b + \\cos a \\cos b = \\cos(a-b)$: the sum over pairs is $\\sum_i \\cos((p-q)\\,\\omega_i)$.',
 
   'quiz.t5.q': 'T5 in a decoder (32 buckets, max_distance 128): which bucket does a key 1000 positions back fall into?',
@@ -148,7 +148,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.norm.o.equal': '相等，对任何 m 都是',
   'quiz.norm.o.grows': '随 m 增大',
   'quiz.norm.o.shrinks': '随 m 减小',
-  'quiz.norm.check': '一个 64 维的 x：‖x‖ = {x}，‖R₁₀₀₀ x‖ = {rx}。作为对比，xPos（它还会缩放）得到 {xpos}。',
+  'quiz.norm.check': '一个 {d} 维的 x：‖x‖ = {x}，‖R₁₀₀₀ x‖ = {rx}。作为对比，xPos（它还会缩放）得到 {xpos}。',
   'quiz.norm.why': '每个维度对乘的是旋转矩阵，它是正交矩阵：方向变了，长度不变。',
 
   'quiz.lowfreq.q': 'head_dim 128、base 10000、在 4096 个 token 上训练（Llama 2）。一旦推理长度超过训练长度，哪些维度对最先遇到训练中从没见过的角度？',
@@ -172,7 +172,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.learned.o.norow': '位置 ≥ max_len 时表里根本没有这一行',
   'quiz.learned.o.small': '那些行的数值太小',
   'quiz.learned.o.softmax': '长度一长 softmax 就溢出',
-  'quiz.learned.check': '一张 64 行的表，经 pe.learnedPositions 查询：位置 0–{last} 都能返回；位置 {max} 超出了表的行数，直接报错（英文原文）：“{error}”。',
+  'quiz.learned.check': '一张 {rows} 行的表，经 pe.learnedPositions 查询：位置 0–{last} 都能返回；位置 {max} 超出了表的行数，直接报错（英文原文）：“{error}”。',
   'quiz.learned.why': '表里的每一行都训练过，因为训练时有 token 出现在那个位置。表外没有东西可查，也没有学过任何东西可以放进去。',
 
   'quiz.ntk.q': '序列长度超过原始上下文之后，动态 NTK 缩放改变的是什么？',
@@ -180,7 +180,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.ntk.o.positions': '位置，除以一个固定倍数',
   'quiz.ntk.o.temperature': '只改 softmax 的温度',
   'quiz.ntk.o.nothing': '什么都不改，它只影响训练',
-  'quiz.ntk.check': 'factor 2、原始上下文 2048、head dim 64，用 pe.ropeFrequencies 算：长度 2048 时每个频率都和默认值相同（最大变化 {same}）；长度 4096 时所有维度对都符合同一个新 base {base}（最大偏差 {fit}），即 $10000\\cdot(2\\cdot 4096/2048-1)^{64/62}$。',
+  'quiz.ntk.check': 'factor {factor}、原始上下文 {M}、head dim {d}，用 pe.ropeFrequencies 算：长度 {M} 时每个频率都和默认值相同（最大变化 {same}）；长度 {T} 时所有维度对都符合同一个新 base {base}（最大偏差 {fit}），即 $10000\\cdot({factor}\\cdot {T}/{M}-1)^{{d}/{d2}}$。',
   'quiz.ntk.why': '静态 NTK 一次性调大 base；动态版本随文本变长把 base 调得越来越大，不超过原始长度时完全不变。第一个维度对（θ₀ = 1）永远不变，越慢的维度对降得越多。',
 
   'quiz.first.q': 'Llama 3 用 base 500000、head_dim 128。RoPE 第一个维度对的频率 θ₀ 是多少（弧度/位置）？',
@@ -191,7 +191,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.sin.o.diff': '只取决于 p − q',
   'quiz.sin.o.sum': '只取决于 p + q',
   'quiz.sin.o.both': '分别取决于 p 和 q',
-  'quiz.sin.check': 'pe.sinusoidal，d = 64：PE₁₀·PE₃ = {a}；PE₁₁₀·PE₁₀₃ = {b}（p − q 相同）；PE₈·PE₅ = {c}（p + q 相同）。',
+  'quiz.sin.check': 'pe.sinusoidal，d = {d}：PE₁₀·PE₃ = {a}；PE₁₁₀·PE₁₀₃ = {b}（p − q 相同）；PE₈·PE₅ = {c}（p + q 相同）。',
   'quiz.sin.why': '每个维度对上 $\\sin a \\sin b + \\cos a \\cos b = \\cos(a-b)$，对所有维度对求和就是 $\\sum_i \\cos((p-q)\\,\\omega_i)$。',
 
   'quiz.t5.q': 'Decoder 里的 T5（32 个桶，max_distance 128）：往前 1000 个位置的 key 落在哪个桶？',
