@@ -2,14 +2,14 @@
 // by the wasm core and printed the way PyTorch prints them, each beside the
 // posenc call that produced it and an equivalent PyTorch snippet (not run).
 // Shape legend: B batch, H heads, T tokens, D head or model dimension.
-import type { Posenc } from 'posenc';
+import type { Posenc, TinyModelConfig } from 'posenc';
 
 import { errorText, onLangChange, t, type Key } from '../../i18n.js';
 import { codePanels, rich, seeded, setValue, valueOut, type CodePanels } from '../../lessonkit.js';
 import { maxDiff } from '../../vec.js';
-import { getNumber } from '../../state.js';
+import { getChoice } from '../../state.js';
 import { tf } from '../../textfill.js';
-import { coalesce, el, select, slider, text, timed, whenNear } from '../../ui.js';
+import { coalesce, el, lazyPanel, numberControl, select, text, timed } from '../../ui.js';
 import { formatTensor, torchSize } from '../../torchfmt.js';
 import type { Ctx } from '../context.js';
 import { cacheStepsExample } from './cache-steps.js';
@@ -42,7 +42,10 @@ const c = (key: Key): string => t(key);
 
 function sinusoidalExample(pe: Posenc): HTMLElement {
   const batch = 2;
-  const st = { seqLen: getNumber('ex.len', 4, 1, 12), dModel: 2 * Math.round(getNumber('ex.dim', 8, 2, 16) / 2) };
+  const len = numberControl({ label: 'examples.sin.len', param: 'ex.len', min: 1, max: 12, step: 1, initial: 4 }, () => update());
+  const dim = numberControl({ label: 'examples.sin.dim', param: 'ex.dim', min: 2, max: 16, step: 2, initial: 8 }, () => update());
+  // An odd dim from the URL is taken to the even one the table needs.
+  const st = { get seqLen(): number { return len.value(); }, get dModel(): number { return 2 * Math.round(dim.value() / 2); } };
   const pre = el('pre', { class: 'tensor', id: 'ex-sin-out', tabindex: '0' });
   const code = codePanels(
     'ex-sin',
@@ -84,8 +87,8 @@ print(out[0])`,
   };
   const update = coalesce(render);
   const controls = [
-    slider({ label: 'examples.sin.len', param: 'ex.len', min: 1, max: 12, step: 1, value: st.seqLen, onInput: (v) => { st.seqLen = v; update(); } }).el,
-    slider({ label: 'examples.sin.dim', param: 'ex.dim', min: 2, max: 16, step: 2, value: st.dModel, onInput: (v) => { st.dModel = v; update(); } }).el,
+    len.el,
+    dim.el,
   ];
   render();
   return lesson('ex-sin', 'examples.sin.title', 'examples.sin.text', controls, [pre], code, 'examples.sin.look');
@@ -105,7 +108,8 @@ function pairNorms(x: Float32Array): Float32Array {
 
 function ropeExample(pe: Posenc): HTMLElement {
   const [H, T, D] = [2, 4, 8];
-  let head = getNumber('x.rhead', 0, 0, H - 1);
+  // A select of the heads (not a slider): the URL value must be one of them.
+  let head = Number(getChoice('x.rhead', '0', Array.from({ length: H }, (_, h) => String(h))));
   // q, k: [H, T, D] (batch 1 dropped; posenc's layout is [heads, seqLen, headDim])
   const q = waveInput(H * T * D, 0.9, 0.2, Math.sin);
   const k = waveInput(H * T * D, 1.7, 0.5, Math.cos);
@@ -179,7 +183,12 @@ print(max((pair_norm(a) - pair_norm(b)).abs().max() for a, b in ((q_rope, q), (k
 
 function alibiExample(pe: Posenc): HTMLElement {
   const heads = 4;
-  const st = { len: getNumber('x.alen', 5, 2, 12), head: getNumber('x.ahead', 0, 0, heads - 1) };
+  const len = numberControl({ label: 'examples.alibi.len', param: 'x.alen', min: 2, max: 12, step: 1, initial: 5 }, () => update());
+  // The head is a select (not a slider): the URL value must be one of the heads.
+  const st = {
+    get len(): number { return len.value(); },
+    head: Number(getChoice('x.ahead', '0', Array.from({ length: heads }, (_, h) => String(h)))),
+  };
   const simplePre = el('pre', { class: 'tensor', id: 'ex-alibi-simple', tabindex: '0' });
   const paperPre = el('pre', { class: 'tensor', id: 'ex-alibi-paper', tabindex: '0' });
   const code = codePanels(
@@ -230,7 +239,7 @@ print(bias[${st.head}])`,
   };
   const update = coalesce(timed('ex-alibi', render));
   const controls = [
-    slider({ label: 'examples.alibi.len', param: 'x.alen', min: 2, max: 12, step: 1, value: st.len, onInput: (v) => { st.len = v; update(); } }).el,
+    len.el,
     select<string>({
       label: 'examples.alibi.head', param: 'x.ahead', options: [['0', '0'], ['1', '1'], ['2', '2'], ['3', '3']],
       value: String(st.head), onChange: (v) => { st.head = Number(v); update(); },
@@ -250,7 +259,8 @@ print(bias[${st.head}])`,
 function kvCacheExample(pe: Posenc): HTMLElement {
   const D = 8;
   const steps = 3;
-  let prompt = getNumber('x.prompt', 128, 1, 1024);
+  const promptControl = numberControl({ label: 'examples.kv.prompt', param: 'x.prompt', min: 1, max: 1024, step: 1, initial: 128 }, () => update());
+  const prompt = (): number => promptControl.value();
   const pre = el('pre', { class: 'tensor', id: 'ex-kv-out', tabindex: '0' });
   const nextId = valueOut('ex-kv-next', 'big zero');
   const cachedDiff = valueOut('ex-kv-diff', 'big zero');
@@ -259,26 +269,26 @@ function kvCacheExample(pe: Posenc): HTMLElement {
     'ex-kv',
     () => `// ${c('examples.kv.c.cache')}
 const cache = new pe.KvCache({ kvHeads: 1, headDim: 8, rope: { layout: 'interleaved' } });
-cache.append(kPrompt, vPrompt);   // [1, ${prompt}, 8], ${c('examples.kv.c.positions')} 0..${prompt - 1}
-const next = cache.length;        // ${prompt}: ${c('examples.kv.c.next')}
-cache.append(kNew, vNew);         // [1, 1, 8] ${c('examples.kv.c.at')} ${prompt}
+cache.append(kPrompt, vPrompt);   // [1, ${prompt()}, 8], ${c('examples.kv.c.positions')} 0..${prompt() - 1}
+const next = cache.length;        // ${prompt()}: ${c('examples.kv.c.next')}
+cache.append(kNew, vNew);         // [1, 1, 8] ${c('examples.kv.c.at')} ${prompt()}
 const { out } = cache.attend(qNew, { heads: 1, queryLength: 1 });
 // ${c('examples.kv.c.check')}
 const full = pe.attention({ q: qNew, k: kAll, v: vAll, heads: 1, queryLength: 1,
-  keyLength: ${prompt + 1}, headDim: 8, rope: { layout: 'interleaved' } }).out;
+  keyLength: ${prompt() + 1}, headDim: 8, rope: { layout: 'interleaved' } }).out;
 cache.delete();`,
     () => `import torch
-prompt_len = ${prompt}
+prompt_len = ${prompt()}
 # ${c('examples.kv.c.prefill')}
-position_ids = torch.arange(prompt_len)                # [0, 1, ..., ${prompt - 1}]
+position_ids = torch.arange(prompt_len)                # [0, 1, ..., ${prompt() - 1}]
 past_len = prompt_len                                   # ${c('examples.kv.c.past')}
 for step in range(${steps}):
-    position_ids = torch.arange(past_len, past_len + 1)  # ${prompt}, ${prompt + 1}, ... ${c('examples.kv.c.notzero')}
+    position_ids = torch.arange(past_len, past_len + 1)  # ${prompt()}, ${prompt() + 1}, ... ${c('examples.kv.c.notzero')}
     # ${c('examples.kv.c.rotate')}
     past_len += 1`,
   );
   const render = (): void => {
-    const P = prompt;
+    const P = prompt();
     const n = P + steps;
     // k, v: [1, n, D] for every token; q: [1, n, D] (only the new tokens' are used)
     const k = seeded(n * D, 41, 1.5), v = seeded(n * D, 42), q = seeded(n * D, 43, 1.5);
@@ -329,7 +339,7 @@ for step in range(${steps}):
   };
   const update = coalesce(render);
   const controls = [
-    slider({ label: 'examples.kv.prompt', param: 'x.prompt', min: 1, max: 1024, step: 1, value: prompt, onInput: (v) => { prompt = v; update(); } }).el,
+    promptControl.el,
   ];
   render();
   onLangChange(update);
@@ -387,7 +397,8 @@ function layerInputs(): { x: Float32Array; wq: Float32Array; wk: Float32Array; w
 function layerExample(pe: Posenc): HTMLElement {
   const [T, C, H] = [4, 8, 2];
   const D = C / H;
-  let offset = getNumber('x.loff', 0, 0, 1000);
+  const offsetControl = numberControl({ label: 'examples.layer.offset', param: 'x.loff', min: 0, max: 1000, step: 1, initial: 0 }, () => update());
+  const offset = (): number => offsetControl.value();
   const inp = layerInputs();
   const pre = el('pre', { class: 'tensor', id: 'ex-layer-out', tabindex: '0' });
   const shift = valueOut('ex-layer-shift', 'big zero');
@@ -399,7 +410,7 @@ function layerExample(pe: Posenc): HTMLElement {
 const q = splitHeads(matMul(x, wq));   // [4, 8] -> [2, 4, 4]: ${c('examples.layer.c.split')}
 const k = splitHeads(matMul(x, wk));
 const v = splitHeads(matMul(x, wv));
-const positions = Int32Array.from({ length: 4 }, (_, i) => ${offset} + i);
+const positions = Int32Array.from({ length: 4 }, (_, i) => ${offset()} + i);
 const { out } = pe.attention({ q, k, v, heads, queryLength: 4, keyLength: 4, headDim,
   causal: true,                         // ${c('examples.layer.c.causal')}
   rope: { layout: 'half', queryPositions: positions, keyPositions: positions } });
@@ -431,7 +442,7 @@ wave = lambda n, amp, a, c, f: (amp * f(a * torch.arange(n, dtype=torch.float64)
 x = wave(32, 1.0, 0.7, 0.1, torch.sin).view(1, 4, 8)
 wq, wk = wave(64, 0.4, 1.3, 0.2, torch.sin).view(8, 8), wave(64, 0.4, 0.9, 0.3, torch.cos).view(8, 8)
 wv, wo = wave(64, 0.4, 0.5, 1.1, torch.sin).view(8, 8), wave(64, 0.4, 1.1, 0.7, torch.cos).view(8, 8)
-y = attention_layer(x, wq, wk, wv, wo, heads=2, offset=${offset})
+y = attention_layer(x, wq, wk, wv, wo, heads=2, offset=${offset()})
 print("y shape:", y.shape)
 print(y[0])`,
   );
@@ -448,17 +459,17 @@ print(y[0])`,
     return matMul(mergeHeads(out, T, H, D), inp.wo, T, C, C);
   };
   const render = (): void => {
-    const y = layer(offset);
-    const y0 = offset === 0 ? y : layer(0);
+    const y = layer(offset());
+    const y0 = offset() === 0 ? y : layer(0);
     pre.textContent = [`y shape: ${torchSize([1, T, C])}`, formatTensor(y, [T, C])].join('\n');
     pre.dataset.values = JSON.stringify(Array.from(y));
-    pre.dataset.offset = String(offset);
+    pre.dataset.offset = String(offset());
     setValue(shift, maxDiff(y, y0), 3);
     code.refresh();
   };
   const update = coalesce(render);
   const controls = [
-    slider({ label: 'examples.layer.offset', param: 'x.loff', min: 0, max: 1000, step: 1, value: offset, onInput: (v) => { offset = v; update(); } }).el,
+    offsetControl.el,
   ];
   render();
   onLangChange(update);
@@ -471,7 +482,8 @@ print(y[0])`,
 function learnedExample(ctx: Ctx): HTMLElement {
   const pe = ctx.pe;
   const rows = 1024, dim = 8;
-  let position = getNumber('x.pos', 2048, 0, 4096);
+  const positionControl = numberControl({ label: 'examples.learned.position', param: 'x.pos', min: 0, max: 4096, step: 1, initial: 2048 }, () => update());
+  const position = (): number => positionControl.value();
   // [rows, dim]: stands for a trained table (the values do not matter here)
   const table = seeded(rows * dim, 51);
   const pre = el('pre', { class: 'tensor', id: 'ex-learned-out', tabindex: '0' });
@@ -483,7 +495,7 @@ function learnedExample(ctx: Ctx): HTMLElement {
     () => `// [1024, 8]: ${c('examples.learned.c.table')}
 const table = learnedRows;
 try {
-  pe.learnedPositions({ table, maxLength: 1024, dim: 8, positions: Int32Array.of(${position}) });
+  pe.learnedPositions({ table, maxLength: 1024, dim: 8, positions: Int32Array.of(${position()}) });
 } catch (e) {
   console.log(\`\${e.name}: \${e.message}\`);
 }
@@ -495,13 +507,13 @@ from torch import nn
 
 pos_table = nn.Embedding(1024, 8)     # ${c('examples.learned.c.rows')}
 print(pos_table(torch.tensor([1023])))  # ${c('examples.learned.c.last')}
-pos_table(torch.tensor([${position}]))
-# ${position < rows ? c('examples.learned.c.fine') : 'IndexError: index out of range in self'}`,
+pos_table(torch.tensor([${position()}]))
+# ${position() < rows ? c('examples.learned.c.fine') : 'IndexError: index out of range in self'}`,
   );
   const update = (): void => {
     try {
-      const row = pe.learnedPositions({ table, maxLength: rows, dim, positions: Int32Array.of(position) });
-      pre.textContent = `${tf('examples.learned.out.position', { p: position })}\n${formatTensor(row, [1, dim])}`;
+      const row = pe.learnedPositions({ table, maxLength: rows, dim, positions: Int32Array.of(position()) });
+      pre.textContent = `${tf('examples.learned.out.position', { p: position() })}\n${formatTensor(row, [1, dim])}`;
       pre.dataset.error = '';
       pre.classList.remove('error-out');
     } catch (e) {
@@ -513,49 +525,48 @@ pos_table(torch.tensor([${position}]))
     code.refresh();
   };
   const controls = [
-    slider({ label: 'examples.learned.position', param: 'x.pos', min: 0, max: 4096, step: 1, value: position, onInput: (v) => { position = v; update(); } }).el,
+    positionControl.el,
   ];
   update();
   onLangChange(update);
   const node = lesson('ex-learned', 'examples.learned.title', 'examples.learned.text', controls,
     [pre, text('examples.learned.model', 'div', 'tensor-label'), modelPre], code, 'examples.learned.look');
-  whenNear(node, () => void runModel(ctx, modelPre));
+  lazyPanel(node, () => evalLearned(ctx), (r) => showLearned(modelPre, r), { errorBox: modelPre });
   return node;
 }
 
 /** The shipped language model with a learned table, evaluated inside and past its table (in the Worker). */
-async function runModel(ctx: Ctx, pre: HTMLElement): Promise<void> {
+async function evalLearned(ctx: Ctx): Promise<{ model: string; config: TinyModelConfig; inside: number; past: number; message: string }> {
   const model = 'language-learned';
+  const { config } = await ctx.worker.call('describe', { model });
+  const inside = await ctx.worker.call('evaluate', { model, lengths: [config.maxLen], examples: 4 });
+  const past = 2 * config.maxLen;
+  let message = '';
   try {
-    const { config } = await ctx.worker.call('describe', { model });
-    const inside = await ctx.worker.call('evaluate', { model, lengths: [config.maxLen], examples: 4 });
-    const past = 2 * config.maxLen;
-    let message = '';
-    try {
-      await ctx.worker.call('evaluate', { model, lengths: [past], examples: 4 });
-    } catch (e) {
-      message = e instanceof Error ? e.message : String(e);
-    }
-    delete pre.dataset.i18n;
-    // The call lines are code; the outcome line is in the page's language.
-    const show = (): void => {
-      pre.textContent = [
-        `${model}: config.maxLen = ${config.maxLen}, trainLen = ${config.trainLen}`,
-        `evaluate({ lengths: [${config.maxLen}] }) -> loss ${(inside[0]?.loss ?? NaN).toFixed(4)}`,
-        `evaluate({ lengths: [${past}] }) ->`,
-        message === '' ? t('error.none') : `${t('error.throws')}${message}`,
-      ].join('\n');
-    };
-    show();
-    onLangChange(show);
-    pre.dataset.error = message;
-    pre.dataset.maxLen = String(config.maxLen);
-    pre.dataset.ready = '1';
+    await ctx.worker.call('evaluate', { model, lengths: [past], examples: 4 });
   } catch (e) {
-    delete pre.dataset.i18n;
-    pre.textContent = e instanceof Error ? e.message : String(e);
-    pre.dataset.ready = 'error';
+    message = e instanceof Error ? e.message : String(e);
   }
+  return { model, config, inside: inside[0]?.loss ?? NaN, past, message };
+}
+
+/** Shows evalLearned's result: the call lines are code; the outcome line is in the page's language. */
+function showLearned(pre: HTMLElement, r: Awaited<ReturnType<typeof evalLearned>>): void {
+  const { model, config, message } = r;
+  delete pre.dataset.i18n;
+  const show = (): void => {
+    pre.textContent = [
+      `${model}: config.maxLen = ${config.maxLen}, trainLen = ${config.trainLen}`,
+      `evaluate({ lengths: [${config.maxLen}] }) -> loss ${r.inside.toFixed(4)}`,
+      `evaluate({ lengths: [${r.past}] }) ->`,
+      message === '' ? t('error.none') : `${t('error.throws')}${message}`,
+    ].join('\n');
+  };
+  show();
+  onLangChange(show, pre);
+  pre.dataset.error = message;
+  pre.dataset.maxLen = String(config.maxLen);
+  pre.dataset.ready = '1';
 }
 
 export function mount(ctx: Ctx, root: HTMLElement): void {
