@@ -8,8 +8,7 @@ import '../order/style.css';
 import { AxedHeatmap } from '../../axes.js';
 import { t } from '../../i18n.js';
 import { LinePlot } from '../../plot.js';
-import { getNumber } from '../../state.js';
-import { coalesce, el, figure, numberControl, slider, text } from '../../ui.js';
+import { coalesce, el, figure, numberControl, text } from '../../ui.js';
 import type { Ctx } from '../context.js';
 
 /** PE PE^T: [length, length] from the table [length, dim]. */
@@ -27,13 +26,11 @@ function similarity(table: Float32Array, length: number, dim: number): Float32Ar
 }
 
 export function mount(ctx: Ctx, root: HTMLElement): void {
-  const baseControl = numberControl({ param: 's.base', label: 'sinusoidal.base', initial: 10000, min: 10, max: 1e6, step: 1, log: true, format: (v) => String(Math.round(v)) }, (v) => { base = v; update(); });
-  let base = baseControl.value();
-  const dimControl = numberControl({ param: 's.dim', label: 'sinusoidal.dim', initial: 64, min: 8, max: 256, step: 8 }, (v) => { dim = v; update(); });
-  let dim = dimControl.value();
-  const lengthControl = numberControl({ param: 's.len', label: 'sinusoidal.length', initial: 128, min: 8, max: 256, step: 8 }, (v) => { length = v; clampP(); update(); });
-  let length = lengthControl.value();
-  let p = getNumber('s.p', Math.floor(length / 2), 0, 255);
+  const baseControl = numberControl({ param: 's.base', label: 'sinusoidal.base', initial: 10000, min: 10, max: 1e6, step: 1, log: true, format: (v) => String(Math.round(v)) }, () => update());
+  const dimControl = numberControl({ param: 's.dim', label: 'sinusoidal.dim', initial: 64, min: 8, max: 256, step: 8 }, () => update());
+  const lengthControl = numberControl({ param: 's.len', label: 'sinusoidal.length', initial: 128, min: 8, max: 256, step: 8 }, () => { clampP(); update(); });
+  // p's default is the middle of the table (its range follows the length: clampP).
+  const pSlider = numberControl({ label: 'sinusoidal.p', param: 's.p', min: 0, max: 255, step: 1, initial: Math.floor(lengthControl.value() / 2) }, () => update());
   const pe = new AxedHeatmap({
     kind: 'diverging', label: () => t('sinusoidal.heatmap'), rowName: () => t('sinusoidal.position'), colName: () => t('sinusoidal.dimension'), range: [-1, 1],
     y: 'sinusoidal.ax.pos', x: 'sinusoidal.ax.dim', value: 'sinusoidal.ax.pe',
@@ -51,21 +48,19 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   });
   dots.el.id = 'sin-dots';
 
-  const pSlider = slider({ label: 'sinusoidal.p', param: 's.p', min: 0, max: 255, step: 1, value: p, onInput: (v) => { p = v; update(); } });
   pSlider.el.classList.add('sin-p');
   // The p slider's range follows the length at once (not at the next
   // redraw): a view that sets the length and then p gets both.
   const clampP = (): void => {
+    const length = lengthControl.value();
     pSlider.input.max = String(length - 1);
-    if (p > length - 1) {
-      p = length - 1;
-      pSlider.set(p);
-    }
+    if (pSlider.value() > length - 1) pSlider.set(length - 1);
   };
 
   const update = coalesce(() => {
     const t0 = performance.now();
     clampP();
+    const length = lengthControl.value(), dim = dimControl.value(), base = baseControl.value(), p = pSlider.value();
     const table = ctx.pe.sinusoidal({ length, dim, base });  // [length, dim]
     pe.draw(table, length, dim);
     const s = similarity(table, length, dim);  // [length, length]
