@@ -6,9 +6,9 @@ import { ENCODINGS, TASKS, type EncodingName, type RopeScaling, type TaskName } 
 
 import { onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot } from '../../plot.js';
-import { getChoice, getNumber } from '../../state.js';
+import { getChoice } from '../../state.js';
 import { tf } from '../../textfill.js';
-import { button, el, figure, select, slider, text } from '../../ui.js';
+import { button, el, figure, numberControl, select, text } from '../../ui.js';
 import type { Progress } from '../../protocol.js';
 import type { Ctx } from '../context.js';
 import { bin } from '../extrapolation/mount.js';
@@ -73,8 +73,11 @@ function ended(e: unknown, cancelKey: Key = 'train.cancelled'): { key: Key } | {
 export function mount(ctx: Ctx, root: HTMLElement): void {
   let task = getChoice<TaskName>('t.task', 'word-order', TASKS);
   let encoding = getChoice<EncodingName>('t.enc', 'rope', ENCODINGS);
-  let steps = getNumber('t.steps', RECIPES[task].steps, 10, 5000);
-  let seed = getNumber('t.seed', 1, 1, 1000);
+  // Round step counts (10, 20, 50, 100, 200, 500, 1000, ...) by drag and
+  // arrow keys; any count in the number box. The default: the task's recipe.
+  const stepsSlider = numberControl({ label: 'train.steps', param: 't.steps', min: 10, max: 5000, step: 10, log: true, numeric: true, initial: RECIPES[task].steps }, () => {});
+  // Weights and data are seeded: a seed gives the same run, bit for bit.
+  const seedSlider = numberControl({ label: 'train.seed', param: 't.seed', min: 1, max: 1000, step: 1, numeric: true, initial: 1 }, () => {});
   const progress = el('progress', { max: '1', value: '0', id: 'train-progress', 'aria-label': t('train.progress.label'), 'data-i18n-aria': 'train.progress.label' });
   const status = el('p', { class: 'status', id: 'train-status', 'aria-live': 'polite' });
   // Where a finished model shows up, with links to those sections.
@@ -113,10 +116,10 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     delete status.dataset.done;
     where.hidden = true;
     progress.value = 0;
-    const run = task, enc = encoding, sd = seed;
+    const run = task, enc = encoding, sd = seedSlider.value();
     const recipe = RECIPES[run];
     const { seqLen } = recipe;
-    const n = steps;
+    const n = stepsSlider.value();
     const opt = {
       ...(recipe.lr !== undefined ? { lr: recipe.lr } : {}),
       ...(recipe.warmupFraction !== undefined ? { warmup: Math.round(recipe.warmupFraction * n) } : {}),
@@ -157,23 +160,18 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   cancel.id = 'train-cancel';
   cancel.disabled = true;
 
-  // Round step counts (10, 20, 50, 100, 200, 500, 1000, ...) by drag and
-  // arrow keys; any count in the number box.
-  const stepsSlider = slider({ label: 'train.steps', param: 't.steps', min: 10, max: 5000, step: 10, value: steps, log: true, numeric: true, onInput: (v) => { steps = v; } });
   const taskSelect = select<TaskName>({ label: 'train.task', param: 't.task', value: task, options: TASKS.map((x) => [x, () => t(`task.${x}`)] as const), onChange: (v) => { task = v; renderHint(); } });
   // A task picked by the reader brings its default step count (a link's
   // t.steps, restored without a change event, is kept).
   taskSelect.input.addEventListener('change', () => {
-    steps = RECIPES[task].steps;
-    stepsSlider.set(steps);
+    stepsSlider.set(RECIPES[task].steps);
   });
   root.append(
     el('div', { class: 'controls' },
       taskSelect.el,
       select<EncodingName>({ label: 'train.encoding', param: 't.enc', value: encoding, options: ENCODINGS.map((x) => [x, () => t(`controls.enc.${x}`)] as const), onChange: (v) => { encoding = v; } }).el,
       stepsSlider.el,
-      // Weights and data are seeded: a seed gives the same run, bit for bit.
-      slider({ label: 'train.seed', param: 't.seed', min: 1, max: 1000, step: 1, value: seed, numeric: true, onInput: (v) => { seed = v; } }).el,
+      seedSlider.el,
       el('div', { class: 'buttons' }, start, cancel)),
     hint,
     progress, status, where,
@@ -227,9 +225,9 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
   let model = getChoice<(typeof MODELS)[number]>('x.model', 'language-rope', MODELS);
   let method = getChoice<ExtMethod>('x.method', 'linear', EXT_METHODS);
   let length = Number(getChoice('x.len', '128', ['128', '256'] as const));
-  let steps = getNumber('x.steps', 100, 0, 400);
-  // The shipped models' training length: the Worker's describe answers it when a run starts (both share it).
-  let trainLen = NaN;
+  const stepsControl = numberControl({ label: 'train.steps', param: 'x.steps', min: 0, max: 400, step: 10, numeric: true, initial: 100 }, () => {});
+  // The shipped models' training length and rotary dim: the Worker's describe answers them when a run starts (both share them).
+  let trainLen = NaN, rotaryDim = NaN;
   const progress = el('progress', { max: '1', value: '0', id: 'extend-progress', 'aria-label': t('train.ext.title'), 'data-i18n-aria': 'train.ext.title' });
   const status = el('p', { class: 'status', id: 'extend-status', 'aria-live': 'polite' });
   const plot = new LinePlot({
@@ -248,7 +246,7 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
     o.dataset.value = String(v);
   };
   const scaling = (run: ExtMethod, L: number): RopeScaling | undefined =>
-    run === 'none' ? undefined : makeScaling(run, L / trainLen, trainLen, 16);
+    run === 'none' ? undefined : makeScaling(run, L / trainLen, trainLen, rotaryDim);
   // Which run the table, chart and verdict show (the figures are greyed and
   // say so while another run goes).
   const resultFor = el('p', { class: 'note', id: 'extend-for', 'aria-live': 'polite' });
@@ -303,7 +301,7 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
     renderStatus();
     delete status.dataset.done;
     progress.value = 0;
-    const n = steps, L = length, run = method, name = model;
+    const n = stepsControl.value(), L = length, run = method, name = model;
     // The previous run's numbers leave the table; its chart stays, greyed and labelled.
     for (const o of Object.values(cells)) {
       o.textContent = '…';
@@ -315,6 +313,7 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
       .call('describe', { model: name })
       .then((info) => {
         trainLen = info.config.trainLen;
+        rotaryDim = info.config.rotaryDim || info.config.dModel / info.config.heads;
         const s = scaling(run, L);
         return ctx.worker.call('extend', { model: name, seqLen: L, steps: n, examples: 12, ...(s ? { scaling: s } : {}) }, (p) => {
           progress.value = p.step / p.steps;
@@ -367,7 +366,7 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
       select({ label: 'train.ext.model', param: 'x.model', value: model, options: MODELS.map((m) => [m, () => t(`controls.model.${m}`)] as const), onChange: (v) => { model = v; } }).el,
       select<ExtMethod>({ label: 'train.ext.method', param: 'x.method', value: method, options: EXT_METHODS.map((m) => [m, () => t(`scaling.${m}` as Key)] as const), onChange: (v) => { method = v; } }).el,
       select({ label: 'train.ext.length', param: 'x.len', value: String(length) as '128' | '256', options: [['128', '128'], ['256', '256']] as const, onChange: (v) => { length = Number(v); } }).el,
-      slider({ label: 'train.steps', param: 'x.steps', min: 0, max: 400, step: 10, value: steps, numeric: true, onInput: (v) => { steps = v; } }).el,
+      stepsControl.el,
       el('div', { class: 'buttons' }, start, cancel)),
     progress, status, resultFor,
     figs,
