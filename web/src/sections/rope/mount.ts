@@ -7,7 +7,7 @@ import { onLangChange, t, type Key } from '../../i18n.js';
 import { cssVar, LinePlot } from '../../plot.js';
 import { getChoice, getNumber, setParam } from '../../state.js';
 import { tf } from '../../textfill.js';
-import { applyState, bindParam, coalesce, el, figure, fmtNum, select, slider, text, type ParamValue } from '../../ui.js';
+import { applyState, bindParam, coalesce, el, figure, fmtNum, numberControl, select, text, type ParamValue } from '../../ui.js';
 import type { Ctx } from '../context.js';
 import { PRESET_IDS, presetLabel, ropePresets, type RopePreset } from '../../rope-presets.js';
 
@@ -89,6 +89,8 @@ const sliderFromPos = (v: number): number => (v <= POS_LINEAR ? v : POS_LINEAR +
 interface Control {
   el: HTMLElement;
   input: HTMLInputElement;
+  /** The live value. */
+  value(): number;
 }
 
 /**
@@ -96,12 +98,15 @@ interface Control {
  * and then by about 1 % per step up to 8192 (so small positions are reachable
  * by mouse), with an exact number box beside it.
  */
-function positionControl(label: Key, param: string, value: number, onInput: (v: number) => void): Control {
+function positionControl(label: Key, param: string, initial: number, onInput: (v: number) => void): Control {
+  // Not a ui.ts slider (its scale is piecewise), so it reads its URL value itself.
+  let value = getNumber(param, initial, 0, POS_MAX);
   const id = `rope-${param.replace('.', '-')}`;
   const range = el('input', { type: 'range', id, min: '0', max: String(Math.ceil(sliderFromPos(POS_MAX))), step: '1', value: String(sliderFromPos(value)) });
   const box = el('input', { type: 'number', min: '0', max: String(POS_MAX), step: '1', value: String(value), class: 'pos-number', 'aria-label': `${t(label)} (${t('rope.pos.number')})` });
   onLangChange(() => box.setAttribute('aria-label', `${t(label)} (${t('rope.pos.number')})`));
   const set = (v: number, from: 'range' | 'box'): void => {
+    value = v;
     if (from === 'range') box.value = String(v);
     else range.value = String(sliderFromPos(v));
     range.setAttribute('aria-valuetext', String(v));
@@ -123,7 +128,7 @@ function positionControl(label: Key, param: string, value: number, onInput: (v: 
   });
   const lab = el('label', { for: id });
   lab.append(text(label));
-  return { el: el('div', { class: 'control' }, lab, el('div', { class: 'pos-control' }, range, box)), input: range };
+  return { el: el('div', { class: 'control' }, lab, el('div', { class: 'pos-control' }, range, box)), input: range, value: () => value };
 }
 
 /**
@@ -131,15 +136,15 @@ function positionControl(label: Key, param: string, value: number, onInput: (v: 
  * stops: one arrow key = the next value, a number box for exact ones):
  * bases, factors, context lengths. Its input keeps the id rope-<param>.
  */
-function listControl(label: Key, param: string, values: readonly number[], value: number, onInput: (v: number) => void): Control {
-  const s = slider({
+function listControl(label: Key, param: string, values: readonly number[], initial: number, onInput: (v: number) => void): Control {
+  const s = numberControl({
     label, param, min: values[0]!, max: values[values.length - 1]!, step: values.every(Number.isInteger) ? 1 : 0.01,
-    value, log: true, stops: values, onInput,
-  });
+    initial, log: true, stops: values,
+  }, onInput);
   const id = `rope-${param.replace('.', '-')}`;
   s.el.querySelector('label')!.htmlFor = id;
   s.input.id = id;
-  return { el: s.el, input: s.input };
+  return { el: s.el, input: s.input, value: s.value };
 }
 
 const BASES = [100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000] as const;
@@ -148,21 +153,37 @@ const CONTEXTS = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768] as co
 
 export function mount(ctx: Ctx, root: HTMLElement): void {
   const pe = ctx.pe;
+  // Each numeric control declared once (URL key, label, default, range); the state reads them live.
+  const changed = (): void => update();
+  const c = {
+    m: positionControl('rope.m', 'r.m', 12, changed),
+    n: positionControl('rope.n', 'r.n', 5, changed),
+    s: positionControl('rope.shift', 'r.s', 100, changed),
+    headDim: numberControl({ label: 'rope.headDim', param: 'r.d', min: 8, max: 256, step: 8, initial: 64 }, changed),
+    frac: numberControl({ label: 'rope.rotary', param: 'r.frac', min: 0.25, max: 1, step: 0.25, initial: 1 }, changed),
+    base: listControl('rope.base', 'r.base', BASES, 10000, changed),
+    factor: listControl('rope.factor', 'r.factor', FACTORS, 4, changed),
+    orig: listControl('rope.orig', 'r.orig', CONTEXTS, 64, changed),
+    betaFast: listControl('rope.betaFast', 'r.bf', [1, 2, 4, 8, 16, 32, 64, 128], 32, changed),
+    betaSlow: listControl('rope.betaSlow', 'r.bs', [0.25, 0.5, 1, 2, 4, 8, 16], 1, changed),
+    lowFreqFactor: listControl('rope.lowFreq', 'r.lf', [0.25, 0.5, 1, 2, 4, 8], 1, changed),
+    highFreqFactor: listControl('rope.highFreq', 'r.hf', [1, 2, 4, 8, 16, 32], 4, changed),
+  };
   const st = {
-    headDim: getNumber('r.d', 64, 8, 256),
-    frac: getNumber('r.frac', 1, 0.25, 1),
-    base: getNumber('r.base', 10000, 100, 1e6),
+    get headDim(): number { return c.headDim.value(); },
+    get frac(): number { return c.frac.value(); },
+    get base(): number { return c.base.value(); },
     layout: getChoice<RopeLayout>('r.layout', 'interleaved', ['half', 'interleaved'] as const),
     scaling: getChoice<ScalingName>('r.scaling', 'default', SCALINGS),
-    factor: getNumber('r.factor', 4, 1, 64),
-    orig: getNumber('r.orig', 64, 64, 32768),
-    m: getNumber('r.m', 12, 0, 8192),
-    n: getNumber('r.n', 5, 0, 8192),
-    s: getNumber('r.s', 100, 0, 8192),
-    betaFast: getNumber('r.bf', 32, 1, 128),
-    betaSlow: getNumber('r.bs', 1, 0.25, 16),
-    lowFreqFactor: getNumber('r.lf', 1, 0.25, 8),
-    highFreqFactor: getNumber('r.hf', 4, 1, 32),
+    get factor(): number { return c.factor.value(); },
+    get orig(): number { return c.orig.value(); },
+    get m(): number { return c.m.value(); },
+    get n(): number { return c.n.value(); },
+    get s(): number { return c.s.value(); },
+    get betaFast(): number { return c.betaFast.value(); },
+    get betaSlow(): number { return c.betaSlow.value(); },
+    get lowFreqFactor(): number { return c.lowFreqFactor.value(); },
+    get highFreqFactor(): number { return c.highFreqFactor.value(); },
   };
   const rotaryDim = (): number => Math.max(2, 2 * Math.round((st.headDim * st.frac) / 2));
   // A published model's settings (rope-presets.ts): its own scaling object
@@ -426,19 +447,16 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     decay.setData([dist, dist.map((i) => { let acc = 0; for (let e = 0; e < d; e++) acc += rotated[i * d + e]!; return acc; })]);
   };
 
-  const sl = (label: Parameters<typeof slider>[0]['label'], param: string, key: 'headDim' | 'frac', min: number, max: number, step: number) =>
-    slider({ label, param, min, max, step, value: st[key], onInput: (v) => { st[key] = v; update(); } });
   // Parameters of the chosen method only.
   const yarnParams = el('div', { class: 'controls sub' },
-    listControl('rope.betaFast', 'r.bf', [1, 2, 4, 8, 16, 32, 64, 128], st.betaFast, (v) => { st.betaFast = v; update(); }).el,
-    listControl('rope.betaSlow', 'r.bs', [0.25, 0.5, 1, 2, 4, 8, 16], st.betaSlow, (v) => { st.betaSlow = v; update(); }).el);
+    c.betaFast.el,
+    c.betaSlow.el);
   const llamaParams = el('div', { class: 'controls sub' },
-    listControl('rope.lowFreq', 'r.lf', [0.25, 0.5, 1, 2, 4, 8], st.lowFreqFactor, (v) => { st.lowFreqFactor = v; update(); }).el,
-    listControl('rope.highFreq', 'r.hf', [1, 2, 4, 8, 16, 32], st.highFreqFactor, (v) => { st.highFreqFactor = v; update(); }).el);
+    c.lowFreqFactor.el,
+    c.highFreqFactor.el);
   const scalingSel = select<ScalingName>({ label: 'rope.scaling', param: 'r.scaling', value: st.scaling, options: scalingOptions(), onChange: (v) => { st.scaling = v; showParams(); update(); } });
   scalingSel.input.id = 'rope-scaling';
-  const factorSl = listControl('rope.factor', 'r.factor', FACTORS, st.factor, (v) => { st.factor = v; update(); });
-  const origSl = listControl('rope.orig', 'r.orig', CONTEXTS, st.orig, (v) => { st.orig = v; update(); });
+  const factorSl = c.factor, origSl = c.orig;
   const showParams = (): void => {
     factorSl.el.hidden = st.scaling === 'default';
     origSl.el.hidden = st.scaling === 'default' || st.scaling === 'linear' || st.scaling === 'ntk';
@@ -460,9 +478,9 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   titleRamp();
   root.append(
     el('div', { class: 'controls' },
-      positionControl('rope.m', 'r.m', st.m, (v) => { st.m = v; update(); }).el,
-      positionControl('rope.n', 'r.n', st.n, (v) => { st.n = v; update(); }).el,
-      positionControl('rope.shift', 'r.s', st.s, (v) => { st.s = v; update(); }).el),
+      c.m.el,
+      c.n.el,
+      c.s.el),
     el('p', { class: 'result' }, text('rope.score'), ' = ', scoreOut, ' \u2003 ', text('rope.score.shifted'), ' = ', shiftedOut,
       ' \u2003 (', text('rope.length'), ' L = ', lengthOut, ')'),
     el('p', { class: 'result' }, text('rope.score.short'), ' L = ', shortLengthOut, ': q·k = ', shortOut),
@@ -470,9 +488,9 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     figure('rope.pairs', pairsBox, text('rope.pairs.look', 'p', 'note look')),
     el('div', { class: 'controls' },
       presetSel.el,
-      sl('rope.headDim', 'r.d', 'headDim', 8, 256, 8).el,
-      sl('rope.rotary', 'r.frac', 'frac', 0.25, 1, 0.25).el,
-      listControl('rope.base', 'r.base', BASES, st.base, (v) => { st.base = v; update(); }).el,
+      c.headDim.el,
+      c.frac.el,
+      c.base.el,
       select<RopeLayout>({ label: 'rope.layout', param: 'r.layout', value: st.layout, options: [['interleaved', () => t('rope.layout.interleaved')], ['half', () => t('rope.layout.half')]], onChange: (v) => { st.layout = v; update(); } }).el,
       scalingSel.el,
       factorSl.el,
