@@ -385,15 +385,21 @@ export function whenNear(target: Element, fn: () => void, margin = '800px'): voi
  */
 export function lazyPanel<T>(target: HTMLElement, load: () => Promise<T>, draw: (value: T) => void, o: { margin?: string; errorBox?: HTMLElement } = {}): void {
   whenNear(target, () => {
-    load().then(draw).catch((e: unknown) => {
-      const box = o.errorBox ?? target;
-      // The box's own translated text (a "loading" line) no longer applies.
-      delete box.dataset.i18n;
-      delete box.dataset.i18nRich;
-      const show = (): void => { box.textContent = errorText(e); };
-      show();
-      box.classList.add('error');
-      onLangChange(show, box);
-    });
+    load().then(draw).catch((e: unknown) => showError(o.errorBox ?? target, e));
   }, o.margin);
+}
+
+/**
+ * Shows `e` in `box` (replacing its content): the core's or the Worker's
+ * message after a sentence in the reader's language, following language
+ * changes, with the class `error`.
+ */
+export function showError(box: HTMLElement, e: unknown): void {
+  // The box's own translated text (a "loading" line) no longer applies.
+  delete box.dataset.i18n;
+  delete box.dataset.i18nRich;
+  const show = (): void => { box.textContent = errorText(e); };
+  show();
+  box.classList.add('error');
+  onLangChange(show, box);
 }

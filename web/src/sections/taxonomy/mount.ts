@@ -7,11 +7,10 @@ import type { EncodingName, Posenc, TinyModelConfig } from 'posenc';
 import './style.css';
 import { AxedHeatmap } from '../../axes.js';
 import { encodingLabel, encodingSpan } from '../../encname.js';
-import { errorText, isKey, lang, onLangChange, t, type Key } from '../../i18n.js';
+import { isKey, lang, onLangChange, t, type Key } from '../../i18n.js';
 import { SHIPPED } from '../../protocol.js';
-import { getNumber } from '../../state.js';
 import { liveText, rich } from '../../textfill.js';
-import { coalesce, el, fmtNum, slider, text, timed, whenNear } from '../../ui.js';
+import { coalesce, el, fmtNum, lazyPanel, numberControl, showError, text, timed, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
 
 /** The families in the order of the table. */
@@ -92,8 +91,8 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   refusal.el.hidden = true;
 
   // One trigger for the whole section (it is tall: a scroll can jump past a part of it).
+  learned.start(root);
   whenNear(root, () => {
-    learned.start();
     void runAll(ctx, jobs, paramCells, trainHeads, status, (model, length, error) => {
       refusal.el.hidden = false;
       refusal.set('taxonomy.cannot.note', { model, len: length });
@@ -105,7 +104,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
       showCopying(lookCopy, lookBox, jobs);
       ctx.worker.call('references', { tasks: ['language'] }).then(([language]) => {
         showFloor(lookFloor, jobs, language!.entropyRate!);
-      }, (e: unknown) => { lookFloor.el.textContent = errorText(e); });
+      }, (e: unknown) => showError(lookFloor.el, e));
       look.set('taxonomy.table.look', { clip: paramCells.get('shaw')?.dataset.clip ?? 'k' });
     });
   }, '300px');
@@ -306,7 +305,7 @@ function showRatios(out: HTMLElement, jobs: Job[]): void {
 
 // ---- The learned model's position table
 
-function learnedFigure(ctx: Ctx): { el: HTMLElement; start(): void } {
+function learnedFigure(ctx: Ctx): { el: HTMLElement; start(trigger: HTMLElement): void } {
   const heat = new AxedHeatmap({ kind: 'diverging', label: () => t('taxonomy.pos.title'), rowName: 'p', colName: 'c', y: 'taxonomy.ax.position', x: 'taxonomy.ax.dim', value: 'taxonomy.ax.value' });
   heat.canvas.id = 'tax-pos-heat';
   const sim = new AxedHeatmap({ kind: 'diverging', label: () => t('taxonomy.ax.cos'), rowName: 'p', colName: 'q', range: [-1, 1], y: 'taxonomy.ax.position', x: 'taxonomy.ax.positionQ', value: 'taxonomy.ax.cos' });
@@ -322,9 +321,9 @@ function learnedFigure(ctx: Ctx): { el: HTMLElement; start(): void } {
       el('figure', {}, text('taxonomy.pos.heat', 'figcaption'), heat.el),
       el('figure', {}, text('taxonomy.pos.sim', 'figcaption'), sim.el)),
     status, look.el, el('p', { class: 'note' }, beyond.el, ' ', beyondError));
-  const start = (): void => {
-    void (async () => {
-      const { shape, data } = await ctx.worker.call('tensor', { model: 'language-learned', name: 'pos.weight' });
+  /** Loads when `trigger` (the section: one trigger for all of it) comes within 300 px. */
+  const start = (trigger: HTMLElement): void => {
+    lazyPanel(trigger, () => ctx.worker.call('tensor', { model: 'language-learned', name: 'pos.weight' }), ({ shape, data }) => {
       const [maxLength, dim] = [shape[0]!, shape[1]!];
       // [maxLength, dim]: every row, looked up by the core as the model does.
       const rows = ctx.pe.learnedPositions({ table: data, maxLength, dim, positions: Int32Array.from({ length: maxLength }, (_, p) => p) });
@@ -345,10 +344,7 @@ function learnedFigure(ctx: Ctx): { el: HTMLElement; start(): void } {
       }
       status.remove();
       box.dataset.ready = '1';
-    })().catch((e: unknown) => {
-      status.textContent = errorText(e);
-      status.className = 'error';
-    });
+    }, { margin: '300px', errorBox: status });
   };
   return { el: box, start };
 }
@@ -382,13 +378,14 @@ function meanDiagonal(m: Float64Array, n: number, d: number): number {
 // ---- Shaw et al.: the clipped relative index
 
 function shawFigure(pe: Posenc): HTMLElement {
-  let clip = getNumber('t.clip', 4, 1, 32);
-  let length = getNumber('t.len', 24, 4, 64);
+  const clipSlider = numberControl({ label: 'taxonomy.shaw.clip', param: 't.clip', min: 1, max: 32, step: 1, initial: 4 }, () => update());
+  const lengthSlider = numberControl({ label: 'taxonomy.shaw.len', param: 't.len', min: 4, max: 64, step: 1, initial: 24 }, () => update());
   const map = new AxedHeatmap({ kind: 'diverging', label: () => t('taxonomy.shaw.title'), rowName: 'm', colName: 'n', y: 'taxonomy.ax.query', x: 'taxonomy.ax.key', value: 'taxonomy.ax.rel' });
   map.canvas.id = 'tax-shaw-map';
   const look = liveText('p', 'look');
   look.el.id = 'tax-shaw-look';
   const update = coalesce(timed('tax-shaw', () => {
+    const clip = clipSlider.value(), length = lengthSlider.value();
     // [length, length] row indices clip(j - i, -k, k) + k; shown as offsets.
     const idx = pe.shawIndices({ queryLength: length, keyLength: length, clip });
     const rel = Int32Array.from(idx, (r) => r - clip);
@@ -400,8 +397,6 @@ function shawFigure(pe: Posenc): HTMLElement {
     look.set('taxonomy.shaw.look', { distinct, distances: 2 * length - 1, len: length });
     look.el.dataset.distinct = String(distinct);
   }));
-  const clipSlider = slider({ label: 'taxonomy.shaw.clip', param: 't.clip', min: 1, max: 32, step: 1, value: clip, onInput: (v) => { clip = v; update(); } });
-  const lengthSlider = slider({ label: 'taxonomy.shaw.len', param: 't.len', min: 4, max: 64, step: 1, value: length, onInput: (v) => { length = v; update(); } });
   clipSlider.input.id = 'tax-shaw-clip';
   lengthSlider.input.id = 'tax-shaw-len';
   for (const s of [clipSlider, lengthSlider]) s.el.querySelector('label')?.setAttribute('for', s.input.id);
