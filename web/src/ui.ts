@@ -398,8 +398,13 @@ export function showError(box: HTMLElement, e: unknown): void {
   // The box's own translated text (a "loading" line) no longer applies.
   delete box.dataset.i18n;
   delete box.dataset.i18nRich;
-  const show = (): void => { box.textContent = errorText(e); };
-  show();
+  let shown = errorText(e);
+  box.textContent = shown;
   box.classList.add('error');
-  onLangChange(show, box);
+  const off = onLangChange(() => {
+    // Once the box shows something else (a later run drew it), the error is not re-shown.
+    if (box.textContent !== shown) return off();
+    shown = errorText(e);
+    box.textContent = shown;
+  }, box);
 }

@@ -11,7 +11,7 @@ import { LinePlot, type LineSeries } from '../../plot.js';
 import { CUSTOM, SHIPPED } from '../../protocol.js';
 import { getChoice } from '../../state.js';
 import { tf } from '../../textfill.js';
-import { coalesce, el, figure, lazyPanel, numberControl, select, text, whenNear } from '../../ui.js';
+import { coalesce, el, figure, lazyPanel, numberControl, select, showError, text, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
 import { makeScaling } from '../rope/mount.js';
 import { mountWavelengths } from './wavelengths.js';
@@ -168,6 +168,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
       const xs = bins.map(([a, b]) => Math.sqrt(a * (b - 1)));
       lossPlot.setData([xs, ...curves.map((c) => (c ? binLog(c, bins) : xs.map(() => null)))], series);
     };
+    status.classList.remove('error');
     status.textContent = t('extrapolation.running');
     status.dataset.i18n = 'extrapolation.running';
     const examples = length >= 512 ? 6 : 12;
@@ -201,7 +202,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
         delete status.dataset.i18n;
         lossPlot.el.dataset.ready = String(length);
       }
-    })().catch((e: unknown) => { delete status.dataset.i18n; status.textContent = errorText(e); });
+    })().catch((e: unknown) => showError(status, e));
   });
 
   const runRetrieval = async (): Promise<void> => {

@@ -14,7 +14,7 @@ import { lang, onLangChange, t, type Key, type Lang } from '../../i18n.js';
 import { CUSTOM, SHIPPED } from '../../protocol.js';
 import { getBool, getChoice, getParam, setParam } from '../../state.js';
 import { tf } from '../../textfill.js';
-import { bindParam, button, checkbox, coalesce, el, figure, fmtNum, select, text, whenNear } from '../../ui.js';
+import { bindParam, button, checkbox, coalesce, el, figure, fmtNum, lazyPanel, select, showError, text } from '../../ui.js';
 import { largestAbs } from '../../vec.js';
 import type { Ctx } from '../context.js';
 
@@ -462,15 +462,18 @@ function mountModels(ctx: Ctx, root: HTMLElement): void {
       return tr;
     }));
     table.replaceChildren(el('thead', {}, head), el('tbody', {}, ...rows));
+    table.classList.remove('error');
     table.dataset.ready = '1';
   };
+  /** Another pair, language or model: the table again (a failure shown in it, in the reader's language). */
+  const rerender = (): void => { render().catch((e: unknown) => showError(table, e)); };
   sel.addEventListener('change', () => {
     pair = Number(sel.value);
     setParam('o.pair', pair);
-    void render();
+    rerender();
   });
-  ctx.onCustomModel(() => void render());
-  onLangChange(() => void render());
+  ctx.onCustomModel(rerender);
+  onLangChange(rerender);
   root.append(
     el('h3', {}, text('order.models')),
     el('p', { class: 'explain', 'data-i18n-rich': 'order.models.text' }),
@@ -479,5 +482,5 @@ function mountModels(ctx: Ctx, root: HTMLElement): void {
     el('p', { class: 'note', 'data-i18n-rich': 'order.models.alibi' }),
   );
   // The answers need seven models: fetched once the table is close, not with the first screen.
-  whenNear(table, () => void render(), '200px');
+  lazyPanel(table, render, () => {}, { margin: '200px' });
 }
