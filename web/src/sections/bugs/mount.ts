@@ -5,12 +5,12 @@
 // KV cache, and with the bug without a cache (a full pass per token), the
 // symptom the notes name. An odd head dim is not a model bug: its panel
 // shows posenc's error and what a silent implementation computes instead.
-import type { PositionBug, RopeScaling } from 'posenc';
+import type { PositionBug, RopeScaling, TinyModelConfig } from 'posenc';
 
 import { errorText, onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot } from '../../plot.js';
 import { getChoice } from '../../state.js';
-import { tf } from '../../textfill.js';
+import { tf, type Vars } from '../../textfill.js';
 import { coalesce, el, figure, fmtNum, select, text, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
 import { bin } from '../extrapolation/mount.js';
@@ -22,24 +22,37 @@ export const BUGS = [
 ] as const satisfies readonly PositionBug[];
 type Bug = (typeof BUGS)[number];
 
-/** The models each bug applies to (first = default), the evaluation length and scaling. */
-const DEMO: Record<Bug, { models: string[]; length: number; scaling?: RopeScaling }> = {
-  'rope-on-embeddings': { models: ['language-rope', 'language-xpos'], length: 64 },
-  'only-q': { models: ['language-rope', 'language-xpos'], length: 64 },
-  'qk-position-mismatch': { models: ['language-rope', 'language-xpos'], length: 64 },
-  'rotate-v': { models: ['language-rope', 'language-xpos'], length: 64 },
-  'rotate-half-mismatch': { models: ['language-rope', 'language-xpos'], length: 64 },
-  'layout-mismatch': { models: ['language-rope', 'language-xpos'], length: 64 },
-  'restart-positions': { models: ['language-rope', 'language-sinusoidal', 'language-xpos'], length: 64 },
-  'left-padding-in-positions': { models: ['language-sinusoidal', 'language-rope'], length: 64 },
-  'short-cos-sin-cache': { models: ['language-rope', 'language-xpos'], length: 64 },
-  'wrong-base': { models: ['language-rope', 'language-xpos'], length: 64 },
-  'wrong-scaling': { models: ['language-rope', 'language-xpos'], length: 64 },
-  'partial-rotary-freq-over-head-dim': { models: ['language-rope-partial'], length: 64 },
+/**
+ * The models each bug applies to (first = default) and, for the one demo
+ * past the training length M, its length (a multiple of M) and scaling;
+ * the others run at M (each model's own, from describe).
+ */
+const DEMO: Record<Bug, { models: string[]; times?: number; scaling?: (M: number) => RopeScaling }> = {
+  'rope-on-embeddings': { models: ['language-rope', 'language-xpos'] },
+  'only-q': { models: ['language-rope', 'language-xpos'] },
+  'qk-position-mismatch': { models: ['language-rope', 'language-xpos'] },
+  'rotate-v': { models: ['language-rope', 'language-xpos'] },
+  'rotate-half-mismatch': { models: ['language-rope', 'language-xpos'] },
+  'layout-mismatch': { models: ['language-rope', 'language-xpos'] },
+  'restart-positions': { models: ['language-rope', 'language-sinusoidal', 'language-xpos'] },
+  'left-padding-in-positions': { models: ['language-sinusoidal', 'language-rope'] },
+  'short-cos-sin-cache': { models: ['language-rope', 'language-xpos'] },
+  'wrong-base': { models: ['language-rope', 'language-xpos'] },
+  'wrong-scaling': { models: ['language-rope', 'language-xpos'] },
+  'partial-rotary-freq-over-head-dim': { models: ['language-rope-partial'] },
   'yarn-magnitude-twice': {
-    models: ['language-rope'], length: 256, scaling: { type: 'yarn', factor: 16, originalMaxPositionEmbeddings: 64 },
+    models: ['language-rope'], times: 4, scaling: (M) => ({ type: 'yarn', factor: 16, originalMaxPositionEmbeddings: M }),
   },
 };
+
+/** The numbers a bug's text names, from the chosen model's config ('…' until it is described). */
+function bugVars(c: TinyModelConfig | undefined): Vars {
+  if (c === undefined) return { M: '…', cache: '…', cacheLast: '…', base: '…', d: '…', r: '…' };
+  const d = c.dModel / c.heads;
+  // The short cache holds max(1, M / 2) rows (src/model/position_bug.h).
+  const cache = Math.max(1, Math.floor(c.trainLen / 2));
+  return { M: c.trainLen, cache, cacheLast: cache - 1, base: c.ropeBase, d, r: c.rotaryDim || d };
+}
 
 type BugResult = {
   clean: { loss: number; positionLoss: Float64Array };
@@ -66,7 +79,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const clean = el('output', { id: 'bug-loss-clean', class: 'big zero' });
   const buggy = el('output', { id: 'bug-loss-buggy', class: 'big' });
   const texts = el('div', { id: 'bug-texts' });
-  const plot = new LinePlot({ xLabel: () => t('extrapolation.position'), yLabel: () => t('plot.loss'), series: [], height: 240, markers: () => [64] });
+  const plot = new LinePlot({ xLabel: () => t('extrapolation.position'), yLabel: () => t('plot.loss'), series: [], height: 240, markers: () => (config ? [config.trainLen] : []) });
   const modelSel = el('select', { id: 'bug-model' });
   const modelName = (m: string): string => t(`controls.model.${m}` as Key);
   const fillModels = (): void => {
@@ -74,19 +87,20 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     if (!DEMO[bug].models.includes(model)) model = DEMO[bug].models[0]!;
     modelSel.value = model;
   };
-  let last: { bug: Bug; r: BugResult } | undefined;
-  /** What the status line says: a message key, or an error (its text glossed in the current language). */
-  let state: { key: Key } | { error: unknown } | undefined;
+  let last: { bug: Bug; r: BugResult; length: number } | undefined;
+  /** The chosen model's config (Worker describe), once a run has asked for it. */
+  let config: TinyModelConfig | undefined;
+  /** What the status line says: a message key (filled with vars), or an error (its text glossed in the current language). */
+  let state: { key: Key; vars?: Vars } | { error: unknown } | undefined;
 
   /** Everything that shows text: re-run on a language change without new work. */
   const render = (): void => {
-    about.textContent = t(`bugs.${bug}` as Key);
+    about.textContent = tf(`bugs.${bug}` as Key, bugVars(config));
     for (const o of modelSel.options) o.text = modelName(o.value);
-    status.textContent = !state ? '' : 'key' in state ? t(state.key) : errorText(state.error);
+    status.textContent = !state ? '' : 'key' in state ? tf(state.key, state.vars) : errorText(state.error);
     if (!last) return;
     const { r } = last;
-    const demo = DEMO[last.bug];
-    const w = demo.length / 32; // mean over bins of positions: 12 examples are noisy
+    const w = last.length / 32; // mean over bins of positions: 12 examples are noisy
     const a = bin(r.clean.positionLoss, w), b = bin(r.buggy.positionLoss, w);
     // The label captures this bug (not `last`, which a later run replaces):
     // the plot compares labels to decide whether its legend must change.
@@ -114,23 +128,32 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const run = coalesce(() => {
     const gen = ++generation;
     const demo = DEMO[bug];
-    const b = bug;
+    const b = bug, m = model;
     state = { key: 'extrapolation.running' };
     render();
     delete root.dataset.ready;
-    ctx.worker
-      .call('bug', { model, bug: b, length: demo.length, examples: 12, ...(demo.scaling ? { scaling: demo.scaling } : {}) })
+    let length = NaN, scaling: RopeScaling | undefined;
+    ctx.worker.call('describe', { model: m })
+      .then((info) => {
+        if (gen !== generation) return undefined;
+        config = info.config;
+        const M = info.config.trainLen;
+        length = M * (demo.times ?? 1);
+        scaling = demo.scaling?.(M);
+        render();
+        return ctx.worker.call('bug', { model: m, bug: b, length, examples: 12, ...(scaling ? { scaling } : {}) });
+      })
       .then((r) => {
-        if (gen !== generation) return;
-        last = { bug: b, r };
+        if (gen !== generation || r === undefined) return;
+        last = { bug: b, r, length };
         clean.textContent = r.clean.loss.toFixed(3);
         clean.dataset.value = String(r.clean.loss);
         buggy.textContent = r.buggy.loss.toFixed(3);
         buggy.dataset.value = String(r.buggy.loss);
         buggy.classList.toggle('zero', Math.abs(r.buggy.loss - r.clean.loss) < 1e-3);
-        state = demo.scaling ? { key: 'bugs.yarnSetting' } : undefined;
+        state = scaling?.type === 'yarn' ? { key: 'bugs.yarnSetting', vars: { len: length, factor: scaling.factor, M: config?.trainLen ?? '…' } } : undefined;
         render();
-        root.dataset.ready = `${model}:${b}`;
+        root.dataset.ready = `${m}:${b}`;
       })
       .catch((e: unknown) => {
         if (gen !== generation) return;
