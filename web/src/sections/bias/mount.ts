@@ -43,19 +43,14 @@ function splitText(b: Int32Array, L: number, maxDistance: number, bidirectional:
 
 export function mount(ctx: Ctx, root: HTMLElement): void {
   const pe: Posenc = ctx.pe;
-  const headsControl = numberControl({ param: 'b.heads', label: 'bias.heads', initial: 8, min: 1, max: 16, step: 1 }, (v) => { heads = v; update(); });
-  let heads = headsControl.value();
+  const headsControl = numberControl({ param: 'b.heads', label: 'bias.heads', initial: 8, min: 1, max: 16, step: 1 }, () => update());
   let variant = getChoice('b.variant', 'paper', ['paper', 'simple'] as const);
-  const lengthControl = numberControl({ param: 'b.len', label: 'bias.length', initial: 32, min: 4, max: 256, step: 4 }, (v) => { length = v; update(); });
-  let length = lengthControl.value();
+  const lengthControl = numberControl({ param: 'b.len', label: 'bias.length', initial: 32, min: 4, max: 256, step: 4 }, () => update());
   // The bucket map has its own length, by default past Max distance, so
   // that the last bucket (every distance from Max distance on) shows.
-  const bucketLenControl = numberControl({ param: 'b.tlen', label: 'bias.bucketLength', initial: 160, min: 8, max: 512, step: 8 }, (v) => { bucketLen = v; update(); });
-  let bucketLen = bucketLenControl.value();
-  const bucketsControl = numberControl({ param: 'b.buckets', label: 'bias.buckets', initial: 32, min: 2, max: 64, step: 2 }, (v) => { buckets = v; update(); });
-  let buckets = bucketsControl.value();
-  const maxDistanceControl = numberControl({ param: 'b.maxd', label: 'bias.maxDistance', initial: 128, min: 2, max: 1024, step: 1, log: true }, (v) => { maxDistance = v; update(); });
-  let maxDistance = maxDistanceControl.value();
+  const bucketLenControl = numberControl({ param: 'b.tlen', label: 'bias.bucketLength', initial: 160, min: 8, max: 512, step: 8 }, () => update());
+  const bucketsControl = numberControl({ param: 'b.buckets', label: 'bias.buckets', initial: 32, min: 2, max: 64, step: 2 }, () => update());
+  const maxDistanceControl = numberControl({ param: 'b.maxd', label: 'bias.maxDistance', initial: 128, min: 2, max: 1024, step: 1, log: true }, () => update());
   let bidirectional = getBool('b.bidir', true);
   // Per-head colour scales by default: with one shared scale the gentle
   // heads of a 16-head model look blank.
@@ -74,6 +69,8 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
 
   const update = coalesce(() => {
     const t0 = performance.now();
+    const heads = headsControl.value(), length = lengthControl.value();
+    const bucketLen = bucketLenControl.value(), buckets = bucketsControl.value(), maxDistance = maxDistanceControl.value();
     const slopes = pe.alibiSlopes(heads, { variant });
     const bias = pe.alibiBias({ heads, queryLength: length, keyLength: length, variant, causal: true });
     // The maps are kept while the head count stays (no DOM rebuild per update).
