@@ -110,6 +110,7 @@ function dynamicPart(ctx: Ctx, facts: () => Promise<RopeFacts>): HTMLElement {
       t: String(T), n: String(n), m: String(T - 1), pads: String(PADS), factor: String(factor), max: String(f.trainLen),
       base: String(base), dim: String(headDim), q: Array.from(q).join(','), k: Array.from(k).join(','),
     });
+    box.dataset.ready = '1';
   });
   onLangChange(update);
   const withPads = liveText('th');
@@ -137,7 +138,6 @@ function dynamicPart(ctx: Ctx, facts: () => Promise<RopeFacts>): HTMLElement {
     about.set('pad.a.text', padVars(got));
     look.set('pad.a.look', padVars(got));
     update();
-    box.dataset.ready = '1';
   }, { errorBox: status });
   return box;
 }
