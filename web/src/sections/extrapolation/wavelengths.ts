@@ -9,11 +9,12 @@ import '../positions/style.css';
 import { ROPE_SCALINGS, type RopeScalingType } from 'posenc';
 
 import { scalingLabel } from '../../encname.js';
-import { errorText, onLangChange, t, type Key } from '../../i18n.js';
+import { onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot, type LineSeries } from '../../plot.js';
 import { getChoice, getParam } from '../../state.js';
 import { tf } from '../../textfill.js';
-import { applyState, coalesce, el, figure, fmtNum, numberControl, select, text, whenNear } from '../../ui.js';
+import { applyState, coalesce, el, figure, fmtNum, numberControl, select, showError, text, whenNear } from '../../ui.js';
+import { ropeFacts } from '../../poscommon.js';
 import type { Ctx } from '../context.js';
 import { PRESET_IDS, presetLabel, ropePresets, type RopePreset } from '../../rope-presets.js';
 import { makeScaling } from '../rope/mount.js';
@@ -193,7 +194,7 @@ function build(ctx: Ctx, box: HTMLElement, tiny: () => Promise<RopeModel>, statu
     if (p === undefined) {
       // Back from a published model: the tiny model's own view.
       if (!linked) applyState({ 'wl.len': 256, 'wl.method': 'yarn', 'wl.factor': 4 });
-      tiny().then((rm) => { if (st.model === TINY) show(rm); }, (e: unknown) => { status.textContent = errorText(e); });
+      tiny().then((rm) => { if (st.model === TINY) show(rm); }, (e: unknown) => showError(status, e));
       return;
     }
     const sc = p.layer.scaling;
@@ -217,10 +218,6 @@ export function mountWavelengths(ctx: Ctx, root: HTMLElement): void {
   root.append(box);
   // The layout now (while the section mounts hidden), the model's settings
   // only when the reader comes near (the tiny model's from the Worker, once).
-  let model: Promise<RopeModel> | undefined;
-  const tiny = (): Promise<RopeModel> => (model ??= ctx.worker.call('describe', { model: 'language-rope' }).then(({ config: c }) => {
-    const headDim = c.dModel / c.heads;
-    return { headDim, rotaryDim: c.rotaryDim || headDim, base: c.ropeBase, trainLen: c.trainLen };
-  }));
+  const tiny = (): Promise<RopeModel> => ropeFacts(ctx);
   whenNear(box, build(ctx, box, tiny, status));
 }
