@@ -34,10 +34,12 @@ export interface PoolRuntime {
 export const MAX_DEFAULT_WORKERS = 8;
 
 /**
- * Below this much work (2 · heads · queryLength · keyLength · headDim FLOPs) a call runs on the calling thread: splitting it costs more in messages
- * than it saves (measured by `npm run bench:pool`, see docs/performance.md).
+ * The default `minSplitWork`: below this much work (2 · heads · queryLength · keyLength · headDim FLOPs) a call
+ * runs on the calling thread, where splitting costs more in copies and messages than it saves. Measured by
+ * `npm run bench:pool` (see docs/performance.md): on 2 cores, T = 128 at H = 8, D = 64 (2^24) gained
+ * nothing, T = 256 (2^26) did.
  */
-export const MIN_SPLIT_WORK = 1 << 22;
+export const MIN_SPLIT_WORK = 1 << 25;
 
 /** Buffers a Worker gave back that a Slot keeps for its next calls (at most). */
 const MAX_SPARE = 8;
@@ -108,6 +110,11 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
   if (typeof o !== 'object' || o === null) throw new TypeError(`pool options must be an object, got ${o === null ? 'null' : typeof o}`);
   const n = workerCount(o, rt.cores());
   if (o.module !== undefined && o.wasmUrl !== undefined) throw new TypeError('pass module or wasmUrl to createPool(), not both');
+  const split: unknown = o.minSplitWork ?? MIN_SPLIT_WORK;
+  if (typeof split !== 'number' || !(split >= 0)) {
+    throw new RangeError(`minSplitWork must be a number >= 0, got ${typeof split === 'number' ? String(split) : typeof split}`);
+  }
+  const minSplitWork: number = split;
   // Compiled once; the calling thread's instance runs small calls and reports bad ones in its own words.
   const module = o.module ?? (await rt.compile({ ...(o.simd !== undefined ? { simd: o.simd } : {}), ...(o.wasmUrl !== undefined ? { wasmUrl: o.wasmUrl } : {}) }));
   const local = await rt.init({ module, ...(o.simd !== undefined ? { simd: o.simd } : {}) });
@@ -161,7 +168,7 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
 
   async function attention(options: AttentionOptions): Promise<AttentionResult> {
     if (closed) throw terminatedError();
-    const parts = slots.length > 1 && options?.heads !== undefined && attentionWork(options) >= MIN_SPLIT_WORK
+    const parts = slots.length > 1 && options?.heads !== undefined && attentionWork(options) >= minSplitWork
       ? splitAttention(options, slots.length, slopesOf) : undefined;
     if (parts === undefined) return local.attention(options);
     // Each part is cut and sent before the next is cut, so the Workers start

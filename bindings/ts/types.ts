@@ -690,6 +690,13 @@ export interface PoolOptions {
   module?: WebAssembly.Module;
   /** Where to fetch the core .wasm from, as for `init()`. Not together with `module`. */
   wasmUrl?: string | URL;
+  /**
+   * `attention` calls with less work than this (FLOPs: 2 · heads · queryLength · keyLength · headDim)
+   * run on the calling thread, where splitting costs more in copies and messages than it saves.
+   * Default: `MIN_SPLIT_WORK`, measured by `npm run bench:pool` (see docs/performance.md); 0 splits
+   * every call that can be split. A number >= 0.
+   */
+  minSplitWork?: number;
 }
 
 /**

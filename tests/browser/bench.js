@@ -2,7 +2,7 @@
 // causal attention (H=8, D=64, one thread) in GFLOP/s and the language
 // task's training in steps/s (RoPE, the task's default sizes), for the SIMD
 // build where the engine has wasm SIMD and the scalar build always. Each
-// number is the best of a few timed repetitions after a warm-up.
+// number is the best of a few timed samples (each about 50 ms of calls) after a warm-up.
 import { init, simdSupported } from '/dist/index.js';
 
 const H = 8, D = 64, LENGTHS = [256, 1024];
@@ -15,14 +15,21 @@ function inputs(T) {
   return { q: mk(), k: mk(), v: mk(), heads: H, queryLength: T, keyLength: T, headDim: D, causal: true };
 }
 
-/** Best seconds of `fn` over `reps` runs (after one warm-up), awaiting each. */
+/**
+ * Best seconds of one `fn` call over `reps` samples (after a warm-up), awaiting each. A sample runs
+ * `fn` as many times as fill about 50 ms: Firefox and WebKit round performance.now() to a millisecond
+ * or coarser, which would misread a call of a millisecond or two.
+ */
 async function best(fn, reps) {
   await fn();
+  let t0 = performance.now();
+  await fn();
+  const inner = Math.max(1, Math.ceil(50 / Math.max(performance.now() - t0, 0.1)));
   let b = Infinity;
   for (let i = 0; i < reps; i++) {
-    const t0 = performance.now();
-    await fn();
-    b = Math.min(b, (performance.now() - t0) / 1000);
+    t0 = performance.now();
+    for (let j = 0; j < inner; j++) await fn();
+    b = Math.min(b, (performance.now() - t0) / inner / 1000);
   }
   return b;
 }

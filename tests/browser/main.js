@@ -16,7 +16,7 @@ async function poolMatches(pe, simd) {
     { ...base, kvHeads: 2, k: wave(2 * T * D, 2), v: wave(2 * T * D, 3), rope: { layout: 'half', scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 32 } } },
   ];
   const same = (a, b) => a === b || (a && b && a.length === b.length && new Uint8Array(a.buffer).every((x, i) => x === new Uint8Array(b.buffer)[i]));
-  const pool = await createPool({ workers: 2, simd });
+  const pool = await createPool({ workers: 2, simd, minSplitWork: 0 });
   try {
     const out = [];
     for (const c of calls) {

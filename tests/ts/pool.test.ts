@@ -55,7 +55,7 @@ for (const [flavour, ready] of flavours) {
   describe(`pool (${flavour})`, () => {
     const pools: PosencPool[] = [];
     before(async () => {
-      for (const workers of [1, 2, 3, 4]) pools.push(await createPool({ workers, simd: flavour === 'simd' }));
+      for (const workers of [1, 2, 3, 4]) pools.push(await createPool({ workers, simd: flavour === 'simd', minSplitWork: 0 }));
     });
     after(async () => {
       for (const p of pools) await p.terminate();
@@ -126,7 +126,7 @@ for (const [flavour, ready] of flavours) {
 
 describe('pool lifetime and options', () => {
   it('terminate() stops every Worker; later calls reject; await using terminates', async () => {
-    const pool = await createPool({ workers: 2 });
+    const pool = await createPool({ workers: 2, minSplitWork: 0 });
     assert.equal(pool.workers, 2);
     const [, o] = cases()[0]!;
     // A call in the Workers when the pool stops: it rejects (it cannot finish before terminate() was called).
@@ -151,5 +151,7 @@ describe('pool lifetime and options', () => {
     await assert.rejects(createPool({ workers: '2' as unknown as number }), { name: 'RangeError', message: 'workers must be an integer in [1, 64], got string' });
     await assert.rejects(createPool(7 as unknown as object), { name: 'TypeError', message: 'pool options must be an object, got number' });
     await assert.rejects(createPool({ wasmUrl: 'x.wasm', module: {} as WebAssembly.Module }), { name: 'TypeError', message: 'pass module or wasmUrl to createPool(), not both' });
+    await assert.rejects(createPool({ minSplitWork: -1 }), { name: 'RangeError', message: 'minSplitWork must be a number >= 0, got -1' });
+    await assert.rejects(createPool({ minSplitWork: Number.NaN }), { name: 'RangeError', message: 'minSplitWork must be a number >= 0, got NaN' });
   });
 });
