@@ -124,7 +124,12 @@ describe('extend verdict, section 10 charts, ALiBi / T5 figures (Chromium, stric
 
   it('ALiBi maps: a one-sided colour bar from -slope·(L-1) to 0 per head, or the steepest head\'s range when shared', async () => {
     const H = 8, L = 32;
-    const { page, problems } = await h.open(`#b.heads=${H}&b.variant=paper&b.len=${L}`);
+    // The default is one scale shared by all heads (the checkbox unchecked).
+    const plain = await h.open('#section=bias');
+    await plain.page.waitForSelector('#alibi-maps .axed');
+    assert.equal(await plain.page.isChecked('#bias input[type="checkbox"] >> nth=0'), false, 'shared scale by default');
+    await plain.page.close();
+    const { page, problems } = await h.open(`#b.heads=${H}&b.variant=paper&b.len=${L}&b.perhead=1`);
     const ranges = (): Promise<Array<[number, number]>> => page.$$eval('#alibi-maps .axed', (es) => es.map((e) => [Number((e as HTMLElement).dataset.lo), Number((e as HTMLElement).dataset.hi)]));
     const slopes = pow2Slopes(H);
     const per = await ranges();

@@ -98,7 +98,7 @@ describe('RoPE, ALiBi / T5 and extrapolation visuals (Chromium, strict CSP)', ()
   });
 
   it('ALiBi: one colour scale per head lets every head show; a shared one leaves the gentle heads nearly blank', async () => {
-    const { page, problems } = await h.open('#b.heads=16&b.len=32');
+    const { page, problems } = await h.open('#b.heads=16&b.len=32&b.perhead=1');
     const per = await alibiContrast(page);
     assert.equal(per.length, 16);
     per.forEach((d, i) => assert.ok(d > 100, `per-head scale, head ${i}: contrast ${d}`));

@@ -52,9 +52,11 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const bucketsControl = numberControl({ param: 'b.buckets', label: 'bias.buckets', initial: 32, min: 2, max: 64, step: 2 }, () => update());
   const maxDistanceControl = numberControl({ param: 'b.maxd', label: 'bias.maxDistance', initial: 128, min: 2, max: 1024, step: 1, log: true }, () => update());
   let bidirectional = getBool('b.bidir', true);
-  // Per-head colour scales by default: with one shared scale the gentle
-  // heads of a 16-head model look blank.
-  let perHead = getBool('b.perhead', true);
+  // One colour scale shared by all heads by default, so that the heads'
+  // slopes show as different darkness (per head, every map looks the same);
+  // the checkbox gives each head its own scale, for the gentle heads of a
+  // 16-head model, which look nearly blank on the shared one.
+  let perHead = getBool('b.perhead', false);
 
   const alibiBox = el('div', { id: 'alibi-maps' });
   let alibiMaps: AxedHeatmap[] = [];
