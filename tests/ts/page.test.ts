@@ -193,12 +193,17 @@ describe('the page (Chromium, strict CSP)', () => {
 
   it('train your own: the loss falls, the model joins section 1; cancel stops a run', async () => {
     const { page, problems } = await open('#t.task=word-order&t.enc=rope&t.steps=60');
+    // Before a run, each chart says what it will show.
+    assert.match(await page.textContent('#train-empty') ?? '', /^No run yet: pick a task and an encoding and press Train\./);
+    assert.match(await page.textContent('#extend-empty') ?? '', /^No run yet:/);
+    assert.equal(await page.isVisible('#train-empty'), true);
     await page.click('#train-start');
     await page.waitForSelector('#train-status[data-done]', { timeout: 120000 });
     assert.equal(await page.$eval('#train-status', (e) => (e as HTMLElement).dataset.done), '1');
     const first = Number(await page.$eval('#train-status', (e) => (e as HTMLElement).dataset.first));
     const last = Number(await page.$eval('#train-status', (e) => (e as HTMLElement).dataset.last));
     assert.ok(last < first * 0.8, `loss ${first} -> ${last}`);
+    assert.equal(await page.isVisible('#train-empty'), false, 'the empty state goes with the first step');
     // The status reports the run's speed and the trained model's accuracy (a share of unseen examples).
     const accuracy = Number(await page.$eval('#train-status', (e) => (e as HTMLElement).dataset.accuracy));
     assert.ok(accuracy >= 0 && accuracy <= 1, `accuracy ${accuracy}`);

@@ -96,6 +96,9 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   onLangChange(renderHint);
   const plot = new LinePlot({ xLabel: () => t('train.step'), yLabel: () => t('plot.loss'), series: [{ label: () => t('plot.loss') }], height: 240 });
   plot.el.id = 'train-loss';
+  // Before the first run: what the empty chart will show.
+  const empty = text('train.empty', 'p', 'empty-state');
+  empty.id = 'train-empty';
   const xs: number[] = [];
   const ys: number[] = [];
   let running = false;
@@ -127,6 +130,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     ctx.worker
       .call('train', { task: run, encoding: enc, steps: n, seqLen, seed: sd, ...opt }, (p) => {
         progress.value = p.step / p.steps;
+        empty.hidden = true;
         xs.push(p.step);
         ys.push(p.loss);
         plot.setData([xs.slice(), ys.slice()]);
@@ -175,7 +179,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
       el('div', { class: 'buttons' }, start, cancel)),
     hint,
     progress, status, where,
-    figure('train.loss', plot.el),
+    figure('train.loss', empty, plot.el),
   );
   mountExtend(ctx, root);
 }
@@ -234,6 +238,8 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
     xLabel: () => t('extrapolation.position'), yLabel: () => t('plot.loss'), series: [], height: 260, markers: () => (Number.isFinite(trainLen) ? [trainLen] : []),
   });
   plot.el.id = 'extend-loss';
+  const empty = text('train.ext.empty', 'p', 'empty-state');
+  empty.id = 'extend-empty';
   const out = (id: string): HTMLOutputElement => el('output', { id, class: 'big' });
   const cells = { bn: out('extend-before-near'), bf: out('extend-before-far'), an: out('extend-after-near'), af: out('extend-after-far') };
   const table = el('table', { class: 'answers' },
@@ -267,6 +273,7 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
     verdict.textContent = result ? verdictText(result) : '';
     verdict.dataset.method = result?.method ?? '';
     if (result) {
+      empty.hidden = true;
       // Each label names its run's method (captured: the plot compares labels to decide on a rebuild).
       const m = result.method;
       plot.setData([result.x, result.before, result.after], [
@@ -371,5 +378,5 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
     progress, status, resultFor,
     figs,
   );
-  figs.append(figure('train.ext.curve', plot.el, el('p', { class: 'note' }, text('train.ext.look'))), figure('train.ext.table', table, verdict));
+  figs.append(figure('train.ext.curve', empty, plot.el, el('p', { class: 'note' }, text('train.ext.look'))), figure('train.ext.table', table, verdict));
 }
