@@ -79,7 +79,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const clean = el('output', { id: 'bug-loss-clean', class: 'big zero' });
   const buggy = el('output', { id: 'bug-loss-buggy', class: 'big' });
   const texts = el('div', { id: 'bug-texts' });
-  const plot = new LinePlot({ xLabel: () => t('extrapolation.position'), yLabel: () => t('plot.loss'), series: [], height: 240, markers: () => (config ? [config.trainLen] : []) });
+  const plot = new LinePlot({ xLabel: () => t('extrapolation.position'), yLabel: () => t('plot.loss'), series: [], height: 240, markers: () => (config ? [config.trainLen] : []), markerText: () => [t('extrapolation.marker.train')] });
   const modelSel = el('select', { id: 'bug-model' });
   const modelName = (m: string): string => t(`controls.model.${m}` as Key);
   const fillModels = (): void => {

@@ -235,7 +235,7 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
   const progress = el('progress', { max: '1', value: '0', id: 'extend-progress', 'aria-label': t('train.ext.title'), 'data-i18n-aria': 'train.ext.title' });
   const status = el('p', { class: 'status', id: 'extend-status', 'aria-live': 'polite' });
   const plot = new LinePlot({
-    xLabel: () => t('extrapolation.position'), yLabel: () => t('plot.loss'), series: [], height: 260, markers: () => (Number.isFinite(trainLen) ? [trainLen] : []),
+    xLabel: () => t('extrapolation.position'), yLabel: () => t('plot.loss'), series: [], height: 260, markers: () => (Number.isFinite(trainLen) ? [trainLen] : []), markerText: () => [t('extrapolation.marker.train')],
   });
   plot.el.id = 'extend-loss';
   const empty = text('train.ext.empty', 'p', 'empty-state');
