@@ -5,7 +5,7 @@ export const en = {
   'order.takeaway': 'Attention alone cannot see order: without a positional encoding or a causal mask, reordering the tokens only reorders the output rows.',
 
   'order.title': 'Why order matters',
-  'order.text': `Attention compares every token with every other one: $\\mathrm{softmax}(QK^\\top/\\sqrt d)V$. Nothing in that formula knows where a token sits. An RNN gets order from its structure, reading one token per step, and a CNN sees neighbours through its sliding windows; attention processes all tokens at once and has neither. Reorder the tokens below and, without a positional encoding and without a causal mask, the output rows are the <b>same rows, reordered</b>: attention is permutation-equivariant. Un-permute them and the difference from the original is zero up to float rounding. Turn on the causal mask or an encoding, and order leaks in.`,
+  'order.text': `Attention compares every token with every other one: $\\mathrm{softmax}(QK^\\top/\\sqrt d)V$. Nothing in that formula knows where a token sits. Reorder the tokens below and, without a positional encoding and without a causal mask, the output rows are the <b>same rows, reordered</b>: attention is permutation-equivariant. Un-permute them and the difference from the original is zero up to float rounding. Turn on the causal mask or an encoding, and order leaks in. <details class="more"><summary>More: why RNNs and CNNs do not need this</summary>An RNN gets order from its structure, reading one token per step, and a CNN sees neighbours through its sliding windows; attention processes all tokens at once and has neither.</details>`,
   'order.tokens': 'Drag a token to move it, or focus one and use ← →',
   'order.shuffle': 'Shuffle',
   'order.reset': 'Reset',
@@ -52,7 +52,7 @@ export const zh: Record<keyof typeof en, string> = {
   'order.takeaway': '单靠注意力看不到顺序：没有位置编码、也没有 causal mask 时，打乱 token 只会让输出的各行跟着换位。',
 
   'order.title': '为什么注意力需要位置信息',
-  'order.text': `自注意力（self-attention）拿每个 token 和所有 token 算匹配分数：$\\mathrm{softmax}(QK^\\top/\\sqrt d)V$。公式里没有任何一项知道 token 排在第几位。RNN 按时间步逐个读入 token，顺序就藏在递归结构里；CNN 靠卷积窗口感知相邻的 token；自注意力则对所有 token 并行计算，没有这种结构上的顺序。下面把 token 打乱：不加位置编码、也不加 causal mask 时，输出只是<b>原来那些行换了个顺序</b>，这就是注意力的置换等变（permutation equivariance）。把输出按原顺序排回去，和原始输出的差只剩浮点误差。打开 causal mask 或任意一种位置编码，顺序信息才真正进入计算。`,
+  'order.text': `自注意力（self-attention）拿每个 token 和所有 token 算匹配分数：$\\mathrm{softmax}(QK^\\top/\\sqrt d)V$。公式里没有任何一项知道 token 排在第几位。下面把 token 打乱：不加位置编码、也不加 causal mask 时，输出只是<b>原来那些行换了个顺序</b>，这就是注意力的置换等变（permutation equivariance）。把输出按原顺序排回去，和原始输出的差只剩浮点误差。打开 causal mask 或任意一种位置编码，顺序信息才真正进入计算。<details class="more"><summary>展开：为什么 RNN 和 CNN 不需要这一步</summary>RNN 按时间步逐个读入 token，顺序就藏在递归结构里；CNN 靠卷积窗口感知相邻的 token；自注意力则对所有 token 并行计算，没有这种结构上的顺序。</details>`,
   'order.tokens': '拖动 token 可以调整顺序；也可以选中一个后用 ← → 移动',
   'order.shuffle': '打乱顺序',
   'order.reset': '恢复原序',

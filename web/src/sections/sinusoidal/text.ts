@@ -4,7 +4,7 @@ export const en = {
   'sinusoidal.takeaway': 'The sinusoidal table is a constant: one wave per pair of dimensions, each with its own wavelength, computed once up to a maximum length and sliced to each sequence; the dot product of two rows depends only on their distance.',
 
   'sinusoidal.title': 'Sinusoidal encoding',
-  'sinusoidal.text': `The original Transformer adds $PE_{p,2i}=\\sin(p/b^{2i/d})$ and $PE_{p,2i+1}=\\cos(p/b^{2i/d})$ to each token. Each pair of dimensions is a wave with its own wavelength, from $2\\pi$ (pair 0) up to $2\\pi b^{(d-2)/d}$, just under $2\\pi b$: like a set of rulers of different scale, fine ones for nearby positions and coarse ones for far positions. The dot product $PE_p\\cdot PE_q$ depends only on $p-q$. In code the table is a constant, not a parameter: it is computed once up to a maximum length <code>max_len</code> (a PyTorch module keeps it with <code>register_buffer</code>, so it is saved and moved with the model but never trained), each forward pass takes its first <code>seq_len</code> rows, adds them to the embeddings and applies dropout to the sum.`,
+  'sinusoidal.text': `The original Transformer adds $PE_{p,2i}=\\sin(p/b^{2i/d})$ and $PE_{p,2i+1}=\\cos(p/b^{2i/d})$ to each token. Each pair of dimensions is a wave with its own wavelength, from $2\\pi$ (pair 0) up to $2\\pi b^{(d-2)/d}$, just under $2\\pi b$: like a set of rulers of different scale, fine ones for nearby positions and coarse ones for far positions. The dot product $PE_p\\cdot PE_q$ depends only on $p-q$. <details class="more"><summary>More: the table in code</summary>In code the table is a constant, not a parameter: it is computed once up to a maximum length <code>max_len</code> (a PyTorch module keeps it with <code>register_buffer</code>, so it is saved and moved with the model but never trained), each forward pass takes its first <code>seq_len</code> rows, adds them to the embeddings and applies dropout to the sum.</details>`,
   'sinusoidal.base': 'Base b',
   'sinusoidal.dim': 'Dimension d',
   'sinusoidal.length': 'Positions',
@@ -34,7 +34,7 @@ export const zh: Record<keyof typeof en, string> = {
   'sinusoidal.takeaway': '正弦位置表是常量：每个维度对一条波，各有各的波长；它按最大长度预先算好一次，每条序列截取前几行使用；两行的点积只取决于它们的距离。',
 
   'sinusoidal.title': '正弦位置编码（Sinusoidal）',
-  'sinusoidal.text': `原始 Transformer 把 $PE_{p,2i}=\\sin(p/b^{2i/d})$、$PE_{p,2i+1}=\\cos(p/b^{2i/d})$ 加到 token embedding 上。每个维度对是一条正弦波，波长从 $2\\pi$（第 0 个维度对）一直到 $2\\pi b^{(d-2)/d}$（略小于 $2\\pi b$）：相当于一组刻度不同的尺子，高频维度分辨相邻位置，低频维度刻画远距离。两个位置向量的点积 $PE_p\\cdot PE_q$ 只和 $p-q$ 有关。代码里这张表是常量，不是参数：按最大长度 <code>max_len</code> 一次算好（PyTorch 模块用 <code>register_buffer</code> 存下来，随模型保存、迁移设备，但不参与训练），每次前向只取前 <code>seq_len</code> 行加到 embedding 上，再对相加的结果做 dropout。`,
+  'sinusoidal.text': `原始 Transformer 把 $PE_{p,2i}=\\sin(p/b^{2i/d})$、$PE_{p,2i+1}=\\cos(p/b^{2i/d})$ 加到 token embedding 上。每个维度对是一条正弦波，波长从 $2\\pi$（第 0 个维度对）一直到 $2\\pi b^{(d-2)/d}$（略小于 $2\\pi b$）：相当于一组刻度不同的尺子，高频维度分辨相邻位置，低频维度刻画远距离。两个位置向量的点积 $PE_p\\cdot PE_q$ 只和 $p-q$ 有关。<details class="more"><summary>展开：代码里的这张表</summary>代码里这张表是常量，不是参数：按最大长度 <code>max_len</code> 一次算好（PyTorch 模块用 <code>register_buffer</code> 存下来，随模型保存、迁移设备，但不参与训练），每次前向只取前 <code>seq_len</code> 行加到 embedding 上，再对相加的结果做 dropout。</details>`,
   'sinusoidal.base': 'base b',
   'sinusoidal.dim': '维度 d',
   'sinusoidal.length': '位置个数',
