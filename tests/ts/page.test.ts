@@ -272,7 +272,7 @@ describe('the page (Chromium, strict CSP)', () => {
   it('phone size, dark theme and Chinese: no horizontal overflow, text translated', async () => {
     const { page, problems } = await open('#lang=zh&theme=dark', { width: 390, height: 844 });
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
-    assert.equal(await page.textContent('#order-h'), '1. 为什么 attention 需要位置信息');
+    assert.equal(await page.textContent('#order-h'), '1. 为什么注意力需要位置信息');
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `horizontal overflow ${overflow}px`);
     await screenshot(page, 'phone-dark-zh');
