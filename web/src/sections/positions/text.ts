@@ -190,7 +190,7 @@ export const zh: Record<keyof typeof en, string> = {
   'pad.b.text': '正弦和可学习的位置 embedding 按 id 加到每个 token 上；和 RoPE 的 q·k 不同，没有任何机制保证整体平移会被抵消。计入 {pads} 个 pad，每个真实 token 都往后挪 {pads} 位，拿到的是训练中代表别处的 embedding。页面自带的模型的平均 loss（每 token 的 nats），id 由 mask 推出与把 pad 计入 id 两种情况：',
   'pad.b.inside': '{n} 个真实 token：计入 pad 后的 id 为 {pads} … {last}，仍在训练过的 {M} 个位置之内。',
   'pad.b.past': '{n} 个真实 token：计入 pad 后的 id 为 {pads} … {last}，超出了训练范围。',
-  'pad.b.look': '可学习的位置表即使平移后仍在训练范围内，也要付出代价（超过 {M} 就根本没有对应的行）。这个正弦模型对范围内的平移几乎没有反应：p + {pads} 处的正弦向量是 p 处向量的固定旋转，注意力可以学会把它读成一个偏移；但平移一旦让 id 超过 {M}，它也会失效。RoPE 的结果不变，只差浮点舍入误差。',
+  'pad.b.look': '可学习的位置表即使平移后仍在训练范围内，也要付出代价（超过 {M} 则根本没有对应的行）。这个正弦模型对范围内的平移几乎没有反应：p + {pads} 处的正弦向量是 p 处向量的固定旋转，注意力可以学会把它读成一个偏移；但平移一旦让 id 超过 {M} 就会失效。RoPE 的结果不变，只差浮点舍入误差。',
   'pad.c.title': '(c) prefill 与 decode 对 pad 的计数不一致',
   'pad.c.text': '即使频率固定，RoPE 也只容忍对所有 token 相同的平移。如果 prompt 按一种规则 prefill，新 token 又按另一种规则编号，缓存的 key 和新的 query 平移量就不同，query 与它应当紧跟的那些 key 之间出现跳变。这里 prompt 有 {pads} 个 pad 和 N 个真实 token；新 token 的 id 应是 N，紧接在 prompt 最后一个 token 之后。',
   'pad.c.kind': '不一致的方式',
