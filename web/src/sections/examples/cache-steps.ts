@@ -6,11 +6,10 @@
 // articles; adjacent pairs (`interleaved`), as their rotate_half pairs them.
 import type { Posenc } from 'posenc';
 
-import { rich } from '../../lessonkit.js';
 import { liveText, tf } from '../../textfill.js';
 import { maxDiff } from '../../vec.js';
-import { coalesce, el, numberControl, text } from '../../ui.js';
-import { codeSteps, type CodeLine, type CodeRun } from './code-steps.js';
+import { coalesce, el, numberControl } from '../../ui.js';
+import { codeSteps, stepsLesson, type CodeLine, type CodeRun } from './code-steps.js';
 
 const [H, T, D] = [2, 4, 8];
 const BASE = 10000;
@@ -111,14 +110,5 @@ export function cacheStepsExample(pe: Posenc): HTMLElement {
   st.maxLen = maxLen.value();
   st.first = first.value();
   render();
-  return el(
-    'div', { class: 'lesson', id: 'ex-cache' },
-    text('examples.cache.title', 'h3'),
-    rich('examples.cache.text', 'p', 'explain'),
-    el('div', { class: 'controls' }, maxLen.el, first.el),
-    idsOut,
-    steps.el,
-    check.el,
-    rich('examples.cache.look', 'p', 'note'),
-  );
+  return stepsLesson('ex-cache', 'examples.cache', [maxLen.el, first.el], idsOut, steps.el, check.el);
 }

@@ -2,6 +2,7 @@
 // shape it produces, and the numbers posenc computes for it (where the line
 // has numbers worth printing). Used by the line-by-line lessons of section 8.
 import { onLangChange, type Key } from '../../i18n.js';
+import { rich } from '../../lessonkit.js';
 import { formatTensor } from '../../torchfmt.js';
 import { el, text } from '../../ui.js';
 
@@ -54,4 +55,19 @@ export function codeSteps(id: string, run: () => CodeRun): { el: HTMLElement; sh
   };
   onLangChange(() => void show(), table);
   return { el: el('div', { class: 'table-scroll' }, table), show };
+}
+
+/**
+ * A line-by-line lesson `#<id>`: its title, intro and closing note are the strings
+ * `<key>.title`, `<key>.text` and `<key>.look`; `controls` go in one row, `body` between them.
+ */
+export function stepsLesson(id: string, key: string, controls: HTMLElement[], ...body: HTMLElement[]): HTMLElement {
+  return el(
+    'div', { class: 'lesson', id },
+    text(`${key}.title` as Key, 'h3'),
+    rich(`${key}.text` as Key, 'p', 'explain'),
+    el('div', { class: 'controls' }, ...controls),
+    ...body,
+    rich(`${key}.look` as Key, 'p', 'note'),
+  );
 }

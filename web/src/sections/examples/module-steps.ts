@@ -7,11 +7,11 @@
 import type { AlibiVariant, Posenc } from 'posenc';
 
 import { t } from '../../i18n.js';
-import { rich, seeded } from '../../lessonkit.js';
+import { seeded } from '../../lessonkit.js';
 import { liveText, tf } from '../../textfill.js';
 import { maxDiff } from '../../vec.js';
-import { coalesce, el, numberControl, select, text } from '../../ui.js';
-import { codeSteps, type CodeLine, type CodeRun } from './code-steps.js';
+import { coalesce, el, numberControl, select } from '../../ui.js';
+import { codeSteps, stepsLesson, type CodeLine, type CodeRun } from './code-steps.js';
 
 // ---- the sinusoidal module: batch 2, d_model 8
 
@@ -64,15 +64,7 @@ export function sinusoidalModuleExample(pe: Posenc): HTMLElement {
   st.maxLen = maxLen.value();
   st.seqLen = seqLen.value();
   render();
-  return el(
-    'div', { class: 'lesson', id: 'ex-sinmod' },
-    text('examples.sinmod.title', 'h3'),
-    rich('examples.sinmod.text', 'p', 'explain'),
-    el('div', { class: 'controls' }, maxLen.el, seqLen.el),
-    setup,
-    steps.el,
-    rich('examples.sinmod.look', 'p', 'note'),
-  );
+  return stepsLesson('ex-sinmod', 'examples.sinmod', [maxLen.el, seqLen.el], setup, steps.el);
 }
 
 // ---- attention with an ALiBi bias: Q, K, V [1, 4, 5, 8]
@@ -155,13 +147,5 @@ export function alibiAttentionExample(pe: Posenc): HTMLElement {
   st.variant = variant.value();
   st.head = head.value();
   render();
-  return el(
-    'div', { class: 'lesson', id: 'ex-alibisteps' },
-    text('examples.alibisteps.title', 'h3'),
-    rich('examples.alibisteps.text', 'p', 'explain'),
-    el('div', { class: 'controls' }, variant.el, head.el),
-    steps.el,
-    check.el,
-    rich('examples.alibisteps.look', 'p', 'note'),
-  );
+  return stepsLesson('ex-alibisteps', 'examples.alibisteps', [variant.el, head.el], steps.el, check.el);
 }
