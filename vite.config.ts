@@ -22,8 +22,12 @@ export default defineConfig({
   ],
   resolve: {
     // The page uses the package exactly as users get it: the built browser
-    // entry (dist/index.js, which finds its .wasm via import.meta.url).
-    alias: { posenc: fileURLToPath(new URL('./dist/index.js', import.meta.url)) },
+    // entries (dist/index.js, which finds its .wasm via import.meta.url, and
+    // the Worker pool's dist/pool-browser.js).
+    alias: [
+      { find: /^posenc$/, replacement: fileURLToPath(new URL('./dist/index.js', import.meta.url)) },
+      { find: /^posenc\/pool$/, replacement: fileURLToPath(new URL('./dist/pool-browser.js', import.meta.url)) },
+    ],
   },
   build: {
     outDir: fileURLToPath(new URL('./dist/site', import.meta.url)),

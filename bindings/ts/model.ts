@@ -112,6 +112,12 @@ export interface StepRow {
   lr: number;
 }
 
+/** `evaluate`'s `lengths`, checked: a non-empty array of integers in [1, 65536] (also pool.ts' check). */
+export function evaluateLengths(v: unknown): number[] {
+  if (!Array.isArray(v) || v.length === 0) throw new TypeError('lengths must be a non-empty array of sequence lengths');
+  return (v as unknown[]).map((x, i) => int(`lengths[${i}]`, x, 1, 65536));
+}
+
 /**
  * A trainer driven step by step for data parallelism (the Worker pool, pool.ts): replicas made from
  * the same request sample the same batches; `gradient(j)` gives micro-batch j's gradient, and `apply`
@@ -298,10 +304,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
     evaluate(options: EvaluateOptions): EvaluateResult[] {
       const h = this.handle('evaluate()');
       const o = requireObject('options', options);
-      if (!Array.isArray(o.lengths) || o.lengths.length === 0) {
-        throw new TypeError('lengths must be a non-empty array of sequence lengths');
-      }
-      const lengths = (o.lengths as unknown[]).map((v, i) => int(`lengths[${i}]`, v, 1, 65536));
+      const lengths = evaluateLengths(o.lengths);
       const examples = optInt('examples', o.examples, 32, 1, 100000);
       const seed = optInt('seed', o.seed, 12345, 0);
       const bug = bugOption(o.bug);

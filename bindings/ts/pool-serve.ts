@@ -31,36 +31,68 @@ export function serve(port: ServePort): void {
     port.post({ id, ok: false, error }, []);
   };
 
-  const train = async (req: Extract<PoolRequest, { op: 'trainStart' | 'trainStep' | 'trainEnd' }>): Promise<void> => {
+  /** The instance with the models module (made on the first call that needs it). */
+  const withModels = (models: WebAssembly.Module): Promise<Posenc> => {
+    if (core === undefined) throw new Error('posenc pool: a call reached a Worker before its init');
+    trainPe ??= init({ module: core.module, simd: core.simd, models: { module: models } });
+    trainPe.catch(() => (trainPe = undefined));
+    return trainPe;
+  };
+
+  const evaluate = async (req: Extract<PoolRequest, { op: 'evaluate' }>): Promise<void> => {
+    const model = await (await withModels(req.models)).loadModel(req.model);
+    try {
+      const evaluated = model.evaluate(req.options);
+      port.post({ id: req.id, ok: true, evaluated }, evaluated.map((r) => r.positionLoss.buffer as ArrayBuffer));
+    } finally {
+      model.delete();
+    }
+  };
+
+  const train = async (req: Extract<PoolRequest, { op: 'trainStart' | 'trainStep' | 'trainApply' | 'trainEnd' }>): Promise<void> => {
     if (req.op === 'trainStart') {
-      if (core === undefined) throw new Error('posenc pool: a call reached a Worker before its init');
-      trainPe ??= init({ module: core.module, simd: core.simd, models: { module: req.models } });
-      trainPe.catch(() => (trainPe = undefined));
-      const replica = await trainReplica(await trainPe, req.spec);
+      const replica = await trainReplica(await withModels(req.models), req.spec);
       runs.set(req.run, { replica, micro: req.micro });
       port.post({ id: req.id, ok: true }, []);
       return;
     }
     const r = runs.get(req.run);
     if (req.op === 'trainEnd') {
-      r?.replica.free();
-      runs.delete(req.run);
-      port.post({ id: req.id, ok: true }, []);
+      try {
+        const model = req.save && r !== undefined ? r.replica.model() : undefined;
+        const bytes = model?.save();
+        model?.delete();
+        port.post({ id: req.id, ok: true, ...(bytes ? { model: bytes } : {}) }, bytes ? [bytes.buffer as ArrayBuffer] : []);
+      } finally {
+        r?.replica.free();
+        runs.delete(req.run);
+      }
       return;
     }
     if (r === undefined) throw new Error(`posenc pool: no training run ${req.run} in this Worker`);
     const { replica, micro } = r;
-    if (req.grad !== undefined) replica.apply(req.grad, req.loss ?? 0);
+    if (req.op === 'trainApply') {
+      port.post({ id: req.id, ok: true, row: replica.apply(req.grad, req.loss) }, []);
+      return;
+    }
+    const row = req.grad !== undefined ? replica.apply(req.grad, req.loss ?? 0) : undefined;
     replica.begin();
     const P = replica.params;
-    const grads = new Float32Array(micro.length * P);
-    const losses = new Float64Array(micro.length);
+    const rows = req.presum ? 1 : micro.length;
+    const grads = new Float32Array(rows * P);
+    const losses = new Float64Array(rows);
     micro.forEach((j, k) => {
       const g = replica.gradient(j);
-      grads.set(g.grad, k * P);
-      losses[k] = g.loss;
+      if (!req.presum || k === 0) {
+        grads.set(g.grad, k * P);
+        losses[k] = g.loss;
+      } else {
+        // ((g0 + g1) + g2) + ...: each sum stored as float32, as Trainer::Step sums.
+        for (let x = 0; x < P; x++) grads[x] = (grads[x] as number) + (g.grad[x] as number);
+        losses[0] = (losses[0] as number) + g.loss;
+      }
     });
-    port.post({ id: req.id, ok: true, grads, losses }, [grads.buffer, losses.buffer]);
+    port.post({ id: req.id, ok: true, grads, losses, ...(row ? { row } : {}) }, [grads.buffer, losses.buffer]);
   };
 
   port.listen((req) => {
@@ -70,8 +102,8 @@ export function serve(port: ServePort): void {
       pe.then(() => port.post({ id: req.id, ok: true }, []), (e: unknown) => fail(req.id, e));
       return;
     }
-    if (req.op === 'trainStart' || req.op === 'trainStep' || req.op === 'trainEnd') {
-      queue = queue.then(() => train(req)).catch((e: unknown) => fail(req.id, e));
+    if (req.op === 'trainStart' || req.op === 'trainStep' || req.op === 'trainApply' || req.op === 'trainEnd' || req.op === 'evaluate') {
+      queue = queue.then(() => (req.op === 'evaluate' ? evaluate(req) : train(req))).catch((e: unknown) => fail(req.id, e));
       return;
     }
     if (pe === undefined) {

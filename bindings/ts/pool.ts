@@ -6,11 +6,12 @@
  * way to start a Worker; everything else is here.
  */
 import { registerPoolTraining, trainReplica } from './internal.js';
-import { trainOptions, type ReplicaSpec, type StepRow, type TrainReplica } from './model.js';
+import { evaluateLengths, trainOptions, type ReplicaSpec, type StepRow, type TrainReplica } from './model.js';
 import { attentionWork, joinAttention, resultArrays, splitAttention, transfersOf } from './pool-split.js';
 import type { PoolReply, PoolRequest, WireReplicaSpec } from './pool-protocol.js';
 import type {
-  AlibiVariant, AttentionOptions, AttentionResult, ContinueTrainingConfig, Posenc, PosencPool, PoolOptions, TinyModel, TrainConfig, TrainOptions,
+  AlibiVariant, AttentionOptions, AttentionResult, ContinueTrainingConfig, EvaluateOptions, EvaluateResult, Posenc, PosencPool, PoolOptions,
+  TinyModel, TrainConfig, TrainOptions,
 } from './types.js';
 import { requireObject } from './validate.js';
 
@@ -115,6 +116,15 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
     throw new RangeError(`minSplitWork must be a number >= 0, got ${typeof split === 'number' ? String(split) : typeof split}`);
   }
   const minSplitWork: number = split;
+  const modelsOption: unknown = o.models ?? {};
+  if (typeof modelsOption !== 'object' || modelsOption === null) {
+    throw new TypeError(`models must be an object, got ${modelsOption === null ? 'null' : typeof modelsOption}`);
+  }
+  const modelsGiven = modelsOption as NonNullable<PoolOptions['models']>;
+  if (modelsGiven.module !== undefined && !(modelsGiven.module instanceof WebAssembly.Module)) {
+    throw new TypeError('models.module must be a WebAssembly.Module (from compileWasm({ part: \'models\' }))');
+  }
+  if (modelsGiven.module !== undefined && modelsGiven.wasmUrl !== undefined) throw new TypeError('pass models.module or models.wasmUrl to createPool(), not both');
   // Compiled once; the calling thread's instance runs small calls and reports bad ones in its own words.
   const module = o.module ?? (await rt.compile({ ...(o.simd !== undefined ? { simd: o.simd } : {}), ...(o.wasmUrl !== undefined ? { wasmUrl: o.wasmUrl } : {}) }));
   const local = await rt.init({ module, ...(o.simd !== undefined ? { simd: o.simd } : {}) });
@@ -195,7 +205,8 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
   let trainLocal: Promise<{ pe: Posenc; models: WebAssembly.Module }> | undefined;
   const training = (): Promise<{ pe: Posenc; models: WebAssembly.Module }> => {
     trainLocal ??= (async () => {
-      const models = await rt.compile({ simd, part: 'models' });
+      const models = modelsGiven.module
+        ?? (await rt.compile({ simd, part: 'models', ...(modelsGiven.wasmUrl !== undefined ? { wasmUrl: modelsGiven.wasmUrl } : {}) }));
       return { pe: await rt.init({ module, simd, models: { module: models } }), models };
     })();
     trainLocal.catch(() => (trainLocal = undefined));
@@ -204,11 +215,12 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
   let nextRun = 1;
 
   /**
-   * Data-parallel training: the calling thread and every Worker used hold a replica of the trainer
-   * (same request, same seed: the same batches); per step each Worker computes its block of
-   * micro-batches, the calling thread sums their gradients in micro-batch order (float32, as
-   * Trainer::Step does) and sends the sum back with the next step; every replica applies the same
-   * AdamW step. The calling thread's replica is the one returned.
+   * Data-parallel training: every Worker used holds a replica of the trainer (same request, same seed:
+   * the same batches); per step each computes its block of micro-batches (the first block sends their
+   * sum, in order), the calling thread sums the blocks in micro-batch order (float32, as
+   * Trainer::Step does) and sends the sum back with the next step, and every replica applies the same
+   * AdamW step. The calling thread only sums: a replica made here checks the request (pe.train's
+   * errors) and is freed; the trained model comes back from the first Worker as its saved bytes.
    */
   async function runTraining(spec: ReplicaSpec, options: TrainOptions | undefined): Promise<TinyModel> {
     if (closed) throw terminatedError();
@@ -219,12 +231,13 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
     const wire: WireReplicaSpec = spec.kind === 'train'
       ? { kind: 'train', config: wireConfig(spec.config) }
       : { kind: 'continue', model: spec.model instanceof Uint8Array ? spec.model : spec.model.save(), config: wireConfig(spec.config) };
-    const local: TrainReplica = await trainReplica(pe, wire);
+    const check: TrainReplica = await trainReplica(pe, wire);
+    const { steps, microBatches: J, params: P } = check;
+    check.free();
     const run = nextRun++;
-    const J = local.microBatches;
     const used = slots.slice(0, Math.min(slots.length, J));
     const W = used.length;
-    const P = local.params;
+    const blocks = used.map((_, w) => microBatchesOf(w, W, J));
     const quiet = (p: Promise<unknown>): void => void p.catch(() => undefined);
     const call = async (slot: Slot, req: PoolRequest): Promise<Extract<PoolReply, { ok: true }>> => {
       if (closed) throw terminatedError();
@@ -232,64 +245,62 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
       if (!r.ok) rethrow(r.error);
       return r;
     };
+    let started = false;
+    let saved: Uint8Array | undefined;
     try {
+      // From here on a failure ends the run in every Worker (a Worker without it just answers).
+      started = true;
       await Promise.all(used.map((slot, w) =>
-        call(slot, { id: nextId++, op: 'trainStart', run, models, spec: wire, micro: microBatchesOf(w, W, J) })));
+        call(slot, { id: nextId++, op: 'trainStart', run, models, spec: wire, micro: blocks[w]! })));
       const { chunk, onProgress, signal } = o;
-      const steps = local.steps;
-      // The last step's summed gradient and loss: the Workers apply it with their next step, the
-      // calling thread while they compute it.
-      let toWorkers: { grad: Float32Array; loss: number } | undefined;
-      let toLocal: { grad: Float32Array; loss: number } | undefined;
+      // The summed gradient and loss of the last step: the Workers apply it with the next step, or
+      // by itself at the end of a chunk (its row is the progress report).
+      let sum: { grad: Float32Array; loss: number } | undefined;
       let last: StepRow | undefined;
-      const applyLocal = (): void => {
-        if (toLocal === undefined) return;
-        local.begin();
-        last = local.apply(toLocal.grad, toLocal.loss);
-        toLocal = undefined;
-      };
       for (let done = 0; done < steps;) {
         if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
         const n = Math.min(chunk, steps - done);
         for (let i = 0; i < n; i++) {
-          const sum = toWorkers;
-          const replies = used.map((slot) => call(slot, { id: nextId++, op: 'trainStep', run, ...(sum ? { grad: sum.grad, loss: sum.loss } : {}) }));
+          const given = sum;
+          const replies = used.map((slot, w) => call(slot, {
+            id: nextId++, op: 'trainStep', run, presum: w === 0 && blocks[0]!.length > 1, ...(given ? { grad: given.grad, loss: given.loss } : {}),
+          }));
           replies.forEach(quiet);
-          toWorkers = undefined;
-          applyLocal();
-          // ((g_0 + g_1) + g_2) + ...: the Workers' blocks in order, each block in order (a Float32Array
-          // store rounds the double sum of two floats to their float32 sum exactly).
-          let grad: Float32Array | undefined;
-          let loss = 0;
-          for (const r of await Promise.all(replies)) {
-            const g = r.grads!, l = r.losses!;
-            for (let k = 0; k < l.length; k++) {
-              const part = g.subarray(k * P, (k + 1) * P);
-              if (grad === undefined) {
-                grad = part.slice();
-                loss = l[k] as number;
-              } else {
-                for (let x = 0; x < P; x++) grad[x] = (grad[x] as number) + (part[x] as number);
-                loss += l[k] as number;
-              }
+          // ((g_0 + g_1) + g_2) + ...: the blocks in order, each in order (a Float32Array store rounds
+          // the double sum of two floats to their float32 sum exactly); the first block comes summed.
+          const got = await Promise.all(replies);
+          const first = got[0]!;
+          // (The first reply's array is ours, moved from its Worker: kept when it is just the sum.)
+          const grad = first.grads!.length === P ? first.grads! : first.grads!.slice(0, P);
+          let loss = first.losses![0] as number;
+          for (let w = 0; w < got.length; w++) {
+            const g = got[w]!.grads!, l = got[w]!.losses!;
+            for (let k = w === 0 ? 1 : 0; k < l.length; k++) {
+              const at = k * P;
+              for (let x = 0; x < P; x++) grad[x] = (grad[x] as number) + (g[at + x] as number);
+              loss += l[k] as number;
             }
           }
-          toWorkers = toLocal = { grad: grad!, loss };
+          sum = { grad, loss };
         }
-        applyLocal();
+        const rows = await Promise.all(used.map((slot) => call(slot, { id: nextId++, op: 'trainApply', run, grad: sum!.grad, loss: sum!.loss })));
+        sum = undefined;
+        last = rows[0]!.row!;
         done += n;
-        onProgress?.({ step: done, steps, loss: last!.loss, gradNorm: last!.gradNorm, lr: last!.lr });
+        onProgress?.({ step: done, steps, loss: last.loss, gradNorm: last.gradNorm, lr: last.lr });
         await new Promise<void>((resolve) => setTimeout(resolve, 0));
       }
       if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
       if (closed) throw terminatedError();
-      return local.model();
+      const ends = used.map((slot, w) => call(slot, { id: nextId++, op: 'trainEnd', run, save: w === 0 }));
+      started = false;
+      saved = (await Promise.all(ends))[0]!.model!;
     } finally {
-      local.free();
-      if (!closed) {
-        for (const slot of used) quiet(send(slot, { id: nextId++, op: 'trainEnd', run }, []));
+      if (started && !closed) {
+        for (const slot of used) quiet(send(slot, { id: nextId++, op: 'trainEnd', run, save: false }, []));
       }
     }
+    return pe.loadModel(saved);
   }
 
   const train = (config: TrainConfig, options?: TrainOptions): Promise<TinyModel> => runTraining({ kind: 'train', config }, options);
@@ -299,6 +310,45 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
       throw new TypeError('model must be a TinyModel (from loadModel, train or continueTraining)');
     }
     return runTraining({ kind: 'continue', model, config }, options);
+  }
+
+  /** The Worker with the fewest calls waiting (the first of those). */
+  const leastBusy = (): Slot => slots.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+
+  async function evaluate(model: TinyModel, options: EvaluateOptions): Promise<EvaluateResult[]> {
+    if (closed) throw terminatedError();
+    if (typeof model !== 'object' || model === null || typeof (model as { save?: unknown }).save !== 'function') {
+      throw new TypeError('model must be a TinyModel (from loadModel, train or continueTraining)');
+    }
+    const o = requireObject('options', options);
+    const lengths = evaluateLengths(o.lengths);
+    // The options the Workers get (a copy: the caller's object may hold anything else).
+    const wire: Partial<EvaluateOptions> = {};
+    for (const k of ['examples', 'seed', 'scaling', 'bug', 'window'] as const) {
+      if (o[k] !== undefined) (wire as Record<string, unknown>)[k] = o[k];
+    }
+    const bytes = model.save();
+    const { models } = await training();
+    // Longest first, each to the part with the least work so far (a length's work grows as
+    // L · (L + 6 · dModel): attention plus the per-token matrix products).
+    const d = model.config.dModel;
+    const parts: Array<{ at: number[]; work: number }> = Array.from({ length: Math.min(slots.length, lengths.length) }, () => ({ at: [], work: 0 }));
+    const order = lengths.map((L, i) => ({ L, i })).sort((a, b) => b.L - a.L || a.i - b.i);
+    for (const { L, i } of order) {
+      const part = parts.reduce((a, b) => (b.work < a.work ? b : a));
+      part.at.push(i);
+      part.work += L * (L + 6 * d);
+    }
+    const replies = await Promise.all(parts.map((p) => {
+      if (closed) throw terminatedError();
+      return send(leastBusy(), { id: nextId++, op: 'evaluate', models, model: bytes, options: { ...wire, lengths: p.at.map((i) => lengths[i]!) } }, []);
+    }));
+    const out: EvaluateResult[] = new Array<EvaluateResult>(lengths.length);
+    replies.forEach((r, k) => {
+      if (!r.ok) rethrow(r.error);
+      r.evaluated!.forEach((e, j) => (out[parts[k]!.at[j]!] = e));
+    });
+    return out;
   }
 
   async function terminate(): Promise<void> {
@@ -321,6 +371,7 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
     attention,
     train,
     continueTraining,
+    evaluate,
     terminate,
     [Symbol.asyncDispose]: terminate,
   };

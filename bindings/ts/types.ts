@@ -697,6 +697,12 @@ export interface PoolOptions {
    * every call that can be split. A number >= 0.
    */
   minSplitWork?: number;
+  /**
+   * The models module (tiny models, training) for `train`, `continueTraining` and `evaluate`: an already
+   * compiled one (`compileWasm({ part: 'models' })`) or where to fetch it, as `init()`'s `models`
+   * option. Default: fetched and compiled once, on the first such call.
+   */
+  models?: { module?: WebAssembly.Module; wasmUrl?: string | URL };
 }
 
 /**
@@ -726,6 +732,13 @@ export interface PosencPool extends AsyncDisposable {
    * count. `model` may come from any instance (it is copied by value); it is left unchanged.
    */
   continueTraining(model: TinyModel, config: ContinueTrainingConfig, options?: TrainOptions): Promise<TinyModel>;
+  /**
+   * `model.evaluate(options)` with its lengths shared by the Workers (each length on one Worker, the
+   * longest first, to even out their work): the same results, bit for bit, for any worker count
+   * (every length is evaluated from the same seed on its own). `model` may come from any instance (it
+   * is copied by value). Calls overlap: each part goes to the Worker with the fewest calls waiting.
+   */
+  evaluate(model: TinyModel, options: EvaluateOptions): Promise<EvaluateResult[]>;
   /** Stops every Worker; calls still waiting reject, later calls reject. */
   terminate(): Promise<void>;
 }

@@ -1,7 +1,8 @@
 // Time to accuracy in the page: section 12 ("Train your own") trains the
 // retrieval task with its recipe (web/src/sections/train/mount.ts RECIPES)
-// in the page's Worker, in Debian's Chromium (headless), once per encoding;
-// the table has the Worker's training time, steps per second, the accuracy
+// in the page's Worker and its pool (one Worker per core, at most 4), in
+// Debian's Chromium (headless), once per encoding; the table has the cores
+// used, the Worker's training time, steps per second, the accuracy
 // of the trained model at 64 tokens on examples it never saw, and the time
 // from the click to that accuracy on screen. Each run is a fresh browser
 // context, so the models module is fetched and compiled inside the timed
@@ -20,7 +21,8 @@ import { rewriteDocs } from './common.mjs';
 
 const argv = process.argv.slice(2);
 const ENCODINGS = ['rope', 'alibi'];
-const TARGET = { seconds: 60, accuracy: 0.95 };
+// Issue 33's target: the Worker pool brings the retrieval recipe to 22 s here (35 s on one core).
+const TARGET = { seconds: 22, accuracy: 0.95 };
 
 const site = process.env.POSENC_SITE_DIR ?? join(root, 'dist/site');
 const { server, url } = await serve(site, 0);
@@ -49,7 +51,7 @@ try {
     if (problems.length) throw new Error(`${enc}: page errors: ${problems.join('; ')}`);
     const seconds = Number(done.seconds);
     const accuracy = Number(done.accuracy);
-    rows.push({ enc, steps, seconds, rate: steps / seconds, accuracy, wall });
+    rows.push({ enc, steps, seconds, rate: steps / seconds, accuracy, wall, cores: Number(done.cores) });
     console.error(`${enc}: ${done.text}`);
     await context.close();
   }
@@ -60,10 +62,10 @@ try {
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 const lines = [
-  '| retrieval, section 12 recipe | steps | training time | steps/s | accuracy at 64 tokens | click to result | target (≥ 95% in ≤ 60 s) |',
-  '|---|---:|---:|---:|---:|---:|---|',
-  ...rows.map((r) => `| ${r.enc === 'rope' ? 'RoPE' : 'ALiBi'} | ${r.steps} | ${r.seconds.toFixed(1)} s | ${r.rate.toFixed(1)} | ${pct(r.accuracy)} | ${r.wall.toFixed(1)} s | ${r.seconds <= TARGET.seconds && r.accuracy >= TARGET.accuracy ? 'met' : 'not met'} |`),
+  `| retrieval, section 12 recipe | steps | cores (pool Workers) | training time | steps/s | accuracy at 64 tokens | click to result | target (≥ 95% in ≤ ${TARGET.seconds} s) |`,
+  '|---|---:|---:|---:|---:|---:|---:|---|',
+  ...rows.map((r) => `| ${r.enc === 'rope' ? 'RoPE' : 'ALiBi'} | ${r.steps} | ${r.cores} | ${r.seconds.toFixed(1)} s | ${r.rate.toFixed(1)} | ${pct(r.accuracy)} | ${r.wall.toFixed(1)} s | ${r.seconds <= TARGET.seconds && r.accuracy >= TARGET.accuracy ? 'met' : 'not met'} |`),
 ];
-const table = `${lines.join('\n')}\n\nMeasured by \`npm run bench:train-page\` in headless Chromium ${version} (wasm SIMD, the page's Worker) on ${cpus()[0]?.model.trim() ?? 'this machine'} (${cpus().length} cores). Training time is the Worker's, from the call to the last step (the models module's fetch and compile included); the accuracy is on 32 seeded examples the training never saw; "click to result" adds messaging and that evaluation.`;
+const table = `${lines.join('\n')}\n\nMeasured by \`npm run bench:train-page\` in headless Chromium ${version} (wasm SIMD, the page's Worker and its pool) on ${cpus()[0]?.model.trim() ?? 'this machine'} (${cpus().length} cores). Training time is the Worker's, from the call to the last step (the models module's fetch and compile included); the accuracy is on 32 seeded examples the training never saw; "click to result" adds messaging and that evaluation.`;
 console.log(table);
 if (argv.includes('--docs')) rewriteDocs('bench:train-page', table);

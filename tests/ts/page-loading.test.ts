@@ -187,7 +187,8 @@ describe('opening the page (Chromium, strict CSP)', () => {
     await quiet(l);
     const trace = JSON.parse((await browser.stopTracing()).toString('utf8')) as { traceEvents: Array<{ name: string; ph: string }> };
     const compiles = trace.traceEvents.filter((e) => /^wasm\.(SyncCompile|AsyncCompile|StartStreamingCompilation|StreamingCompile)$/.test(e.name));
-    // The Worker compiles one module: the models module, which the page itself never loads.
+    // The Worker compiles one module: the models module, which the page itself never loads (the
+    // pool's Workers get both modules compiled).
     assert.ok(compiles.length <= 1, `the Worker compiled the core wasm again: ${compiles.map((e) => e.name).join(', ')}`);
 
     const models = paths(l.requests, /\.safetensors$/);
@@ -196,7 +197,11 @@ describe('opening the page (Chromium, strict CSP)', () => {
     assert.deepEqual(twice, [], 'a model fetched twice');
     assert.equal(paths(l.requests, /\/posenc-simd[^/]*\.wasm$/).length, 1, 'the Worker fetched the core wasm again');
     assert.equal(paths(l.requests, /\/posenc-models-simd[^/]*\.wasm$/).length, 1, 'the models wasm, once (the Worker)');
-    assert.equal(paths(l.requests, /worker[^/]*\.js$/).length, 1, 'one Worker');
+    assert.equal(paths(l.requests, /\/worker-[^/]*\.js$/).length, 1, 'one page Worker');
+    // The page Worker's pool (training and long evaluations): one Worker per core, at most 4, made
+    // from the same compiled modules (no compile above), each loading the pool's script.
+    const cores = await l.page.evaluate(() => Math.min(4, navigator.hardwareConcurrency));
+    assert.equal(paths(l.requests, /\/pool-worker-[^/]*\.js$/).length, cores, 'the pool\'s Workers');
     assert.match(await l.page.textContent('#runtime') ?? '', /Worker SIMD/);
     assert.deepEqual(l.problems, []);
     await l.page.close();

@@ -210,7 +210,7 @@ describe('the page (Chromium, strict CSP)', () => {
     const seconds = Number(await page.$eval('#train-status', (e) => (e as HTMLElement).dataset.seconds));
     assert.ok(seconds > 0, `seconds ${seconds}`);
     const status = await page.textContent('#train-status') ?? '';
-    assert.match(status, /^Word order with RoPE \(rotary\), seed 1: 60 steps in \d+\.\d s \(\d+\.\d steps\/s\); accuracy on unseen sentences: \d+\.\d%\./);
+    assert.match(status, /^Word order with RoPE \(rotary\), seed 1: 60 steps in \d+\.\d s \(\d+\.\d steps\/s on (one core|\d cores)\); accuracy on unseen sentences: \d+\.\d%\./);
     assert.ok(status.includes(`${(100 * accuracy).toFixed(1)}%`), status);
     await page.waitForSelector('#order-answers tr[data-model="yours"]', { timeout: 60000 });
     // Where the model now appears, with links to both sections.

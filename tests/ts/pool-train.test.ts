@@ -5,8 +5,8 @@
  * workers, on the language and retrieval tasks (50 steps; a batch of 16 is 4
  * micro-batches, one of 10 is 4 + 4 + 2); a bad call rejects as `pe.train`
  * does and a cancelled run rejects with the signal's reason, and the pool
- * keeps training afterwards; `terminate()` during a run rejects it and frees
- * the calling thread's trainer.
+ * keeps training afterwards; `terminate()` during a run rejects it; the
+ * calling thread holds no trainer (it only sums), just the returned model.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -137,6 +137,19 @@ for (const [flavour, ready] of flavours) {
 }
 
 describe('pool training lifetime', () => {
+  it('a finished run leaves only its model on the calling thread', async () => {
+    const pool = await createPool({ workers: 2 });
+    try {
+      const m = await pool.train({ ...CONFIGS[0]!, steps: 3 });
+      const here = (await poolTrainingInstance(pool))!;
+      assert.deepEqual([here.memoryStats().trainers, here.memoryStats().models], [0, 1]);
+      m.delete();
+      assert.equal(here.memoryStats().models, 0);
+    } finally {
+      await pool.terminate();
+    }
+  });
+
   it('terminate() during a run rejects it and frees the trainer; later runs reject', async () => {
     const pool = await createPool({ workers: 2 });
     assert.equal(await poolTrainingInstance(pool), undefined);
@@ -146,7 +159,8 @@ describe('pool training lifetime', () => {
       .then(() => 'finished', (e: Error) => e.message);
     await first;
     const trainer = (await poolTrainingInstance(pool))!;
-    assert.equal(trainer.memoryStats().trainers, 1);
+    // The calling thread only sums gradients: the replica that checked the request is already freed.
+    assert.deepEqual([trainer.memoryStats().trainers, trainer.memoryStats().models], [0, 0]);
     await pool.terminate();
     assert.equal(await run, 'posenc pool: this pool has been terminated');
     assert.equal(trainer.memoryStats().trainers, 0);

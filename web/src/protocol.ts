@@ -84,7 +84,7 @@ export interface Api {
    */
   train: {
     args: { task: TaskName; encoding: EncodingName; steps: number; seqLen: number; lr?: number; warmup?: number; seed?: number };
-    result: { config: TinyModelConfig; seconds: number; accuracy: number };
+    result: { config: TinyModelConfig; seconds: number; accuracy: number; cores: number };
   };
   /** Stops the running training. */
   cancel: { args: Record<string, never>; result: null };
@@ -96,7 +96,7 @@ export interface Api {
    */
   extend: {
     args: { model: string; scaling?: RopeScaling; seqLen: number; steps: number; examples: number };
-    result: { before: LossCurve; after: LossCurve; seconds: number };
+    result: { before: LossCurve; after: LossCurve; seconds: number; cores: number };
   };
 }
 
@@ -113,10 +113,11 @@ export type Reply =
   | { id: number; ok: false; error: string }
   | { id: number; progress: Progress };
 
-/** A training progress report; `seconds` since the run started. */
+/** A training progress report; `seconds` since the run started; `cores`: how many the run uses (the Worker pool's Workers, or 1). */
 export interface Progress {
   step: number;
   steps: number;
   loss: number;
   seconds: number;
+  cores: number;
 }

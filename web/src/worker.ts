@@ -1,7 +1,8 @@
 // The module Worker: owns its own posenc instance (instantiated from the
 // WebAssembly.Module the page compiled) and the tiny models, so evaluation
 // and training never block the page. Each model file is fetched once.
-import { init, type Posenc, type TinyModel } from 'posenc';
+import { compileWasm, init, type EvaluateOptions, type EvaluateResult, type Posenc, type PosencPool, type TinyModel, type TrainProgress } from 'posenc';
+import { createPool } from 'posenc/pool';
 
 import type { Api, LossCurve, Method, Reply, Request } from './protocol.js';
 import { CUSTOM } from './protocol.js';
@@ -20,6 +21,34 @@ ready.catch(() => undefined);
 const files = new Map<string, Promise<Uint8Array>>();
 const models = new Map<string, Promise<TinyModel>>();
 let training: AbortController | undefined;
+
+/** The page's flavour and compiled modules (the core from the page, the models compiled here once). */
+let modules: { simd: boolean; core: WebAssembly.Module; models: WebAssembly.Module } | undefined;
+/**
+ * The Worker pool (started on the first training or evaluation): training and long evaluations use
+ * every core, with the same results, bit for bit, as one thread. At most 4 Workers (a default step
+ * has 4 micro-batches; an evaluation at most 5 lengths). Undefined where Workers cannot start Workers:
+ * then everything runs here, on one core.
+ */
+let poolStart: Promise<PosencPool | undefined> | undefined;
+const pool = (): Promise<PosencPool | undefined> => {
+  poolStart ??= (async () => {
+    await ready;
+    if (modules === undefined || typeof Worker === 'undefined') return undefined;
+    const cores = navigator.hardwareConcurrency > 0 ? navigator.hardwareConcurrency : 1;
+    return createPool({ workers: Math.min(4, cores), simd: modules.simd, module: modules.core, models: { module: modules.models } })
+      .catch(() => undefined);
+  })();
+  return poolStart;
+};
+/** How many cores a run uses: the pool's Workers, or 1. */
+const coresOf = (p: PosencPool | undefined): number => p?.workers ?? 1;
+
+/** `m.evaluate(o)`, its lengths shared by the pool's Workers when there is a pool (the same numbers). */
+async function evaluate(m: TinyModel, o: EvaluateOptions): Promise<EvaluateResult[]> {
+  const p = await pool();
+  return p ? p.evaluate(m, o) : m.evaluate(o);
+}
 
 function file(name: string): Promise<Uint8Array> {
   let f = files.get(name);
@@ -57,7 +86,10 @@ type Handlers = { [M in Method]: (args: Api[M]['args'], id: number) => Promise<A
 const handlers: Handlers = {
   async init({ modelBase: base, module, simd }) {
     modelBase = base;
-    const pe = await init({ module, simd }).catch((e: unknown) => {
+    const pe = await compileWasm({ simd, part: 'models' }).then((models) => {
+      modules = { simd, core: module, models };
+      return init({ module, simd, models: { module: models } });
+    }).catch((e: unknown) => {
       rejectPe(e);
       throw e;
     });
@@ -94,15 +126,15 @@ const handlers: Handlers = {
   },
   async evaluate({ model: name, lengths, examples, scaling }) {
     const m = await model(name);
-    return m.evaluate({ lengths, examples, ...(scaling ? { scaling } : {}) }).map((r) => ({
+    return (await evaluate(m, { lengths, examples, ...(scaling ? { scaling } : {}) })).map((r) => ({
       length: r.length, loss: r.loss, accuracy: r.accuracy, positionLoss: r.positionLoss,
     }));
   },
   async bug({ model: name, bug, length, examples, scaling }) {
     const m = await model(name);
     const sc = scaling ? { scaling } : {};
-    const [clean] = m.evaluate({ lengths: [length], examples, ...sc });
-    const [buggy] = m.evaluate({ lengths: [length], examples, ...sc, bug });
+    const [[clean], [buggy]] = await Promise.all([
+      evaluate(m, { lengths: [length], examples, ...sc }), evaluate(m, { lengths: [length], examples, ...sc, bug })]);
     const prompt = (await (await ready).sampleTask({ task: 'language', length: 24, seed: 3 })).tokens;
     const gen = (b: typeof bug, cache = true): string[] =>
       m.detokenize(m.generate(prompt, { maxNewTokens: 40, ...sc, bug: b, cache })).split(' ');
@@ -114,14 +146,17 @@ const handlers: Handlers = {
   },
   async bugLoss({ model: name, bug, length, examples, window }) {
     const m = await model(name);
-    const [clean] = m.evaluate({ lengths: [length], examples });
-    if (bug === 'none' && window === undefined) return { clean: clean!.loss, buggy: clean!.loss };
-    try {
-      const [buggy] = m.evaluate({ lengths: [length], examples, bug, ...(window === undefined ? {} : { window }) });
-      return { clean: clean!.loss, buggy: buggy!.loss };
-    } catch (e) {
-      return { clean: clean!.loss, buggy: NaN, error: e instanceof Error ? e.message : String(e) };
+    if (bug === 'none' && window === undefined) {
+      const [clean] = await evaluate(m, { lengths: [length], examples });
+      return { clean: clean!.loss, buggy: clean!.loss };
     }
+    // Both at once (on two cores when there is a pool); a failing bug run is reported, not thrown.
+    const [[clean], buggy] = await Promise.all([
+      evaluate(m, { lengths: [length], examples }),
+      evaluate(m, { lengths: [length], examples, bug, ...(window === undefined ? {} : { window }) }).then(
+        ([r]) => ({ loss: r!.loss }), (e: unknown) => ({ loss: NaN, error: e instanceof Error ? e.message : String(e) })),
+    ]);
+    return { clean: clean!.loss, buggy: buggy.loss, ...('error' in buggy ? { error: buggy.error } : {}) };
   },
   async maps({ model: name, tokens }) {
     const m = await model(name);
@@ -135,17 +170,22 @@ const handlers: Handlers = {
     try {
       const t0 = performance.now();
       const since = (): number => (performance.now() - t0) / 1000;
-      const m = await (await ready).train(
-        { task, encoding, steps, seqLen, seed: seed ?? 1, ...(lr !== undefined ? { lr } : {}), ...(warmup !== undefined ? { warmup } : {}) },
-        { signal: ctrl.signal, chunk: 5, onProgress: (p) => post({ id, progress: { step: p.step, steps: p.steps, loss: p.loss, seconds: since() } }) },
-      );
+      const p = await pool();
+      const cores = coresOf(p);
+      const config = { task, encoding, steps, seqLen, seed: seed ?? 1, ...(lr !== undefined ? { lr } : {}), ...(warmup !== undefined ? { warmup } : {}) };
+      const options = {
+        signal: ctrl.signal, chunk: 5,
+        onProgress: (r: TrainProgress) => post({ id, progress: { step: r.step, steps: r.steps, loss: r.loss, seconds: since(), cores } }),
+      };
+      // The pool's weights are pe.train's, bit for bit.
+      const m = p ? await p.train(config, options) : await (await ready).train(config, options);
       const seconds = since();
       const old = models.get(CUSTOM);
       models.set(CUSTOM, Promise.resolve(m));
       old?.then((o) => o.delete()).catch(() => undefined);
       // Examples the training never saw (evaluation has its own seed).
       const [r] = m.evaluate({ lengths: [seqLen], examples: 32 });
-      return { config: m.config, seconds, accuracy: r!.accuracy };
+      return { config: m.config, seconds, accuracy: r!.accuracy, cores };
     } finally {
       if (training === ctrl) training = undefined;
     }
@@ -159,18 +199,22 @@ const handlers: Handlers = {
       length: r.length, loss: r.loss, accuracy: r.accuracy, positionLoss: r.positionLoss,
     });
     const sc = scaling ? { scaling } : {};
-    const [before] = m.evaluate({ lengths: [seqLen], examples, ...sc });
+    const p = await pool();
+    const cores = coresOf(p);
+    const [before] = await evaluate(m, { lengths: [seqLen], examples, ...sc });
     const t0 = performance.now();
     try {
-      const ext = await (await ready).continueTraining(m, { steps, seqLen, ...sc }, {
+      const config = { steps, seqLen, ...sc };
+      const options = {
         signal: ctrl.signal, chunk: 5,
-        onProgress: (p) => post({ id, progress: { step: p.step, steps: p.steps, loss: p.loss, seconds: (performance.now() - t0) / 1000 } }),
-      });
+        onProgress: (r: TrainProgress) => post({ id, progress: { step: r.step, steps: r.steps, loss: r.loss, seconds: (performance.now() - t0) / 1000, cores } }),
+      };
+      const ext = p ? await p.continueTraining(m, config, options) : await (await ready).continueTraining(m, config, options);
       const seconds = (performance.now() - t0) / 1000;
       try {
         // The extended model carries its scaling: evaluate applies it.
-        const [after] = ext.evaluate({ lengths: [seqLen], examples });
-        return { before: curve(before!), after: curve(after!), seconds };
+        const [after] = await evaluate(ext, { lengths: [seqLen], examples });
+        return { before: curve(before!), after: curve(after!), seconds, cores };
       } finally {
         ext.delete();
       }

@@ -16,12 +16,15 @@ import { makeScaling } from '../rope/mount.js';
 
 
 /** The outcome of a finished run of "train your own". */
-type Result = { steps: number; seconds: number; accuracy: number; task: TaskName; encoding: EncodingName; seed: number; seqLen: number };
+type Result = { steps: number; seconds: number; accuracy: number; task: TaskName; encoding: EncodingName; seed: number; seqLen: number; cores: number };
 /** A status line: the last progress report and how the run ended. */
 type Shown = { progress?: Progress; result?: Result; end?: { key: Key } | { error: string } };
 
 /** Steps per second, one decimal ("–" before there is a time). */
 const rate = (steps: number, seconds: number): string => (seconds > 0 ? (steps / seconds).toFixed(1) : '–');
+
+/** "2 cores" / "one core": how many a run uses (the Worker pool's Workers). */
+const coresText = (n: number): string => (n === 1 ? t('train.cores.one') : tf('train.cores.many', { n: String(n) }));
 
 function statusText(s: Shown): string {
   const p = s.progress;
@@ -29,9 +32,9 @@ function statusText(s: Shown): string {
   if (s.result) {
     const r = s.result;
     const run = tf('train.run', { task: t(`train.short.${r.task}`), enc: t(`controls.enc.${r.encoding}`), seed: String(r.seed) });
-    parts.push(tf(r.task === 'word-order' ? 'train.result' : 'train.result.len', { run, steps: String(r.steps), s: r.seconds.toFixed(1), rate: rate(r.steps, r.seconds), len: String(r.seqLen), acc: `${(100 * r.accuracy).toFixed(1)}%` }));
+    parts.push(tf(r.task === 'word-order' ? 'train.result' : 'train.result.len', { run, steps: String(r.steps), s: r.seconds.toFixed(1), rate: rate(r.steps, r.seconds), cores: coresText(r.cores), len: String(r.seqLen), acc: `${(100 * r.accuracy).toFixed(1)}%` }));
   } else if (p) {
-    parts.push(tf('train.progress', { step: String(p.step), steps: String(p.steps), loss: p.loss.toFixed(3), rate: rate(p.step, p.seconds) }));
+    parts.push(tf('train.progress', { step: String(p.step), steps: String(p.steps), loss: p.loss.toFixed(3), rate: rate(p.step, p.seconds), cores: coresText(p.cores) }));
   }
   if (s.end) {
     parts.push('key' in s.end ? tf(s.end.key, { step: String(p?.step ?? 0) }) : `${t('error.gloss')}${s.end.error}`);
@@ -140,8 +143,9 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
         status.dataset.last = String(p.loss);
       })
       .then((r) => {
-        shown = { ...shown, result: { steps: n, seconds: r.seconds, accuracy: r.accuracy, task: run, encoding: enc, seed: sd, seqLen } };
+        shown = { ...shown, result: { steps: n, seconds: r.seconds, accuracy: r.accuracy, task: run, encoding: enc, seed: sd, seqLen, cores: r.cores } };
         renderStatus();
+        status.dataset.cores = String(r.cores);
         where.hidden = false;
         status.dataset.seconds = String(r.seconds);
         status.dataset.accuracy = String(r.accuracy);
@@ -291,10 +295,10 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
   let running = false;
   // The status line as data (re-rendered on a language switch).
   let shown: Shown = {};
-  let finished: { steps: number; seconds: number } | undefined;
+  let finished: { steps: number; seconds: number; cores: number } | undefined;
   const renderStatus = (): void => {
     showStatus(status, finished
-      ? tf('train.ext.done', { steps: String(finished.steps), s: finished.seconds.toFixed(1), rate: finished.steps > 0 ? (finished.steps / finished.seconds).toFixed(1) : '–' })
+      ? tf('train.ext.done', { steps: String(finished.steps), s: finished.seconds.toFixed(1), rate: finished.steps > 0 ? (finished.steps / finished.seconds).toFixed(1) : '–', cores: coresText(finished.cores) })
       : statusText(shown), finished ? {} : shown);
   };
   onLangChange(renderStatus);
@@ -343,8 +347,9 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
         showResult(result);
         pending = undefined;
         renderResult();
-        finished = { steps: n, seconds: r.seconds };
+        finished = { steps: n, seconds: r.seconds, cores: r.cores };
         renderStatus();
+        status.dataset.cores = String(r.cores);
         status.dataset.done = '1';
       })
       .catch((e: unknown) => {
