@@ -91,7 +91,7 @@ for (const id of ENGINES) {
       await page.close();
     });
 
-    it('trains a small model', async () => {
+    it('trains a small model on every core', async () => {
       const page = await open(engine, '#t.task=word-order&t.enc=rope&t.steps=20');
       await page.run(() => {
         document.getElementById('train')!.scrollIntoView({ block: 'start', behavior: 'instant' });
@@ -101,6 +101,9 @@ for (const id of ENGINES) {
       const status = await page.run(() => document.getElementById('train-status')!.textContent, undefined);
       assert.equal(done, '1', status ?? '');
       assert.match(status ?? '', /20 steps in \d+\.\d s/);
+      // Through the page Worker's pool (Workers started from a Worker): one per core, at most 4.
+      const cores = await page.run(() => [document.getElementById('train-status')!.dataset.cores, Math.min(4, navigator.hardwareConcurrency)], undefined);
+      assert.equal(Number(cores[0]), cores[1], `cores used: ${status ?? ''}`);
       assert.deepEqual(await page.errors(), []);
       await page.close();
     });
