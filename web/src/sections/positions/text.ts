@@ -29,11 +29,11 @@ export const en = {
   'positions.legend.window': 'Faded chips: keys the last query no longer sees (older than the window).',
   'positions.legend.restart': 'Orange ids are wrong: they restart at 0 in every cached step.',
 
-  'positions.look.prefill': 'Look at the bright band along the diagonal: with q ≈ k for every token each query attends most to itself and its nearest keys, and the band has the same shape in every row because the scores depend only on m − n.',
-  'positions.look.kv': 'Look: it is the same band a single prefill of all the tokens would give. The rows computed step by step through the cache match, because every new query and every cached key sits at its true id.',
+  'positions.look.prefill': 'A bright band runs along the diagonal: with q ≈ k for every token, each query attends most to itself and its nearest keys, and the band has the same shape in every row because the scores depend only on m − n.',
+  'positions.look.kv': 'The band is the one a single prefill of all the tokens would give. The rows computed step by step through the cache match, because every new query and every cached key sits at its true id.',
   'positions.look.padding': 'Compare the maps: row B’s real tokens (the lower right block) attend exactly like the first tokens of row A, and the pads are grey. Tick “Count the pads”: for RoPE the map does not move (a uniform shift leaves every distance unchanged, see the number below); the loss table shows which encodings do care.',
-  'positions.look.window': 'Look at the band: only W diagonals are coloured, everything older is grey. Inside the band the pattern is the one without a window, because the ids, and so the distances, did not change.',
-  'positions.look.restart': 'Look at the rows of the generated tokens: the bright cells are no longer next to the diagonal but on the cached keys that share the wrong id, far back in the prompt.',
+  'positions.look.window': 'Only W diagonals of the band are coloured; every older key is grey. Inside the band the pattern is the one without a window, because the ids, and so the distances, did not change.',
+  'positions.look.restart': 'In the rows of the generated tokens the bright cells have left the diagonal: they sit on the cached keys that share the wrong id, far back in the prompt.',
 
   'positions.rowA': 'Row A',
   'positions.rowB': 'Row B',
@@ -80,7 +80,7 @@ export const en = {
   'pad.a.x': 'key position n (real tokens)',
   'pad.a.y': 'q·k (rotated q and k)',
   'pad.a.fig': 'q·k of the last token with each key: default RoPE and dynamic NTK, with and without the pads counted',
-  'pad.a.look': 'Look: the two default curves lie on top of each other (a shift changes nothing), while the two dynamic curves part, more and more with distance (towards the left: the x axis is the key’s position, and far keys sit at the left). With T ≤ {short} all four agree: even with the {pads} pads the length stays within {M}.',
+  'pad.a.look': 'The two default curves lie on top of each other (a shift changes nothing), while the two dynamic curves part, more and more with distance (towards the left: the x axis is the key’s position, and far keys sit at the left). With T ≤ {short} all four agree: even with the {pads} pads the length stays within {M}.',
   'pad.b.title': '(b) Absolute encodings see the shift',
   'pad.b.text': 'Sinusoidal and learned embeddings are added to each token according to its id; unlike RoPE’s q·k, nothing guarantees that a uniform shift cancels out. Counting {pads} pads moves every real token {pads} places on, onto embeddings that stood for other places in training. Mean loss (nats per token) of the shipped models, with ids from the mask and with the pads counted:',
   'pad.b.inside': '{n} real tokens: the counted ids {pads} … {last} stay inside the {M} trained positions.',
@@ -98,7 +98,7 @@ export const en = {
   'pad.c.gap': 'Id distance from the last prompt token to the new token:',
   'pad.c.x': 'prompt token (real, 0 … N−1)',
   'pad.c.fig': 'q·k of the new token’s query with each cached key: correct ids and mismatched ids',
-  'pad.c.look': 'Look: the two curves have little to do with each other. With the mismatch, every score the new token computes is the score of a distance off by {pads} (the pads); when the prefill counts the pads and the decode does not, the new query even lands before its own prompt (distance {back}).',
+  'pad.c.look': 'The two curves have little to do with each other. With the mismatch, every score the new token computes is the score of a distance off by {pads} (the pads); when the prefill counts the pads and the decode does not, the new query even lands before its own prompt (distance {back}).',
 
   'nav.positions': 'Position ids',
   'positions.takeaway': 'An encoding sees only the position ids it is given: with a KV cache, left padding, a sliding window or truncation the ids must match what training used, and the table shows what wrong ids cost a trained model.',
