@@ -10,6 +10,7 @@ import type { PositionBug, RopeScaling, TinyModelConfig } from 'posenc';
 import { errorText, onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot } from '../../plot.js';
 import { getChoice } from '../../state.js';
+import { synthText, synthWord } from '../../synthwords.js';
 import { tf, type Vars } from '../../textfill.js';
 import { coalesce, el, figure, fmtNum, select, text, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
@@ -65,7 +66,7 @@ type BugResult = {
 
 function tokens(words: string[], other: string[], id: string): HTMLElement {
   return el('p', { class: 'tokens', id, 'data-sample': '' },
-    ...words.map((w, i) => el('span', { class: w === other[i] ? 'tok' : 'tok diff' }, w)));
+    ...words.map((w, i) => el('span', { class: w === other[i] ? 'tok' : 'tok diff', 'data-token': w }, synthWord(w))));
 }
 
 const firstDiff = (a: string[], b: string[]): number => a.findIndex((w, i) => w !== b[i]);
@@ -115,7 +116,8 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
       : cacheGap < 0 ? t('bugs.cache.same') : tf('bugs.cache.differ', { n: String(cacheGap + 1) });
     symptom.dataset.value = String(cacheGap);
     texts.replaceChildren(
-      el('p', { class: 'note' }, `${t('bugs.prompt')}${t('colon')}`, el('span', { 'data-sample': '' }, r.prompt)),
+      text('bugs.synthetic', 'p', 'note'),
+      el('p', { class: 'note' }, `${t('bugs.prompt')}${t('colon')}`, el('span', { 'data-sample': '', id: 'bug-prompt' }, synthText(r.prompt))),
       el('div', { class: 'gen' }, text('bugs.correct', 'strong'), tokens(r.cleanText, r.cleanText, 'bug-text-clean')),
       el('div', { class: 'gen' }, text('bugs.cached', 'strong'), tokens(r.buggyText, r.cleanText, 'bug-text-cached'),
         el('p', { class: 'note', id: 'bug-diverge', 'data-value': String(cachedAt) }, at(cachedAt))),
