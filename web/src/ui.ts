@@ -317,6 +317,18 @@ export function button(label: Key, onClick: () => void, cls = ''): HTMLButtonEle
   return b;
 }
 
+/**
+ * A lab: its controls beside the figures they drive. On a wide screen (the
+ * CSS: at least 1000 px) the two columns stand side by side and the one
+ * named `sticky` (the shorter) stays in view while the reader works down the
+ * other; on a narrow screen the controls come first, then the figures.
+ */
+export function lab(o: { controls: Node[]; figures: Node[]; sticky: 'figures' | 'controls'; id?: string }): HTMLElement {
+  return el('div', { class: `lab sticky-${o.sticky}`, ...(o.id ? { id: o.id } : {}) },
+    el('div', { class: 'lab-controls' }, ...o.controls),
+    el('div', { class: 'lab-figures' }, ...o.figures));
+}
+
 /** A titled figure: caption (translated) above the content. */
 export function figure(caption: Key, ...content: Node[]): HTMLElement {
   return el('figure', {}, text(caption, 'figcaption'), ...content);

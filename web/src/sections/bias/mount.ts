@@ -7,7 +7,7 @@ import { errorText, onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot, type LineSeries } from '../../plot.js';
 import { getBool, getChoice } from '../../state.js';
 import { tf } from '../../textfill.js';
-import { checkbox, coalesce, el, figure, lazyPanel, numberControl, select, text } from '../../ui.js';
+import { checkbox, coalesce, el, figure, lab, lazyPanel, numberControl, select, text } from '../../ui.js';
 import type { Ctx } from '../context.js';
 
 /** Small multiples, one map per head (the colour's name is said once, in the figure's caption and note, not under every map). */
@@ -177,23 +177,35 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   });
 
   root.append(
-    el('div', { class: 'controls' },
-      headsControl.el,
-      select({ label: 'bias.variant', param: 'b.variant', value: variant, options: [['paper', () => t('bias.variant.paper')], ['simple', () => t('bias.variant.simple')]] as const, onChange: (v) => { variant = v; update(); } }).el,
-      lengthControl.el),
-    el('div', { class: 'controls' },
-      checkbox({ label: 'bias.perHead', param: 'b.perhead', value: perHead, onChange: (v) => { perHead = v; update(); } }).el),
-    figure('bias.alibi', alibiBox, alibiLook),
-    figure('bias.lines', lines.el, text('bias.lines.look', 'p', 'note look')),
-    el('div', { class: 'controls' },
-      bucketLenControl.el,
-      bucketsControl.el,
-      maxDistanceControl.el,
-      checkbox({ label: 'bias.bidirectional', param: 'b.bidir', value: bidirectional, onChange: (v) => { bidirectional = v; update(); } }).el),
+    lab({
+      sticky: 'controls',
+      controls: [
+        el('div', { class: 'controls' },
+          headsControl.el,
+          select({ label: 'bias.variant', param: 'b.variant', value: variant, options: [['paper', () => t('bias.variant.paper')], ['simple', () => t('bias.variant.simple')]] as const, onChange: (v) => { variant = v; update(); } }).el,
+          lengthControl.el),
+        el('div', { class: 'controls' },
+          checkbox({ label: 'bias.perHead', param: 'b.perhead', value: perHead, onChange: (v) => { perHead = v; update(); } }).el),
+      ],
+      figures: [
+        figure('bias.alibi', alibiBox, alibiLook),
+        figure('bias.lines', lines.el, text('bias.lines.look', 'p', 'note look')),
+      ],
+    }),
+    lab({
+      sticky: 'controls',
+      controls: [
+        el('div', { class: 'controls' },
+          bucketLenControl.el,
+          bucketsControl.el,
+          maxDistanceControl.el,
+          checkbox({ label: 'bias.bidirectional', param: 'b.bidir', value: bidirectional, onChange: (v) => { bidirectional = v; update(); } }).el),
+      ],
+      figures: [figure('bias.bucketMap', bucketMap.el, text('bias.bucketMap.look', 'p', 'note look'), bucketSplit)],
+    }),
     el('div', { class: 'figs' },
-      figure('bias.bucketMap', bucketMap.el, text('bias.bucketMap.look', 'p', 'note look'), bucketSplit),
-      figure('bias.learned', learnedBox, text('bias.learned.look', 'p', 'note look'))),
-    figure('bias.learnedLines', learnedLines.el, learnedLook),
+      figure('bias.learned', learnedBox, text('bias.learned.look', 'p', 'note look')),
+      figure('bias.learnedLines', learnedLines.el, learnedLook)),
   );
   onLangChange(update);
   update();

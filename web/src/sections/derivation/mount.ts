@@ -9,7 +9,7 @@ import { matVec, rich, seeded, setValue, valueOut } from '../../lessonkit.js';
 import { dot, maxDiff, norm } from '../../vec.js';
 import { LinePlot, PALETTE } from '../../plot.js';
 import { renderRich } from '../../tex.js';
-import { coalesce, el, figure, fmtNum, numberControl, text, timed, type Slider } from '../../ui.js';
+import { coalesce, el, figure, fmtNum, lab, numberControl, text, timed, type Slider } from '../../ui.js';
 import type { Ctx } from '../context.js';
 
 const BLUE = PALETTE[0] as string;
@@ -210,8 +210,8 @@ function rotationStep(pe: Posenc, shared: Shared): HTMLElement {
     'div', { class: 'lesson-side' }, matrix.el, vecs,
     el('div', { class: 'norm-pair' }, el('span', {}, '‖x‖ = '), normX, el('span', {}, '‖R x‖ = '), normRx),
   );
-  return step('der-rot', 'derivation.s1.title', 'derivation.s1.text', controls,
-    el('div', { class: 'lesson-grid' }, figure('derivation.s1.fig', pl.el, text('derivation.s1.look', 'p', 'note')), side));
+  return step('der-rot', 'derivation.s1.title', 'derivation.s1.text',
+    lab({ sticky: 'figures', controls: [controls, side], figures: [figure('derivation.s1.fig', pl.el, text('derivation.s1.look', 'p', 'note'))] }));
 }
 
 // ---- Step 2: R_m^T R_n = R_{n-m}
@@ -363,11 +363,16 @@ function layoutStep(pe: Posenc): HTMLElement {
     el('div', { class: 'lesson-readout' }, text('derivation.s3.diff'), diffs[li]!),
     el('div', { class: 'lesson-readout' }, el('span', {}, '‖applyRope(x)‖ = '), norms[li]!),
   );
-  return step('der-layout', 'derivation.s3.title', 'derivation.s3.text', controls,
-    el('div', { class: 'layout-cards' }, card(0), card(1)),
-    text('derivation.s3.look', 'p', 'note'),
-    el('div', { class: 'lesson-readout' }, text('derivation.s3.mis'), ' ', el('span', {}, '‖x‖ = '), xNorm, el('span', {}, ', ‖out‖ = '), misNorm),
-    el('div', { class: 'lesson-readout' }, text('derivation.s3.perm'), ' ', permDiff));
+  return step('der-layout', 'derivation.s3.title', 'derivation.s3.text', lab({
+    sticky: 'controls',
+    controls: [controls],
+    figures: [
+      el('div', { class: 'layout-cards' }, card(0), card(1)),
+      text('derivation.s3.look', 'p', 'note'),
+      el('div', { class: 'lesson-readout' }, text('derivation.s3.mis'), ' ', el('span', {}, '‖x‖ = '), xNorm, el('span', {}, ', ‖out‖ = '), misNorm),
+      el('div', { class: 'lesson-readout' }, text('derivation.s3.perm'), ' ', permDiff),
+    ],
+  }));
 }
 
 // ---- Step 4: why Q and K, not V
@@ -421,8 +426,8 @@ function valueStep(pe: Posenc): HTMLElement {
       el('tr', {}, el('th', {}, text('derivation.s4.wrow')), el('td', {}, cells.w[0]!), el('td', {}, cells.w[1]!)),
       el('tr', {}, el('th', {}, text('derivation.s4.orow')), el('td', {}, cells.o[0]!), el('td', {}, cells.o[1]!))),
   );
-  return step('der-v', 'derivation.s4.title', 'derivation.s4.text', controls,
-    el('div', { class: 'lesson-grid' }, figure('derivation.s4.fig', plot.el, text('derivation.s4.look', 'p', 'note')), el('div', { class: 'table-scroll' }, table)));
+  return step('der-v', 'derivation.s4.title', 'derivation.s4.text',
+    lab({ sticky: 'figures', controls: [controls, el('div', { class: 'table-scroll' }, table)], figures: [figure('derivation.s4.fig', plot.el, text('derivation.s4.look', 'p', 'note'))] }));
 }
 
 // ---- Step 5: additive sinusoidal vs RoPE inside the score
@@ -500,8 +505,8 @@ function additiveStep(pe: Posenc): HTMLElement {
       el('tr', { class: 'sum' }, rich('derivation.s5.ropeRow', 'th'), el('td', {}, ropeOut[0]!), el('td', {}, ropeOut[1]!)),
       el('tr', {}, rich('derivation.s5.rel', 'th'), el('td', {}, relOut), el('td'))),
   );
-  return step('der-add', 'derivation.s5.title', 'derivation.s5.text', controls,
-    el('div', { class: 'lesson-grid' }, el('div', { class: 'table-scroll' }, tbl), figure('derivation.s5.fig', plot.el, text('derivation.s5.look', 'p', 'note'))));
+  return step('der-add', 'derivation.s5.title', 'derivation.s5.text',
+    lab({ sticky: 'figures', controls: [controls, el('div', { class: 'table-scroll' }, tbl)], figures: [figure('derivation.s5.fig', plot.el, text('derivation.s5.look', 'p', 'note'))] }));
 }
 
 export function mount(ctx: Ctx, root: HTMLElement): void {

@@ -14,7 +14,7 @@ import { lang, onLangChange, t, type Key, type Lang } from '../../i18n.js';
 import { CUSTOM, SHIPPED } from '../../protocol.js';
 import { getBool, getChoice, getParam, setParam } from '../../state.js';
 import { tf } from '../../textfill.js';
-import { bindParam, button, checkbox, coalesce, el, figure, fmtNum, lazyPanel, select, showError, text } from '../../ui.js';
+import { bindParam, button, checkbox, coalesce, el, figure, fmtNum, lab, lazyPanel, select, showError, text } from '../../ui.js';
 import { largestAbs } from '../../vec.js';
 import type { Ctx } from '../context.js';
 
@@ -278,6 +278,21 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     figure('order.fig.orig', aMap.el), figure('order.fig.back', bMap.el), figure('order.fig.diff', dMap.el),
     figure('order.weights', wMap.el));
 
+  /**
+   * After Shuffle or Reset, at least one map is on screen: on a phone the
+   * maps come below the buttons, and the least scroll that shows the first
+   * one brings it up (the buttons stay in view unless the screen is short).
+   */
+  const revealMaps = (): void => {
+    const nav = parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--nav-h')) || 0;
+    const seen = (e: Element): boolean => {
+      const r = e.getBoundingClientRect();
+      return r.top < innerHeight - 0.5 * r.height && r.bottom > nav + 0.5 * r.height;
+    };
+    const maps = Array.from(outs.querySelectorAll('figure'));
+    if (maps.length > 0 && !maps.some(seen)) maps[0]!.scrollIntoView({ block: 'nearest' });
+  };
+
   const update = coalesce(() => {
     const t0 = performance.now();
     const r = orderAttention(pe, tokens, order, enc, causal);
@@ -413,15 +428,22 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     samples,
     text('order.tokens', 'p', 'chips-label'),
     chips.el, live,
-    el('div', { class: 'controls' },
-      button('order.shuffle', () => { order = shuffle(order); showOrder(); changed(); }, 'shuffle'),
-      button('order.reset', () => { order = tokens.map((_, i) => i); showOrder(); changed(); }),
-      long, encSel.el, causalBox.el),
-    text('order.long.hint', 'p', 'note hint'),
-    el('p', { class: 'result' }, text('order.diff'), ' = ', diffOut),
-    verdict,
-    outs,
-    el('p', { class: 'note look' }, text('order.outs.look'), ' ', text('order.weights.look')),
+    lab({
+      sticky: 'controls',
+      controls: [
+        el('div', { class: 'controls' },
+          button('order.shuffle', () => { order = shuffle(order); showOrder(); changed(); revealMaps(); }, 'shuffle'),
+          button('order.reset', () => { order = tokens.map((_, i) => i); showOrder(); changed(); revealMaps(); }),
+          long, encSel.el, causalBox.el),
+        el('p', { class: 'result' }, text('order.diff'), ' = ', diffOut),
+        verdict,
+        text('order.long.hint', 'p', 'note hint'),
+      ],
+      figures: [
+        outs,
+        el('p', { class: 'note look' }, text('order.outs.look'), ' ', text('order.weights.look')),
+      ],
+    }),
   );
   chips.render(order.map((i) => tokens[i]!));
   update();

@@ -8,7 +8,7 @@ import '../order/style.css';
 import { AxedHeatmap } from '../../axes.js';
 import { t } from '../../i18n.js';
 import { LinePlot } from '../../plot.js';
-import { coalesce, el, figure, numberControl, text } from '../../ui.js';
+import { coalesce, el, figure, lab, numberControl, text } from '../../ui.js';
 import type { Ctx } from '../context.js';
 
 /** PE PE^T: [length, length] from the table [length, dim]. */
@@ -87,17 +87,24 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     );
     root.dataset.ms = (performance.now() - t0).toFixed(2);
   });
-  root.append(
-    el('div', { class: 'controls' },
-      baseControl.el,
-      dimControl.el,
-      lengthControl.el),
-    el('div', { class: 'figs' },
-      figure('sinusoidal.heatmap', pe.el, el('p', { class: 'note' }, text('sinusoidal.heatmap.look'))),
-      figure('sinusoidal.sim', sim.el, el('p', { class: 'note' }, text('sinusoidal.sim.look')))),
-    el('div', { class: 'controls' }, pSlider.el),
-    figure('sinusoidal.dot', dots.el, el('p', { class: 'note', 'data-i18n-rich': 'sinusoidal.dot.look' })),
-    figure('sinusoidal.waves', waves.el, el('p', { class: 'note' }, text('sinusoidal.waves.look'))),
-  );
+  // The table's three controls stay beside the figures on a wide screen
+  // (the base changes all four); p sits just above the one figure it moves.
+  root.append(lab({
+    sticky: 'controls',
+    controls: [
+      el('div', { class: 'controls' },
+        baseControl.el,
+        dimControl.el,
+        lengthControl.el),
+    ],
+    figures: [
+      el('div', { class: 'figs' },
+        figure('sinusoidal.heatmap', pe.el, el('p', { class: 'note' }, text('sinusoidal.heatmap.look'))),
+        figure('sinusoidal.sim', sim.el, el('p', { class: 'note' }, text('sinusoidal.sim.look')))),
+      el('div', { class: 'controls' }, pSlider.el),
+      figure('sinusoidal.dot', dots.el, el('p', { class: 'note', 'data-i18n-rich': 'sinusoidal.dot.look' })),
+      figure('sinusoidal.waves', waves.el, el('p', { class: 'note' }, text('sinusoidal.waves.look'))),
+    ],
+  }));
   update();
 }
