@@ -5,9 +5,10 @@ import { ROPE_SCALINGS, type RopeLayout, type RopeScaling } from 'posenc';
 import { AxedHeatmap } from '../../axes.js';
 import { onLangChange, t, type Key } from '../../i18n.js';
 import { cssVar, LinePlot } from '../../plot.js';
-import { getChoice, getNumber, setParam } from '../../state.js';
+import { getChoice, getNumber, getParam, setParam } from '../../state.js';
 import { tf } from '../../textfill.js';
-import { applyState, bindParam, coalesce, el, figure, fmtNum, numberControl, select, text, type ParamValue } from '../../ui.js';
+import { rich } from '../../lessonkit.js';
+import { applyState, bindParam, coalesce, el, figure, fmtNum, lab, numberControl, select, text, type ParamValue } from '../../ui.js';
 import type { Ctx } from '../context.js';
 import { PRESET_IDS, presetLabel, ropePresets, type RopePreset } from '../../rope-presets.js';
 
@@ -155,6 +156,13 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const pe = ctx.pe;
   // Each numeric control declared once (URL key, label, default, range); the state reads them live.
   const changed = (): void => update();
+  // The method's finer parameters sit behind "More"; a value set from
+  // outside (a preset, a link) opens it, so every setting in effect is shown.
+  const more = el('details', { class: 'more', id: 'rope-more' });
+  const advanced = (): void => {
+    more.open = true;
+    update();
+  };
   const c = {
     m: positionControl('rope.m', 'r.m', 12, changed),
     n: positionControl('rope.n', 'r.n', 5, changed),
@@ -163,11 +171,11 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     frac: numberControl({ label: 'rope.rotary', param: 'r.frac', min: 0.25, max: 1, step: 0.25, initial: 1 }, changed),
     base: listControl('rope.base', 'r.base', BASES, 10000, changed),
     factor: listControl('rope.factor', 'r.factor', FACTORS, 4, changed),
-    orig: listControl('rope.orig', 'r.orig', CONTEXTS, 64, changed),
-    betaFast: listControl('rope.betaFast', 'r.bf', [1, 2, 4, 8, 16, 32, 64, 128], 32, changed),
-    betaSlow: listControl('rope.betaSlow', 'r.bs', [0.25, 0.5, 1, 2, 4, 8, 16], 1, changed),
-    lowFreqFactor: listControl('rope.lowFreq', 'r.lf', [0.25, 0.5, 1, 2, 4, 8], 1, changed),
-    highFreqFactor: listControl('rope.highFreq', 'r.hf', [1, 2, 4, 8, 16, 32], 4, changed),
+    orig: listControl('rope.orig', 'r.orig', CONTEXTS, 64, advanced),
+    betaFast: listControl('rope.betaFast', 'r.bf', [1, 2, 4, 8, 16, 32, 64, 128], 32, advanced),
+    betaSlow: listControl('rope.betaSlow', 'r.bs', [0.25, 0.5, 1, 2, 4, 8, 16], 1, advanced),
+    lowFreqFactor: listControl('rope.lowFreq', 'r.lf', [0.25, 0.5, 1, 2, 4, 8], 1, advanced),
+    highFreqFactor: listControl('rope.highFreq', 'r.hf', [1, 2, 4, 8, 16, 32], 4, advanced),
   };
   const st = {
     get headDim(): number { return c.headDim.value(); },
@@ -462,6 +470,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     origSl.el.hidden = st.scaling === 'default' || st.scaling === 'linear' || st.scaling === 'ntk';
     yarnParams.hidden = st.scaling !== 'yarn';
     llamaParams.hidden = st.scaling !== 'llama3';
+    more.hidden = origSl.el.hidden && yarnParams.hidden && llamaParams.hidden;
   };
   showParams();
   const presetSel = select<string>({
@@ -476,34 +485,42 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   presetSel.input.id = 'rope-preset';
   rampFigure.querySelector('div')!.replaceWith(ramp.el, text('rope.ramp.look', 'p', 'note look'));
   titleRamp();
+  // A link that sets one of the finer parameters shows them.
+  if (['r.orig', 'r.bf', 'r.bs', 'r.lf', 'r.hf'].some((k) => getParam(k) !== undefined)) more.open = true;
+  more.append(text('rope.more', 'summary'), el('div', { class: 'controls sub' }, origSl.el, yarnParams, llamaParams));
   root.append(
-    el('div', { class: 'controls' },
-      c.m.el,
-      c.n.el,
-      c.s.el),
-    el('p', { class: 'result' }, text('rope.score'), ' = ', scoreOut, ' \u2003 ', text('rope.score.shifted'), ' = ', shiftedOut,
-      ' \u2003 (', text('rope.length'), ' L = ', lengthOut, ')'),
-    el('p', { class: 'result' }, text('rope.score.short'), ' L = ', shortLengthOut, ': q·k = ', shortOut),
-    lengthNote,
-    figure('rope.pairs', pairsBox, text('rope.pairs.look', 'p', 'note look')),
-    el('div', { class: 'controls' },
-      presetSel.el,
-      c.headDim.el,
-      c.frac.el,
-      c.base.el,
-      select<RopeLayout>({ label: 'rope.layout', param: 'r.layout', value: st.layout, options: [['interleaved', () => t('rope.layout.interleaved')], ['half', () => t('rope.layout.half')]], onChange: (v) => { st.layout = v; update(); } }).el,
-      scalingSel.el,
-      factorSl.el,
-      origSl.el,
-      yarnParams, llamaParams),
-    text('rope.preset.note', 'p', 'note'),
+    rich('rope.lesson', 'p', 'lesson-lead'),
+    lab({
+      sticky: 'figures',
+      controls: [
+        el('div', { class: 'controls' },
+          c.m.el,
+          c.n.el,
+          c.s.el),
+        el('p', { class: 'result' }, text('rope.score'), ' = ', scoreOut, ' \u2003 ', text('rope.score.shifted'), ' = ', shiftedOut,
+          ' \u2003 (', text('rope.length'), ' L = ', lengthOut, ')'),
+        el('p', { class: 'result' }, text('rope.score.short'), ' L = ', shortLengthOut, ': q·k = ', shortOut),
+        lengthNote,
+        figure('rope.pairs', pairsBox, text('rope.pairs.look', 'p', 'note look')),
+        el('div', { class: 'controls' },
+          presetSel.el,
+          c.headDim.el,
+          c.frac.el,
+          c.base.el,
+          select<RopeLayout>({ label: 'rope.layout', param: 'r.layout', value: st.layout, options: [['interleaved', () => t('rope.layout.interleaved')], ['half', () => t('rope.layout.half')]], onChange: (v) => { st.layout = v; update(); } }).el,
+          scalingSel.el,
+          factorSl.el),
+        more,
+        text('rope.preset.note', 'p', 'note'),
+      ],
+      figures: [figure('rope.shiftDiff', shiftPlot.el, shiftLook)],
+    }),
     el('div', { class: 'figs' },
-      figure('rope.shiftDiff', shiftPlot.el, shiftLook),
-      figure('rope.angles', angles.el, text('rope.angles.look', 'p', 'note look'))),
+      figure('rope.angles', angles.el, text('rope.angles.look', 'p', 'note look')),
+      figure('rope.decay', decay.el, text('rope.decay.look', 'p', 'note look'))),
     el('div', { class: 'figs' },
-      figure('rope.decay', decay.el, text('rope.decay.look', 'p', 'note look')),
-      figure('rope.wavelength', wave.el, text('rope.wavelength.look', 'p', 'note look'))),
-    el('div', { class: 'figs' }, rampFigure),
+      figure('rope.wavelength', wave.el, text('rope.wavelength.look', 'p', 'note look')),
+      rampFigure),
   );
   // A link naming a preset shows its settings, whatever else it says.
   if (preset !== undefined && !shows(preset)) applyState(presetState(preset));

@@ -5,6 +5,8 @@ export const en = {
 
   'rope.title': 'RoPE lab',
   'rope.text': `RoPE rotates each pair of dimensions of $q$ and $k$ by an angle proportional to the position: pair $i$ of a token at position $m$ turns by $m\\theta_i$, with $\\theta_i = b^{-2i/r}$. Here $r$ is the rotary dimension (the head dimension unless only part of the head rotates). Then $\\langle R_m q, R_n k\\rangle$ depends only on $m-n$: shift both positions together and the score does not move. <details class="more"><summary>More: the scaling methods, and why LLMs chose RoPE</summary>Scaling methods (linear, NTK, YaRN, Llama 3, LongRoPE) change the frequencies to stretch the context. Two of them, dynamic NTK and LongRoPE, also depend on the context length $L$ (how long the sequence is): q and k must be rotated with the same $L$, and the score then stays shift-invariant for that $L$ but changes when $L$ changes. Why decoder-only, autoregressive LLMs mostly chose RoPE: the score sees the distance, as language needs; it adds no parameters and costs one rotation of q and k per head; a rotation keeps the norms of q and k, so no position, however large, inflates or shrinks them (numerically stable); and with fixed frequencies it fits a KV cache: each key is rotated once, at its own position, when it enters the cache, the new token’s query is rotated at its own position, and nothing cached is ever recomputed.</details>`,
+  'rope.lesson': 'The shift chart holds the lab’s lesson: it plots how much q·k changes when m and n move together by s. With plain RoPE, and with every scaling whose frequencies are fixed, the line stays flat at zero because the score sees only $m-n$. Dynamic NTK and LongRoPE take their frequencies from the sequence length, so their line leaves zero once the sequence outgrows the original context: choose one of them under Scaling.',
+  'rope.more': 'More: original context and the method’s own parameters',
   'rope.m': 'Query position m',
   'rope.n': 'Key position n',
   'rope.shift': 'Shift both by',
@@ -63,6 +65,8 @@ export const zh: Record<keyof typeof en, string> = {
 
   'rope.title': 'RoPE 实验台',
   'rope.text': `RoPE 把 $q$、$k$ 的每个维度对按位置旋转：位置 $m$ 上第 $i$ 个维度对转过 $m\\theta_i$，其中 $\\theta_i = b^{-2i/r}$，$r$ 是参与旋转的维度数（只有部分维度旋转时才小于 head_dim）。于是 $\\langle R_m q, R_n k\\rangle$ 只取决于 $m-n$：两个位置同时平移，分数不变。<details class="more"><summary>展开：缩放方法，以及 LLM 为什么大多选 RoPE</summary>各种 RoPE 缩放（scaling）方法，如线性插值、NTK、YaRN、Llama 3、LongRoPE，通过改频率来拉长上下文。其中动态 NTK 和 LongRoPE 的频率还取决于上下文长度 $L$（当前序列有多长）：q 和 k 必须用同一个 $L$ 旋转；$L$ 固定时分数仍然只看相对距离，$L$ 一变，分数也跟着变。为什么 decoder-only 的自回归 LLM 大多选 RoPE：分数感知的是相对距离，正合语言的需要；不增加任何参数，每个 head 只多一次对 q、k 的旋转；旋转不改变 q、k 的范数，位置再大也不会把它们放大或缩小，数值上稳定；频率固定时它还和 KV cache 天然契合：每个 key 在进入 cache 时按自己的位置旋转一次，新 token 的 query 按它自己的位置旋转，cache 里的东西都不用重算。</details>`,
+  'rope.lesson': '平移图就是这个实验台要讲的内容：它画出 m 和 n 一起平移 s 之后 q·k 变了多少。普通 RoPE，以及频率固定的各种缩放方法，曲线都贴着 0，因为分数只看 $m-n$。动态 NTK 和 LongRoPE 按序列长度确定频率，序列一旦超出原始上下文长度，曲线就离开 0。在“缩放方法”里选这两种之一即可看到。',
+  'rope.more': '展开：原始上下文长度和各方法自己的参数',
   'rope.m': 'query 位置 m',
   'rope.n': 'key 位置 n',
   'rope.shift': '整体平移 s',
