@@ -98,7 +98,7 @@ function build(ctx: Ctx, box: HTMLElement, tiny: () => Promise<RopeModel>, statu
   });
   angles.el.id = 'wl-angles';
   const ratio = new LinePlot({
-    xLabel: () => t('wl.pair'), yLabel: () => 'θ′ / θ', series: [{ label: 'θ′/θ', color: '#2ca02c' }], height: 220, points: true, integerX: true,
+    xLabel: () => t('wl.pair'), yLabel: () => t('wl.ratio.y'), series: [{ label: 'θ′/θ', color: '#2ca02c' }], height: 220, points: true, integerX: true,
     logY: true, hMarkers: () => [1, 1 / st.factor],
   });
   ratio.el.id = 'wl-ratio';

@@ -260,7 +260,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const shiftLook = el('p', { class: 'note look', id: 'rope-shift-look' });
   const decay = new LinePlot({ xLabel: () => t('rope.distance'), yLabel: () => 'q·k', series: [{ label: 'q·k' }], height: 220 });
   const wave = new LinePlot({
-    xLabel: () => t('rope.pair'), yLabel: () => 'λ', series: [{ label: () => t('scaling.default') }, { label: () => t('rope.scaled') }], height: 220, logY: true, points: true,
+    xLabel: () => t('rope.pair'), yLabel: () => t('rope.wavelength.y'), series: [{ label: () => t('scaling.default') }, { label: () => t('rope.scaled') }], height: 220, logY: true, points: true,
     hMarkers: () => [st.orig],
   });
   const rampFigure = figure('rope.ramp', el('div'));
