@@ -1,0 +1,216 @@
+/**
+ * Layout and readability of the labs (issue 32), checked in Chromium:
+ * - at 1280 px every lab (ui.ts lab) keeps its figures and its controls in
+ *   view together: with any control scrolled up to the top of the screen
+ *   the figures stand beside it (sticky figures), or with any figure so
+ *   scrolled the controls do (sticky controls);
+ * - at 390 px, after section 1's Shuffle a map is on screen, and section
+ *   5's 8-dim tables show dims 4-7 inside the screen, nothing scrolled away;
+ * - the RoPE lab states its lesson before any control is touched; its
+ *   finer scaling parameters sit behind "More", which a link setting one opens;
+ * - section 11's generated text shows the synthetic language's tokens as
+ *   words (no `w13` ids), with a note that the language is synthetic;
+ * - log axes say so (section 10's wavelengths and frequency ratios, the RoPE lab's wavelengths).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import type { Page } from 'playwright-core';
+
+import { reachAndWait, screenshot, startHarness, type Harness } from './page-harness.js';
+
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 900 };
+
+/** The share of `sel`'s box inside the viewport below the sticky bar (of its height, or of that viewport if it is taller). */
+const shownShare = (page: Page, sel: string | { handle: string; index: number }): Promise<number> =>
+  page.evaluate((s) => {
+    const e = typeof s === 'string' ? document.querySelector(s)! : document.querySelectorAll(s.handle)[s.index]!;
+    const r = e.getBoundingClientRect();
+    const top = parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--nav-h')) || 0;
+    const seen = Math.min(r.bottom, innerHeight) - Math.max(r.top, top);
+    return Math.max(0, seen) / Math.min(r.height, innerHeight - top);
+  }, sel);
+
+let h: Harness;
+
+before(async () => {
+  h = await startHarness();
+});
+
+after(async () => {
+  await h?.close();
+});
+
+describe('page layout', () => {
+  it('section 11: the generated text reads as words, not token ids', async () => {
+    for (const lang of ['en', 'zh']) {
+      const { page, problems } = await h.open(`#lang=${lang}&section=bugs&z.bug=only-q`);
+      await reachAndWait(page, '#bugs .body', '#bugs .body[data-ready$=":only-q"]', 120000);
+      const shown = await page.$eval('#bug-texts', (e) => e.textContent ?? '');
+      assert.doesNotMatch(shown, /\bw\d+\b/, shown);
+      const words = await page.$$eval('#bug-text-clean .tok', (ts) => ts.map((t) => t.textContent ?? ''));
+      assert.ok(words.length >= 20 && words.every((w) => /^[a-z]{4,6}$/.test(w)), words.join(' '));
+      // The same token is the same word in every line (and in the prompt).
+      const pairs = await page.$$eval('#bug-texts .tok', (ts) => ts.map((t) => [(t as HTMLElement).dataset.token ?? '', t.textContent ?? ''] as const));
+      const word = new Map<string, string>();
+      for (const [tok, w] of pairs) {
+        assert.ok(!word.has(tok) || word.get(tok) === w, `${tok}: ${word.get(tok)} and ${w}`);
+        word.set(tok, w);
+      }
+      assert.ok(new Set(word.values()).size === word.size, 'distinct tokens, distinct words');
+      const prompt = await page.$eval('#bug-prompt', (e) => e.textContent ?? '');
+      assert.ok(prompt.split(' ').every((w) => w === '<bos>' || /^[a-z]{4,6}$/.test(w)), prompt);
+      assert.match(await page.$eval('#bug-texts', (e) => e.textContent ?? ''), lang === 'en' ? /synthetic language/ : /合成语言/);
+      if (lang === 'en') await screenshot(page, 'layout-bugs-text', '#bug-texts');
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+
+  it('1280 px: each lab keeps its figures and its controls in view together', async () => {
+    const { page, problems } = await h.open('#lang=en', DESKTOP);
+    await page.addStyleTag({ content: 'html { scroll-behavior: auto !important; }' });
+    for (const id of ['order', 'sinusoidal', 'derivation', 'rope', 'bias']) {
+      await reachAndWait(page, `#${id}`, `#${id} .lab`);
+      const labs = await page.$$eval(`#${id} .lab`, (ls) => ls.map((l) => l.classList.contains('sticky-figures') ? 'figures' : 'controls'));
+      assert.ok(labs.length >= 1, `${id}: a lab`);
+      for (let li = 0; li < labs.length; li++) {
+        // The reader works through one column (each control, or each figure);
+        // the other (the sticky one) must stay in view all along.
+        const [through, beside] = labs[li] === 'figures' ? ['.lab-controls .control', 'lab-figures'] : ['.lab-figures > :is(figure, .figs, .layout-cards)', 'lab-controls'];
+        const n = await page.evaluate(([s, i, t]) => document.querySelectorAll(s!)[Number(i)]!.querySelectorAll(t!).length, [`#${id} .lab`, String(li), through]);
+        assert.ok(n >= 1, `${id} lab ${li}: ${through}`);
+        // Each shown item scrolled to the top, the middle or the bottom of
+        // the screen: in one of these the item is whole and the other
+        // column at least 90 % in view. (A control column taller than the
+        // screen passes only if its figures follow it down.)
+        for (let k = 0; k < n; k++) {
+          const seen: string[] = [];
+          for (const at of ['start', 'center', 'end']) {
+            const r = await page.evaluate(([s, i, t, kk, where, o]) => {
+              const lab = document.querySelectorAll(s!)[Number(i)]!;
+              const item = lab.querySelectorAll(t!)[Number(kk)]! as HTMLElement;
+              if (item.offsetParent === null) return undefined; // hidden (a method's parameter, behind More)
+              const nav = parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--nav-h')) || 0;
+              item.scrollIntoView({ block: where as ScrollLogicalPosition, behavior: 'instant' });
+              if (where === 'start') scrollBy({ top: -nav - 8, behavior: 'instant' });
+              const share = (e: Element): number => {
+                const b = e.getBoundingClientRect();
+                return Math.max(0, Math.min(b.bottom, innerHeight) - Math.max(b.top, nav)) / Math.min(b.height, innerHeight - nav);
+              };
+              return { item: share(item), other: share(lab.querySelector(`:scope > .${o!}`)!) };
+            }, [`#${id} .lab`, String(li), through, String(k), at, beside]);
+            if (r === undefined) break;
+            seen.push(`${at}: ${(r.item * 100).toFixed(0)} % / ${(r.other * 100).toFixed(0)} %`);
+            if (r.item > 0.99 && r.other > 0.9) {
+              seen.length = 0;
+              break;
+            }
+          }
+          assert.deepEqual(seen, [], `${id} lab ${li}: ${through} #${k} and .${beside} never in view together`);
+        }
+      }
+    }
+    await page.$eval('#rope-scaling', (e) => e.scrollIntoView({ block: 'center', behavior: 'instant' }));
+    await page.waitForTimeout(300);
+    await screenshot(page, 'layout-rope-1280');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('390 px: after Shuffle a map of section 1 is on screen', async () => {
+    const { page, problems } = await h.open('#lang=en&section=order', PHONE);
+    await page.addStyleTag({ content: 'html { scroll-behavior: auto !important; }' });
+    // The reader has just scrolled the button up from the bottom edge.
+    await page.$eval('#order button.shuffle', (e) => e.scrollIntoView({ block: 'end', behavior: 'instant' }));
+    const before = await page.$eval('#order-input', (e) => (e as HTMLInputElement).value);
+    await page.click('#order button.shuffle');
+    await page.waitForFunction((b) => (document.getElementById('order-input') as HTMLInputElement).value !== b, before);
+    await page.waitForTimeout(200);
+    const shares = await Promise.all(['#order-a', '#order-b', '#order-delta', '#order-weights'].map((s) => shownShare(page, s)));
+    assert.ok(shares.some((x) => x > 0.9), `maps in view: ${shares.map((x) => x.toFixed(2)).join(' ')}`);
+    assert.ok((await shownShare(page, '#order button.shuffle')) > 0.9, 'the button stays in view');
+    await screenshot(page, 'layout-order-shuffle-390');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('390 px: section 5\'s 8-dim tables show dims 4-7 inside the screen', async () => {
+    for (const lang of ['en', 'zh']) {
+      const { page, problems } = await h.open(`#lang=${lang}&section=derivation`, PHONE);
+      for (const layout of ['half', 'interleaved']) {
+        const table = `#der-table-${layout}`;
+        await page.$eval(table, (e) => e.scrollIntoView({ block: 'start', behavior: 'instant' }));
+        const cells = await page.$$eval(`${table} tr`, (rows) => rows.flatMap((r) => Array.from(r.children).slice(1).map((c, j) => {
+          const b = c.getBoundingClientRect();
+          return { row: (r as HTMLElement).dataset.row ?? r.firstElementChild?.textContent ?? '', dim: j, left: b.left, right: b.right };
+        })));
+        assert.equal(cells.length % 8, 0);
+        for (const c of cells) assert.ok(c.left >= 0 && c.right <= PHONE.width, `${lang} ${layout}: ${c.row} dim ${c.dim} at ${c.left.toFixed(0)}-${c.right.toFixed(0)}`);
+        const box = await page.$eval(table, (e) => { const s = e.parentElement!; return [s.scrollWidth, s.clientWidth]; });
+        assert.ok(box[0]! <= box[1]! + 1, `${lang} ${layout}: no sideways scroll (${box.join(' > ')})`);
+        // The pair row: in the half layout dim j and dim j + 4 stand in one column.
+        if (layout === 'half') {
+          const heads = await page.$$eval(`${table} thead tr:first-child > *`, (hs) => hs.slice(1).map((h) => h.getBoundingClientRect().left));
+          for (let j = 0; j < 4; j++) assert.ok(Math.abs(heads[j]! - heads[j + 4]!) < 1, `dims ${j} and ${j + 4} share a column`);
+        }
+      }
+      if (lang === 'en') await screenshot(page, 'layout-derivation-half-390', '#der-table-half');
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+
+  it('RoPE lab: the lesson is stated up front; finer parameters behind More, opened by a link', async () => {
+    for (const lang of ['en', 'zh']) {
+      const { page, problems } = await h.open(`#lang=${lang}&section=rope`, DESKTOP);
+      const lead = await page.$eval('#rope .lesson-lead', (e) => (e as HTMLElement).innerText);
+      assert.match(lead, lang === 'en' ? /shift chart.*flat at zero.*Dynamic NTK and LongRoPE/s : /平移图.*贴着 0.*动态 NTK 和 LongRoPE/s);
+      assert.ok(await page.isVisible('#rope .lesson-lead'));
+      assert.equal(await page.$eval('#rope-more', (e) => (e as HTMLDetailsElement).open), false);
+      await page.selectOption('#rope-scaling', 'yarn');
+      assert.ok(await page.isVisible('#rope-r-factor'), 'the factor stays out');
+      assert.ok(!(await page.isVisible('#rope-r-bf')), 'β_fast is behind More');
+      await page.click('#rope-more > summary');
+      assert.ok(await page.isVisible('#rope-r-bf'));
+      assert.ok(await page.isVisible('#rope-r-orig'));
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+    let { page, problems } = await h.open('#lang=en&section=rope&r.scaling=yarn&r.bf=8', DESKTOP);
+    assert.equal(await page.$eval('#rope-more', (e) => (e as HTMLDetailsElement).open), true);
+    assert.ok(await page.isVisible('#rope-r-bf'));
+    assert.equal(await page.$eval('#rope-r-bf', (e) => (e.parentElement!.querySelector('input[type=number]') as HTMLInputElement).value), '8');
+    assert.deepEqual(problems, []);
+    await page.close();
+    // A preset that sets the finer parameters shows them.
+    ({ page, problems } = await h.open('#lang=en&section=rope', DESKTOP));
+    assert.equal(await page.$eval('#rope-more', (e) => (e as HTMLDetailsElement).open), false);
+    const llama = await page.$$eval('#rope-preset option', (os) => os.map((o) => (o as HTMLOptionElement).value).find((v) => /llama-3/.test(v)));
+    if (llama !== undefined) {
+      await page.selectOption('#rope-preset', llama);
+      await page.waitForTimeout(100);
+      assert.equal(await page.$eval('#rope-more', (e) => (e as HTMLDetailsElement).open), true, `${llama} opens More`);
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('log axes say they are logarithmic', async () => {
+    for (const lang of ['en', 'zh']) {
+      const { page, problems } = await h.open(`#lang=${lang}&section=extrapolation`, DESKTOP);
+      await reachAndWait(page, '#wl-ratio', '#wl-ratio[data-axes]');
+      const word = lang === 'en' ? 'log scale' : '对数刻度';
+      for (const sel of ['#wl-ratio', '#wl-lambdas']) {
+        const axes = await page.$eval(sel, (e) => (e as HTMLElement).dataset.axes ?? '');
+        assert.ok(axes.includes(word), `${lang} ${sel}: ${axes}`);
+      }
+      await page.$eval('#rope', (e) => e.scrollIntoView({ behavior: 'instant' }));
+      const wave = await page.$$eval('#rope .plot[data-axes]', (ps) => ps.map((p) => (p as HTMLElement).dataset.axes ?? '').filter((a) => a.includes('λ')));
+      assert.ok(wave.length === 1 && wave[0]!.includes(word), `${lang} RoPE wavelengths: ${wave.join(' | ')}`);
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+});
