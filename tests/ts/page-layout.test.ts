@@ -201,7 +201,7 @@ describe('page layout', () => {
     for (const lang of ['en', 'zh']) {
       const { page, problems } = await h.open(`#lang=${lang}&section=extrapolation`, DESKTOP);
       await reachAndWait(page, '#wl-ratio', '#wl-ratio[data-axes]');
-      const word = lang === 'en' ? 'log scale' : '对数刻度';
+      const word = lang === 'en' ? 'log' : '对数';
       for (const sel of ['#wl-ratio', '#wl-lambdas']) {
         const axes = await page.$eval(sel, (e) => (e as HTMLElement).dataset.axes ?? '');
         assert.ok(axes.includes(word), `${lang} ${sel}: ${axes}`);
