@@ -292,12 +292,31 @@ export class LinePlot {
     ctx.lineJoin = 'round';
     this.markerBoxes = [];
     const vs = this.o.markers?.() ?? [], vt = this.o.markerText?.() ?? [];
-    // Along the vertical line, reading upwards, centred on the plot's height
-    // (the corners are where lines start and end labels sit).
+    const hs = this.o.hMarkers?.() ?? [], ht = this.o.hMarkerText?.() ?? [];
+    // Each text goes where the fewest drawn lines run through it (the first
+    // such spot of its list), so that it does not sit on the data.
+    let ink: Array<[number, number]> | undefined;
+    const crossings = (b: Box): number => {
+      ink ??= linePoints(u, 3 * dpr);
+      return ink.filter(([x, y]) => x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1).length;
+    };
+    const clearest = (spots: number[], box: (s: number) => Box): number => {
+      let best = spots[0]!, fewest = Infinity;
+      for (const s of spots) {
+        const n = crossings(box(s));
+        if (n < fewest) [best, fewest] = [s, n];
+      }
+      return best;
+    };
+    // Along the vertical line, reading upwards: centred on the plot's height
+    // (the corners are where lines start and end labels sit), or at its top
+    // or bottom end if fewer lines cross it there.
     vs.forEach((x, k) => {
       if (!vt[k]) return;
-      const px = u.valToPos(x, 'x', true) - 4 * dpr, cy = u.bbox.top + u.bbox.height / 2;
       const w = ctx.measureText(vt[k]!).width;
+      const px = u.valToPos(x, 'x', true) - 4 * dpr;
+      const mid = u.bbox.top + u.bbox.height / 2, room = (u.bbox.height - w) / 2 - 4 * dpr;
+      const cy = room <= 0 ? mid : clearest([mid, mid - room, mid + room], (c) => ({ x0: px - h, x1: px + 2 * dpr, y0: c - w / 2, y1: c + w / 2 }));
       ctx.save();
       ctx.translate(px, cy);
       ctx.rotate(-Math.PI / 2);
@@ -308,10 +327,12 @@ export class LinePlot {
       // Rotated a quarter turn: the glyphs stand left of px.
       this.markerBoxes.push({ x0: px - h, x1: px + 2 * dpr, y0: cy - w / 2, y1: cy + w / 2 });
     });
-    const hs = this.o.hMarkers?.() ?? [], ht = this.o.hMarkerText?.() ?? [];
+    // Above the horizontal line: at its left end, or further right if fewer lines cross it there.
     hs.forEach((y, k) => {
       if (!ht[k]) return;
-      const x0 = u.bbox.left + 4 * dpr, base = u.valToPos(y, 'y', true) - 4 * dpr;
+      const w = ctx.measureText(ht[k]!).width, base = u.valToPos(y, 'y', true) - 4 * dpr;
+      const left = u.bbox.left + 4 * dpr, room = u.bbox.width - w - 8 * dpr;
+      const x0 = room <= 0 ? left : clearest([left, left + room / 2, left + room], (x) => ({ x0: x, x1: x + w, y0: base - h, y1: base + 2 * dpr }));
       ctx.textAlign = 'left';
       ctx.strokeText(ht[k]!, x0, base);
       ctx.fillText(ht[k]!, x0, base);
