@@ -10,7 +10,8 @@
  *   finer scaling parameters sit behind "More", which a link setting one opens;
  * - section 11's generated text shows the synthetic language's tokens as
  *   words (no `w13` ids), with a note that the language is synthetic;
- * - log axes say so (section 10's wavelengths and frequency ratios, the RoPE lab's wavelengths).
+ * - log axes say so (section 10's wavelengths and frequency ratios, the RoPE lab's wavelengths);
+ * - notes that name a number a slider sets follow it (PE_p · PE_q peaks at d/2, the RoPE ramp's 1/factor).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -209,6 +210,26 @@ describe('page layout', () => {
       await page.$eval('#rope', (e) => e.scrollIntoView({ behavior: 'instant' }));
       const wave = await page.$$eval('#rope .plot[data-axes]', (ps) => ps.map((p) => (p as HTMLElement).dataset.axes ?? '').filter((a) => a.includes('λ')));
       assert.ok(wave.length === 1 && wave[0]!.includes(word), `${lang} RoPE wavelengths: ${wave.join(' | ')}`);
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+
+  it('notes that name a number a slider sets follow the slider', async () => {
+    for (const lang of ['en', 'zh']) {
+      const { page, problems } = await h.open(`#lang=${lang}&section=sinusoidal&s.dim=32&r.scaling=linear&r.factor=4`, DESKTOP);
+      const look = (sel: string): Promise<string> => page.$eval(sel, (e) => (e as HTMLElement).innerText.replace(/\s+/g, ' '));
+      await page.waitForFunction(() => (document.getElementById('sin-dot-look')?.textContent ?? '') !== '');
+      assert.match(await look('#sin-dot-look'), /d\s*\/\s*2\s*=\s*16/);
+      await page.$eval('#sinusoidal [data-param="s.dim"] input[type=range]', (e) => {
+        (e as HTMLInputElement).value = '128';
+        e.dispatchEvent(new Event('input'));
+      });
+      await page.waitForFunction(() => /=\s*64/.test(document.getElementById('sin-dot-look')?.innerText ?? ''));
+      await page.waitForFunction(() => (document.getElementById('rope-ramp-look')?.textContent ?? '') !== '');
+      assert.match(await look('#rope-ramp-look'), /0\.25/);
+      await page.fill('#rope [data-param="r.factor"] input[type=number]', '8');
+      await page.waitForFunction(() => /0\.125/.test(document.getElementById('rope-ramp-look')?.textContent ?? ''));
       assert.deepEqual(problems, []);
       await page.close();
     }

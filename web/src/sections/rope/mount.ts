@@ -6,7 +6,7 @@ import { AxedHeatmap } from '../../axes.js';
 import { onLangChange, t, type Key } from '../../i18n.js';
 import { cssVar, LinePlot } from '../../plot.js';
 import { getChoice, getNumber, getParam, setParam } from '../../state.js';
-import { tf } from '../../textfill.js';
+import { liveText, tf } from '../../textfill.js';
 import { rich } from '../../lessonkit.js';
 import { applyState, bindParam, coalesce, el, figure, fmtNum, lab, numberControl, select, text, type ParamValue } from '../../ui.js';
 import type { Ctx } from '../context.js';
@@ -274,6 +274,9 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
       (LENGTH_DEPENDENT.has(st.scaling) ? ` (L = ${Math.max(st.m, st.n, st.m + st.s, st.n + st.s) + 1})` : '');
   };
   onLangChange(titleRamp);
+  // Its note names 1/factor for the factor set now.
+  const rampLook = liveText('p', 'note look');
+  rampLook.el.id = 'rope-ramp-look';
   const ramp = new LinePlot({ xLabel: () => t('rope.pair'), yLabel: () => 'θ′/θ', series: [{ label: 'θ′/θ' }], height: 200, points: true });
 
   // q and k are rotated in separate calls: they must share the context length
@@ -444,6 +447,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     // The ratios as computed (tests compare them with a model's own factors).
     ramp.el.dataset.value = idx.map((i) => sc.invFreq[i]! / def.invFreq[i]!).join(',');
     ramp.el.id = 'rope-ramp';
+    rampLook.set('rope.ramp.look', { inv: fmtNum(st.scaling === 'default' ? 1 : 1 / st.factor, 3).replace(/0+$/, '').replace(/\.$/, '') });
     titleRamp();
 
     // Long-term decay: all-ones q and k, q at distance D, k at 0.
@@ -483,7 +487,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     },
   });
   presetSel.input.id = 'rope-preset';
-  rampFigure.querySelector('div')!.replaceWith(ramp.el, text('rope.ramp.look', 'p', 'note look'));
+  rampFigure.querySelector('div')!.replaceWith(ramp.el, rampLook.el);
   titleRamp();
   // A link that sets one of the finer parameters shows them.
   if (['r.orig', 'r.bf', 'r.bs', 'r.lf', 'r.hf'].some((k) => getParam(k) !== undefined)) more.open = true;

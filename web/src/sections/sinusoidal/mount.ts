@@ -8,6 +8,7 @@ import '../order/style.css';
 import { AxedHeatmap } from '../../axes.js';
 import { t } from '../../i18n.js';
 import { LinePlot } from '../../plot.js';
+import { liveText } from '../../textfill.js';
 import { coalesce, el, figure, lab, numberControl, text } from '../../ui.js';
 import type { Ctx } from '../context.js';
 
@@ -47,6 +48,9 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     markers: () => [0],
   });
   dots.el.id = 'sin-dots';
+  // Its note names the peak d/2 for the dimension set now.
+  const dotLook = liveText('p', 'note');
+  dotLook.el.id = 'sin-dot-look';
 
   pSlider.el.classList.add('sin-p');
   // The p slider's range follows the length at once (not at the next
@@ -78,6 +82,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     dots.el.dataset.p = String(p);
     dots.el.dataset.x = JSON.stringify(xs);
     dots.el.dataset.y = JSON.stringify(ys);
+    dotLook.set('sinusoidal.dot.look', { half: dim / 2 });
     // Even dims 0, d/8, d/4, d/2 - 2: sines of shorter to longer wavelength.
     const dims = [...new Set([0, 2 * Math.floor(dim / 16), 2 * Math.floor(dim / 8), 2 * Math.floor(dim / 4), dim - 2])];
     const ps = Array.from({ length }, (_, k) => k);
@@ -102,7 +107,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
         figure('sinusoidal.heatmap', pe.el, el('p', { class: 'note' }, text('sinusoidal.heatmap.look'))),
         figure('sinusoidal.sim', sim.el, el('p', { class: 'note' }, text('sinusoidal.sim.look')))),
       el('div', { class: 'controls' }, pSlider.el),
-      figure('sinusoidal.dot', dots.el, el('p', { class: 'note', 'data-i18n-rich': 'sinusoidal.dot.look' })),
+      figure('sinusoidal.dot', dots.el, dotLook.el),
       figure('sinusoidal.waves', waves.el, el('p', { class: 'note' }, text('sinusoidal.waves.look'))),
     ],
   }));
