@@ -43,7 +43,7 @@ export const en = {
   'train.ext.far': 'positions 64 and on',
   'train.ext.curve': 'Loss by position at the new length (bins of positions), before and after',
   'train.ext.table': 'Mean loss (nats per token)',
-  'train.ext.look': 'Look on both sides of the dashed line (the old training length): right of it is what the extension should gain, left of it is what the scaling may cost the positions the model already knew. The sentence under the table gives this run’s measured numbers.',
+  'train.ext.look': 'The dashed line is the old training length. Right of it is what the extension should gain; left of it is what the scaling may cost at the positions the model already knew. The sentence under the table gives this run’s measured numbers.',
   'train.ext.done': '{steps} steps in {s} s ({rate} steps/s on {cores}).',
   // Train your own: extending a trained model (train.ts).
   'train.ext.run': '{method} at {len} tokens, {steps} steps',
