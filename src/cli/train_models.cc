@@ -3,11 +3,14 @@
 // per encoding for language and for retrieval, plus language-rope-partial
 // (RoPE on half of each head). Deterministic: the same
 // build gives the same bytes (single thread, fixed order of every sum).
-//   posenc_train_models <out_dir> [name ...]    (default: every model)
+//   posenc_train_models [--seed=N] <out_dir> [name ...]  (default: every model)
 //   posenc_train_models --list
+// --seed=N trains the same recipes from seed N instead of the shipped seed 1
+// (tools/seed_bands.mjs: how much a result varies with the seed).
 // Prints one JSON line per model: name, steps, seconds, final loss.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -85,12 +88,25 @@ int main(int argc, char** argv) {
     for (const Recipe& r : suite) std::printf("%s\n", r.name.c_str());
     return 0;
   }
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s <out_dir> [name ...] | --list\n", argv[0]);
+  int first = 1;
+  uint64_t seed = 0;  // 0: each recipe's own seed
+  if (argc > 1 && std::strncmp(argv[1], "--seed=", 7) == 0) {
+    char* end = nullptr;
+    seed = std::strtoull(argv[1] + 7, &end, 10);
+    if (*end != '\0' || seed == 0) {
+      std::fprintf(stderr, "--seed needs a positive integer, got \"%s\"\n",
+                   argv[1] + 7);
+      return 2;
+    }
+    first = 2;
+  }
+  if (argc <= first) {
+    std::fprintf(stderr, "usage: %s [--seed=N] <out_dir> [name ...] | --list\n",
+                 argv[0]);
     return 2;
   }
-  const std::string dir = argv[1];
-  std::vector<std::string> only(argv + 2, argv + argc);
+  const std::string dir = argv[first];
+  std::vector<std::string> only(argv + first + 1, argv + argc);
   for (const std::string& n : only) {
     bool known = false;
     for (const Recipe& r : suite) known = known || r.name == n;
@@ -99,7 +115,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  for (const Recipe& r : suite) {
+  for (Recipe r : suite) {
+    if (seed != 0) r.config.seed = seed;
     if (!only.empty()) {
       bool want = false;
       for (const std::string& n : only) want = want || n == r.name;
