@@ -4,9 +4,12 @@
 //    "loss":..., "accuracy":..., "scored":N}
 // plus the language task's reference entropies. tools/eval_models.mjs
 // turns them into the README tables.
-//   posenc_eval_models <dir with .safetensors files> [name ...]
+//   posenc_eval_models [--no-scaling] <dir with .safetensors files> [name ...]
+// --no-scaling leaves out the RoPE model's context-extension rows
+// (tools/seed_bands.mjs needs only the plain ones).
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -85,8 +88,12 @@ std::vector<std::pair<const char*, RopeScaling>> Scalings(int train_len,
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s <dir> <name> [name ...]\n", argv[0]);
+  const bool scalings =
+      !(argc > 1 && std::strcmp(argv[1], "--no-scaling") == 0);
+  const int first = scalings ? 1 : 2;
+  if (argc < first + 2) {
+    std::fprintf(stderr, "usage: %s [--no-scaling] <dir> <name> [name ...]\n",
+                 argv[0]);
     return 2;
   }
   std::printf(
@@ -94,9 +101,9 @@ int main(int argc, char** argv) {
       "\"unigram\":%.6f}\n",
       posenc::LanguageEntropyRate(), posenc::LanguageBigramEntropy(),
       posenc::LanguageUnigramEntropy());
-  for (int a = 2; a < argc; ++a) {
+  for (int a = first + 1; a < argc; ++a) {
     const std::string name = argv[a];
-    std::ifstream in(std::string(argv[1]) + "/" + name + ".safetensors",
+    std::ifstream in(std::string(argv[first]) + "/" + name + ".safetensors",
                      std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)),
                             std::istreambuf_iterator<char>());
@@ -140,7 +147,7 @@ int main(int argc, char** argv) {
       }
       Print(name, m, L, "none", r);
       // The scaling table is the full-rotary RoPE model's.
-      if (m.config.encoding != posenc::Encoding::kRope ||
+      if (!scalings || m.config.encoding != posenc::Encoding::kRope ||
           m.config.rotary_dim != 0 || L == 64) {
         continue;
       }
