@@ -1,9 +1,11 @@
 // Section "extrapolation": train short, test long. Per-position loss of the shipped
 // language models up to 1024 tokens (the Worker evaluates them), RoPE
 // scaling applied live, retrieval accuracy by length, and attention maps of
-// a long sequence.
+// a long sequence; then the eight families side by side, with the band of
+// three training seeds for every number (families.ts).
 import type { RopeScaling, TaskReference } from 'posenc';
 
+import './style.css';
 import { AxedHeatmap, type ColourScale } from '../../axes.js';
 import { encodingLabel, scalingLabel } from '../../encname.js';
 import { errorText, isKey, onLangChange, t, type Key } from '../../i18n.js';
@@ -14,6 +16,7 @@ import { tf } from '../../textfill.js';
 import { coalesce, el, figure, lazyPanel, numberControl, select, showError, text, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
 import { makeScaling } from '../rope/mount.js';
+import { mountFamilies } from './families.js';
 import { mountWavelengths } from './wavelengths.js';
 
 const LENGTHS = [64, 128, 256, 512, 1024] as const;
@@ -256,6 +259,9 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     // The plots drawn before the references came get their reference lines.
     for (const p of [lossPlot, retrievalPlot]) if (p.el.dataset.points !== undefined) p.rebuild();
   };
+  // The eight families side by side, each number a band over three training seeds.
+  const families = el('div', { id: 'families' });
+  mountFamilies(ctx, families);
   const why = el('div', { id: 'wavelengths' });
   mountWavelengths(ctx, why);
   root.append(
@@ -286,6 +292,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
           headControl.el,
           select<ColourScale>({ label: 'extrapolation.maps.scale', param: 'e.mapScale', value: mapScale, options: [['log', () => t('extrapolation.maps.scale.log')], ['row', () => t('extrapolation.maps.scale.row')]], onChange: (v) => { mapScale = v; map.setScale(v); showMapLook(); } }).el),
         map.el, mapLook)),
+    families,
   );
   ctx.onCustomModel(() => {
     runLoss();

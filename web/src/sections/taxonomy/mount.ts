@@ -1,37 +1,22 @@
-// Section "taxonomy": absolute vs relative encodings in one table, whose
-// extrapolation columns are measured live by the Worker on the shipped
-// models (only once the reader comes near), the learned model's position
-// table, and Shaw et al.'s clipped relative index map.
+// Section "taxonomy": absolute vs relative encodings in one table of concepts
+// (what each family adds, where, and its learned position parameters, read
+// from the shipped models' configs once the reader comes near); the measured
+// comparison comes in section "extrapolation" (families.ts), once training
+// length and extrapolation have been taught. Then the learned model's
+// position table, and Shaw et al.'s clipped relative index map.
 import type { EncodingName, Posenc, TinyModelConfig } from 'posenc';
 
 import './style.css';
 import { AxedHeatmap } from '../../axes.js';
-import { encodingLabel, encodingSpan } from '../../encname.js';
-import { isKey, lang, onLangChange, t, type Key } from '../../i18n.js';
-import { SHIPPED } from '../../protocol.js';
+import { onLangChange, t, type Key } from '../../i18n.js';
 import { liveText, rich } from '../../textfill.js';
-import { coalesce, el, fmtNum, lazyPanel, numberControl, showError, text, timed, whenNear } from '../../ui.js';
+import { coalesce, el, fmtNum, lazyPanel, numberControl, text, timed, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
 
 /** The families in the order of the table. */
 const FAMILIES: readonly EncodingName[] = ['sinusoidal', 'learned', 'shaw', 't5', 'rope', 'alibi', 'xpos', 'nope'];
-/** Evaluation lengths: the first is the shipped models' training length (checked against their config). */
-const LOSS_LENGTHS = [64, 256, 512] as const;
-const ACC_LENGTHS = [64, 512] as const;
-/** Sequences per evaluation (the Worker's `evaluate` seeds its data: the numbers are reproducible). */
-const LM_EXAMPLES = 8;
-const RT_EXAMPLES = 32;
 
 type Cell = HTMLTableCellElement;
-
-interface Job {
-  model: string;
-  length: number;
-  cell: Cell;
-  metric: 'loss' | 'accuracy';
-  /** The same model's cell at the training length (for the tint). */
-  base?: Cell;
-}
 
 /** Learned position parameters of a shipped model, as "formula = count" (from its config). */
 function positionParams(c: TinyModelConfig): { formula: string; count: number } {
@@ -50,91 +35,46 @@ function positionParams(c: TinyModelConfig): { formula: string; count: number } 
   }
 }
 
-function setNumber(cell: Cell, v: number, digits: number, percent = false): void {
-  cell.dataset.value = String(v);
-  cell.dataset.state = 'done';
-  cell.textContent = percent ? `${(100 * v).toFixed(digits)}%` : v.toFixed(digits);
-}
-
 export function mount(ctx: Ctx, root: HTMLElement): void {
   const status = liveText('p', 'status');
   status.el.id = 'tax-status';
   status.el.setAttribute('aria-live', 'polite');
-  status.set('taxonomy.status.waiting');
-  const refusal = liveText('p', 'note');
-  const refusalError = el('code', { id: 'tax-refusal', class: 'error-text' });
-  const ratios = el('p', { class: 'note', id: 'tax-ratios' });
-  // The look text: the retrieval models that did not learn to copy (named from the measured cells), then the rest.
-  const lookFloor = liveText('span');
-  lookFloor.el.id = 'tax-floor';
-  const lookCopy = liveText('span');
-  const look = liveText('span');
-  const lookBox = el('p', { class: 'look', id: 'tax-look' }, lookFloor.el, ' ', lookCopy.el, ' ', look.el);
-
-  const { table, jobs, paramCells, trainHeads } = buildTable();
+  const { table, paramCells } = buildTable();
   const learned = learnedFigure(ctx);
   const scroller = el('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-labelledby': 'taxonomy-h' }, table);
 
   root.append(
-    // Phones only (CSS): the measured columns start past the screen's edge.
-    el('p', { class: 'note narrow-only', id: 'tax-scroll-hint' }, text('taxonomy.scrollhint')),
     scroller,
     status.el,
-    ratios,
-    lookBox,
-    el('div', { class: 'refusal' }, refusal.el, refusalError),
     el('h3', {}, text('taxonomy.pos.title')),
     learned.el,
     el('h3', {}, text('taxonomy.shaw.title')),
     shawFigure(ctx.pe),
   );
-  refusal.el.hidden = true;
 
   // One trigger for the whole section (it is tall: a scroll can jump past a part of it).
   learned.start(root);
+  // The parameter counts come from the shipped models' configs (the Worker's describe).
   whenNear(root, () => {
-    void runAll(ctx, jobs, paramCells, trainHeads, status, (model, length, error) => {
-      refusal.el.hidden = false;
-      refusal.set('taxonomy.cannot.note', { model, len: length });
-      refusalError.textContent = error;
-    }).then((done) => {
-      if (!done) return;
+    void (async () => {
+      for (const enc of FAMILIES) {
+        const { config } = await ctx.worker.call('describe', { model: `language-${enc}` });
+        showParams(paramCells.get(enc), config);
+      }
       table.dataset.ready = '1';
-      showRatios(ratios, jobs);
-      showCopying(lookCopy, lookBox, jobs);
-      ctx.worker.call('references', { tasks: ['language'] }).then(([language]) => {
-        showFloor(lookFloor, jobs, language!.entropyRate!);
-      }, (e: unknown) => showError(lookFloor.el, e));
-      look.set('taxonomy.table.look', { clip: paramCells.get('shaw')?.dataset.clip ?? 'k' });
-    });
+    })().catch((e: unknown) => status.set('taxonomy.status.error', { error: e instanceof Error ? e.message : String(e) }));
   }, '300px');
 }
 
-function buildTable(): { table: HTMLTableElement; jobs: Job[]; paramCells: Map<EncodingName, Cell>; trainHeads: HTMLElement[] } {
-  const th = (key: Key, attrs: Record<string, string> = {}): HTMLElement => {
-    const e = el('th', attrs);
+/** The concept table: what each family adds, where, absolute or relative, and its learned position parameters. */
+function buildTable(): { table: HTMLTableElement; paramCells: Map<EncodingName, Cell> } {
+  const th = (key: Key): HTMLElement => {
+    const e = el('th', { scope: 'col' });
     e.append(text(key));
     return e;
   };
-  const trainHeads: HTMLElement[] = [];
-  const lenHead = (L: number): HTMLElement => {
-    const e = el('th', { scope: 'col', class: 'num' });
-    const lt = liveText('span');
-    lt.set('taxonomy.col.tokens', { n: L });
-    e.append(lt.el);
-    trainHeads.push(e);
-    e.dataset.length = String(L);
-    return e;
-  };
   const head = el('thead', {},
-    el('tr', {},
-      th('taxonomy.col.family', { rowspan: '2', scope: 'col' }), th('taxonomy.col.where', { rowspan: '2', scope: 'col' }),
-      th('taxonomy.col.kind', { rowspan: '2', scope: 'col' }), th('taxonomy.col.params', { rowspan: '2', scope: 'col' }),
-      th('taxonomy.col.loss', { colspan: String(LOSS_LENGTHS.length), scope: 'colgroup', class: 'group' }),
-      th('taxonomy.col.acc', { colspan: String(ACC_LENGTHS.length), scope: 'colgroup', class: 'group' })),
-    el('tr', {}, ...LOSS_LENGTHS.map(lenHead), ...ACC_LENGTHS.map(lenHead)),
-  );
-  const jobs: Job[] = [];
+    el('tr', {}, th('taxonomy.col.family'), th('taxonomy.col.where'), th('taxonomy.col.kind'), th('taxonomy.col.params')));
   const paramCells = new Map<EncodingName, Cell>();
   const body = el('tbody', {});
   for (const enc of FAMILIES) {
@@ -145,63 +85,10 @@ function buildTable(): { table: HTMLTableElement; jobs: Job[]; paramCells: Map<E
     params.append(rich(`taxonomy.${enc}.params` as Key, 'span'), el('br'), el('code', { class: 'count' }, '…'));
     paramCells.set(enc, params);
     row.append(name, el('td', {}, text(`taxonomy.${enc}.where` as Key)), el('td', {}, text(`taxonomy.${enc}.kind` as Key)), params);
-    const cells = (task: 'language' | 'retrieval', lengths: readonly number[], metric: Job['metric']): void => {
-      let base: Cell | undefined;
-      for (const L of lengths) {
-        const cell = el('td', { class: 'num', id: `tax-${metric === 'loss' ? 'loss' : 'acc'}-${enc}-${L}`, 'data-state': 'pending' }, '…');
-        row.append(cell);
-        if (SHIPPED[task].includes(enc)) jobs.push({ model: `${task}-${enc}`, length: L, cell, metric, ...(base ? { base } : {}) });
-        base ??= cell;
-      }
-    };
-    cells('language', LOSS_LENGTHS, 'loss');
-    cells('retrieval', ACC_LENGTHS, 'accuracy');
     body.append(row);
   }
   const table = el('table', { class: 'taxonomy', id: 'tax-table' }, head, body);
-  return { table, jobs, paramCells, trainHeads };
-}
-
-/** Runs every evaluation in turn; a length a model refuses shows "—" and its error. */
-async function runAll(
-  ctx: Ctx, jobs: Job[], paramCells: Map<EncodingName, Cell>, trainHeads: HTMLElement[],
-  status: ReturnType<typeof liveText>, onRefusal: (model: string, length: number, error: string) => void,
-): Promise<boolean> {
-  try {
-    const configs = new Map<string, TinyModelConfig>();
-    for (const [i, job] of jobs.entries()) {
-      status.set('taxonomy.status.running', { model: job.model, len: job.length, i: i + 1, n: jobs.length });
-      if (!configs.has(job.model)) {
-        const { config } = await ctx.worker.call('describe', { model: job.model });
-        configs.set(job.model, config);
-        showParams(paramCells.get(config.encoding), config);
-        for (const h of trainHeads) markTraining(h, config.trainLen);
-      }
-      const examples = job.metric === 'loss' ? LM_EXAMPLES : RT_EXAMPLES;
-      try {
-        const [r] = await ctx.worker.call('evaluate', { model: job.model, lengths: [job.length], examples });
-        const v = job.metric === 'loss' ? r!.loss : r!.accuracy;
-        setNumber(job.cell, v, job.metric === 'loss' ? 3 : 0, job.metric === 'accuracy');
-        tint(job);
-      } catch (e) {
-        const msg = e instanceof Error ? e.message : String(e);
-        job.cell.textContent = '—';
-        job.cell.dataset.state = 'refused';
-        job.cell.dataset.error = msg;
-        job.cell.title = t('taxonomy.cannot.title') + msg;
-        onLangChange(() => { job.cell.title = t('taxonomy.cannot.title') + msg; }, job.cell);
-        job.cell.setAttribute('aria-label', t('taxonomy.cannot'));
-        job.cell.dataset.i18nAria = 'taxonomy.cannot';
-        job.cell.setAttribute('translate', 'no'); // the title ends with the core's own (English) error
-        onRefusal(job.model, job.length, msg);
-      }
-    }
-    status.set('taxonomy.status.done', { n: jobs.length, lm: LM_EXAMPLES, rt: RT_EXAMPLES });
-    return true;
-  } catch (e) {
-    status.set('taxonomy.status.error', { error: e instanceof Error ? e.message : String(e) });
-    return false;
-  }
+  return { table, paramCells };
 }
 
 function showParams(cell: Cell | undefined, c: TinyModelConfig): void {
@@ -211,96 +98,6 @@ function showParams(cell: Cell | undefined, c: TinyModelConfig): void {
   code.textContent = formula ? `${formula} = ${count}` : String(count);
   code.dataset.value = String(count);
   if (c.encoding === 'shaw' && cell) cell.dataset.clip = String(c.shawClip);
-}
-
-function markTraining(h: HTMLElement, trainLen: number): void {
-  if (Number(h.dataset.length) !== trainLen || h.dataset.train) return;
-  h.dataset.train = '1';
-  const lt = liveText('span');
-  lt.set('taxonomy.col.train', { n: trainLen });
-  h.replaceChildren(lt.el);
-}
-
-/** Loss cells warm up with their ratio to the same model's loss at the training length. */
-function tint(job: Job): void {
-  if (job.metric !== 'loss' || !job.base) return;
-  const base = Number(job.base.dataset.value), v = Number(job.cell.dataset.value);
-  if (!(base > 0) || !Number.isFinite(v)) return;
-  const pct = Math.round(Math.min(60, Math.max(0, (v / base - 1) * 60)));
-  job.cell.style.background = `color-mix(in srgb, var(--warn) ${pct}%, transparent)`;
-}
-
-/** A row's encoding name without its parenthesis ("NoPE (no encoding)" -> "NoPE"). */
-function shortName(encoding: string): string {
-  const k = `taxonomy.${encoding}.name`;
-  return isKey(k) ? t(k).replace(/\s*[（(].*[)）]$/, '') : encoding;
-}
-
-/**
- * How far the language models stay above the generator's floor (its entropy
- * rate) at the training length, from the table's own cells: the spread, the
- * closest and the farthest, ALiBi's excess over the floor against RoPE's, and
- * the sinusoidal model's.
- */
-function showFloor(out: ReturnType<typeof liveText>, jobs: Job[], floor: number): void {
-  const at = jobs
-    .filter((j) => j.metric === 'loss' && j.length === LOSS_LENGTHS[0] && j.cell.dataset.state === 'done')
-    .map((j) => ({ e: j.model.replace('language-', ''), v: Number(j.cell.dataset.value) }))
-    .sort((a, b) => a.v - b.v);
-  const of = (e: string): number | undefined => at.find((x) => x.e === e)?.v;
-  const alibi = of('alibi'), rope = of('rope'), sin = of('sinusoidal');
-  if (at.length < 2 || alibi === undefined || rope === undefined || sin === undefined || !(rope > floor)) return;
-  const ratio = (alibi - floor) / (rope - floor);
-  out.el.dataset.ratio = String(ratio);
-  out.el.dataset.floor = String(floor);
-  const show = (): void => out.set('taxonomy.table.look.floor', {
-    len: LOSS_LENGTHS[0], lo: at[0]!.v.toFixed(3), best: shortName(at[0]!.e), hi: at[at.length - 1]!.v.toFixed(3),
-    worst: shortName(at[at.length - 1]!.e), floor: floor.toFixed(3), ratio: ratio.toFixed(1), sin: (sin - floor).toFixed(3),
-  });
-  show();
-  onLangChange(show, out.el);
-}
-
-/**
- * Names the retrieval models that got fewer than half of the answers right at
- * the training length (measured in the table, not typed in), or says that
- * every one did better.
- */
-function showCopying(out: ReturnType<typeof liveText>, box: HTMLElement, jobs: Job[]): void {
-  const weak = jobs
-    .filter((j) => j.metric === 'accuracy' && j.length === ACC_LENGTHS[0] && j.cell.dataset.state === 'done' && Number(j.cell.dataset.value) < 0.5)
-    .map((j) => j.model.replace('retrieval-', ''));
-  box.dataset.weak = weak.join(',');
-  const show = (): void => {
-    // The row names without their parenthesis ("NoPE (no encoding)" -> "NoPE"), listed as a sentence does.
-    const list = weak.map(shortName);
-    const [and, sep] = lang() === 'zh' ? [' 和 ', '、'] : [' and ', ', '];
-    const names = list.length > 1 ? `${list.slice(0, -1).join(sep)}${and}${list[list.length - 1]!}` : (list[0] ?? '');
-    out.set(weak.length > 0 ? 'taxonomy.table.look.weak' : 'taxonomy.table.look.copy', { names });
-  };
-  show();
-  onLangChange(show);
-}
-
-/** "loss at the longest length ÷ loss at the training length", per model, sorted; and the ones within 5%. */
-function showRatios(out: HTMLElement, jobs: Job[]): void {
-  const longest = LOSS_LENGTHS[LOSS_LENGTHS.length - 1]!;
-  const rows = jobs
-    .filter((j) => j.metric === 'loss' && j.length === longest && j.base && j.cell.dataset.state === 'done')
-    .map((j) => ({ name: j.model.replace('language-', ''), r: Number(j.cell.dataset.value) / Number(j.base!.dataset.value) }))
-    .sort((a, b) => a.r - b.r);
-  const head = liveText('span');
-  head.set('taxonomy.ratios', { long: longest, train: LOSS_LENGTHS[0] });
-  const stable = liveText('span');
-  const showStable = (): void => stable.set('taxonomy.stable', { names: rows.filter((x) => x.r < 1.05).map((x) => encodingLabel(x.name)).join(lang() === 'zh' ? '、' : ', ') || '—' });
-  showStable();
-  onLangChange(showStable, stable.el);
-  out.replaceChildren(
-    head.el, ' ',
-    // The ids in English, the encodings' names in Chinese.
-    ...rows.map((x, i) => el('span', { 'data-model': x.name, 'data-value': String(x.r) }, i ? ' · ' : '', encodingSpan(x.name), ` ${x.r.toFixed(2)}×`)),
-    el('br'), stable.el,
-  );
 }
 
 // ---- The learned model's position table

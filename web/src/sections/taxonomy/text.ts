@@ -2,16 +2,12 @@
 // {name} placeholders are filled by web/src/textfill.ts with live numbers.
 export const en = {
   'taxonomy.title': 'Absolute or relative: the families',
-  'taxonomy.text': `An <b>absolute</b> encoding tells each token where it is: position $p$ gets its own signal, usually a vector added to the token embedding. A <b>relative</b> encoding tells attention how far apart two tokens are: the score of query $m$ and key $n$ gets a term that depends on $n-m$ only. RoPE sits between the two: it rotates $q$ and $k$ by their absolute positions, and the score that comes out depends only on the distance. Each row below is one family; the last five columns are measured now, in your browser, on the tiny models shipped with this page (all trained on short sequences of one synthetic language, then run longer). <details class="more"><summary>More: what relative schemes cost</summary>Relative schemes have a cost: some add a bias matrix or a table of relative vectors to every attention layer, and since that term belongs to a pair of tokens, not to one, it cannot be stored in the cached keys; every new query works it out again against all of them.</details>`,
+  'taxonomy.text': `An <b>absolute</b> encoding tells each token where it is: position $p$ gets its own signal, usually a vector added to the token embedding. A <b>relative</b> encoding tells attention how far apart two tokens are: the score of query $m$ and key $n$ gets a term that depends on $n-m$ only. RoPE rotates $q$ and $k$ by their absolute positions, yet their score depends only on the distance. Each row is one family; the <a href="#extrapolation">extrapolation section</a> measures them side by side. <details class="more"><summary>More: what relative schemes cost</summary>Relative schemes have a cost: some add a bias matrix or a table of relative vectors to every attention layer, and since that term belongs to a pair of tokens, not to one, it cannot be stored in the cached keys; every new query works it out again against all of them.</details>`,
 
   'taxonomy.col.family': 'Encoding',
   'taxonomy.col.where': 'Where it enters',
   'taxonomy.col.kind': 'Absolute / relative',
   'taxonomy.col.params': 'Learned position parameters (shipped model)',
-  'taxonomy.col.loss': 'Language model: loss (nats per token) at',
-  'taxonomy.col.acc': 'Retrieval: accuracy at',
-  'taxonomy.col.tokens': '{n} tokens',
-  'taxonomy.col.train': '{n} tokens (training length)',
 
   'taxonomy.sinusoidal.name': 'Sinusoidal (original Transformer)',
   'taxonomy.sinusoidal.where': 'added to the token embedding',
@@ -47,18 +43,7 @@ export const en = {
   'taxonomy.nope.params': 'none',
 
   'taxonomy.status.waiting': 'The models load and run when you scroll here.',
-  'taxonomy.status.running': 'Evaluating {model} at {len} tokens ({i} of {n})…',
-  'taxonomy.status.done': 'Measured just now: {n} evaluations of {lm} language sequences and {rt} retrieval sequences per length, by the shipped models in the page’s Worker.',
   'taxonomy.status.error': 'Evaluation failed: {error}',
-  'taxonomy.cannot': 'cannot run: see below',
-  'taxonomy.cannot.note': 'Where a cell shows “—”, the model refused to run at that length. The Worker’s own error for {model} at {len} tokens:',
-  'taxonomy.scrollhint': 'The table is wider than the screen: swipe it sideways for the measured columns (learned position parameters, then the shipped models’ loss and retrieval accuracy) →',
-  'taxonomy.table.look.floor': 'What to look at: at the training length ({len} tokens) the language models are not equally good: from {lo} nats per token ({best}) to {hi} ({worst}), against a floor of {floor}, the lowest loss any model can reach on this generator. ALiBi’s excess over the floor is {ratio} times RoPE’s: its penalty grows linearly with distance whatever the tokens say, a fixed prior that costs something even on lengths it was trained on. Sinusoidal adds position into the same vectors as the content, the weakness the articles name; here it ends {sin} nats above the floor.',
-  'taxonomy.table.look.weak': 'The retrieval models differ more: with the same training budget, {names} learned to copy only partly, fewer than half of the answers right in the training-length column (chance is 1 in 16), so their longer columns say little about extrapolation.',
-  'taxonomy.table.look.copy': 'Every retrieval model gets at least half of the answers right (chance is 1 in 16), so its longer columns do test extrapolation.',
-  'taxonomy.table.look': 'Longer, an encoding holds up only if nothing it meets is new. ALiBi multiplies a fixed slope by a distance, and Shaw clips distances at k = {clip}, a distance every training sequence already contains. T5’s buckets for distances longer than the training sequences were never trained. RoPE and xPos pairs turn to angles they never reached in training, sinusoidal inputs carry vectors the model never saw, and NoPE must infer position from the causal mask alone, a skill it only ever practised on short inputs. The learned table has no rows at all.',
-  'taxonomy.ratios': 'Shading: how far a loss rises above the same model’s loss at the training length. Loss at {long} tokens ÷ loss at {train}, lowest first:',
-  'taxonomy.stable': 'Within 5% of their training-length loss: {names}.',
 
   'taxonomy.pos.title': 'What a learned position table looks like',
   'taxonomy.pos.heat': 'The position table P[p, c] of the shipped language-learned model (read from its safetensors file)',
@@ -81,21 +66,16 @@ export const en = {
   'taxonomy.shaw.look': 'What to look at: the colour changes only within k of the diagonal; beyond that the two corners are flat. {distinct} different vectors serve all {distances} distances of a {len}-token sequence, so the model can tell distance 3 from 4 but not k + 1 from 500. Clipping is what lets the table work at any length.',
   'nav.taxonomy': 'The families',
   'taxonomy.takeaway': 'Absolute encodings say where each token is, relative ones how far apart two tokens are; RoPE gets a relative score from absolute rotations, while a relative bias has to be worked out again for every new query against every cached key.',
-  'taxonomy.cannot.title': 'The model refused this length: ',
 };
 
 export const zh: Record<keyof typeof en, string> = {
   'taxonomy.title': '绝对还是相对：位置编码的几大类',
-  'taxonomy.text': `<b>绝对</b>位置编码告诉每个 token 它在哪：位置 $p$ 有自己的信号，通常是一个加到 token embedding 上的向量。<b>相对</b>位置编码告诉注意力两个 token 相隔多远：query $m$ 与 key $n$ 的注意力分数多出一项，只取决于 $n-m$。RoPE 介于两者之间：按绝对位置旋转 $q$ 和 $k$，算出来的分数却只取决于距离。下表每行是一类方法；最后五列是此刻在你的浏览器里、用本页自带的小模型实测出来的（它们都只在同一种合成语言的短序列上训练，再拿去跑更长的序列）。<details class="more"><summary>展开：相对位置编码的代价</summary>相对位置编码也有代价：有的实现要在每个注意力层额外加一个偏置矩阵或一张相对位置表；这一项描述的是两个 token 之间的关系，不属于任何单个 token，没法存进缓存的 key 里，每来一个新 query 都要和所有缓存的 key 重新算一遍。</details>`,
+  'taxonomy.text': `<b>绝对</b>位置编码告诉每个 token 它在哪：位置 $p$ 有自己的信号，通常是一个加到 token embedding 上的向量。<b>相对</b>位置编码告诉注意力两个 token 相隔多远：query $m$ 与 key $n$ 的注意力分数多出一项，只取决于 $n-m$。RoPE 按绝对位置旋转 $q$ 和 $k$，算出来的分数却只取决于距离。下表每行是一类方法；到<a href="#extrapolation">长度外推</a>一节再把它们放在一起实测比较。<details class="more"><summary>展开：相对位置编码的代价</summary>相对位置编码也有代价：有的实现要在每个注意力层额外加一个偏置矩阵或一张相对位置表；这一项描述的是两个 token 之间的关系，不属于任何单个 token，没法存进缓存的 key 里，每来一个新 query 都要和所有缓存的 key 重新算一遍。</details>`,
 
   'taxonomy.col.family': '位置编码',
   'taxonomy.col.where': '作用在哪里',
   'taxonomy.col.kind': '绝对 / 相对',
   'taxonomy.col.params': '可学习的位置参数（页面自带的模型）',
-  'taxonomy.col.loss': '语言模型：每个 token 的 loss（nats），长度',
-  'taxonomy.col.acc': '检索任务：准确率，长度',
-  'taxonomy.col.tokens': '{n} 个 token',
-  'taxonomy.col.train': '{n} 个 token（训练长度）',
 
   'taxonomy.sinusoidal.name': '正弦位置编码（原始 Transformer）',
   'taxonomy.sinusoidal.where': '加到 token embedding 上',
@@ -131,18 +111,7 @@ export const zh: Record<keyof typeof en, string> = {
   'taxonomy.nope.params': '无',
 
   'taxonomy.status.waiting': '滚动到这里时才会加载并运行模型。',
-  'taxonomy.status.running': '正在评估 {model}，长度 {len}（第 {i} / {n} 项）…',
-  'taxonomy.status.done': '刚刚实测：共 {n} 次评估，每个长度用 {lm} 条语言序列、{rt} 条检索序列，由页面 Worker 里自带的模型完成。',
   'taxonomy.status.error': '评估失败：{error}',
-  'taxonomy.cannot': '无法运行，见下文',
-  'taxonomy.cannot.note': '表中显示“—”的格子，表示模型拒绝在该长度上运行。{model} 在 {len} 个 token 上，Worker 报出的原始错误：',
-  'taxonomy.scrollhint': '表格比屏幕宽：左右滑动表格，可以看到实测的几列（可学习的位置参数量，以及自带模型的 loss 和检索准确率）→',
-  'taxonomy.table.look.floor': '在训练长度（{len} 个 token）上，各语言模型的水平并不相同：从每个 token {lo} nats（{best}）到 {hi}（{worst}），而这个生成器的下限是 {floor}，任何模型平均都低不过它。ALiBi 高出下限的部分是 RoPE 的 {ratio} 倍：不管 token 是什么，它的惩罚都随距离线性增长，这个固定的先验在训练过的长度上也有代价。正弦位置编码把位置加进和内容相同的向量里，这正是文章指出的缺点；这里它比下限高 {sin} nats。',
-  'taxonomy.table.look.weak': '检索模型之间差得更多：训练量相同，{names} 只学会了一部分复制，在训练长度那一列答对的还不到一半（随机猜是 1/16），所以它们更长的几列说明不了多少外推能力。',
-  'taxonomy.table.look.copy': '每个检索模型都至少答对一半（随机猜是 1/16），所以更长的几列确实反映了外推能力。',
-  'taxonomy.table.look': '序列一长，只有遇不到任何新东西的编码才撑得住。ALiBi 只是固定斜率乘以距离；Shaw 把距离截断在 k = {clip}，每条训练序列里都有这么远的距离。T5 中超过训练序列长度的那些距离桶从没被训练过。RoPE 和 xPos 的维度对转到了训练中从未到达的角度；正弦位置编码的输入带着模型从没见过的向量；NoPE 只能靠 causal mask 推断位置，而这种推断只在短输入上练过。可学习位置表则是根本没有更多的行。',
-  'taxonomy.ratios': '底色深浅表示 loss 比同一模型在训练长度上的 loss 高出多少。{long} 个 token 的 loss ÷ {train} 个 token 的 loss，从低到高：',
-  'taxonomy.stable': '与训练长度上的 loss 相差不到 5% 的：{names}。',
 
   'taxonomy.pos.title': '可学习位置表长什么样',
   'taxonomy.pos.heat': '页面自带的 language-learned 模型的位置表 P[p, c]（直接从它的 safetensors 文件读出）',
@@ -165,5 +134,4 @@ export const zh: Record<keyof typeof en, string> = {
   'taxonomy.shaw.look': '颜色只在对角线两侧 k 以内变化，再往外的两个角是平的。{len} 个 token 的序列有 {distances} 种距离，却只用 {distinct} 个向量表示：模型分得清距离 3 和 4，却分不清 k + 1 和 500。正因为截断，这张表在任何长度上都能用。',
   'nav.taxonomy': '几大类',
   'taxonomy.takeaway': '绝对位置编码告诉模型每个 token 在哪，相对位置编码告诉它两个 token 相隔多远；RoPE 用按绝对位置的旋转得到只依赖距离的分数，而相对偏置每来一个新 query 都要和所有缓存的 key 重新算一遍。',
-  'taxonomy.cannot.title': '模型拒绝在这个长度上运行，原始报错（英文）：',
 };
