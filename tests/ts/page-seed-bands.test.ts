@@ -3,7 +3,8 @@
  * (web/src/data/seed-bands.json, written by `npm run seed-bands`): in
  * Chromium, in English and Chinese, the extrapolation section's families
  * table shows each cell's mean and range, its sentences quote the floor, the
- * spread and the retrieval models that did not learn to copy; every number
+ * spread and the retrieval models that did not learn to copy, and the ALiBi
+ * section quotes ALiBi's excess over the floor against RoPE's; every number
  * is computed here from the JSON (mean, min, max over the seeds), not copied
  * from the page's code, and each sentence that ranks two bands says so when
  * they overlap.
@@ -134,6 +135,28 @@ describe('seed bands', () => {
     const tieZh = await text(page, '#fam-tie');
     assert.match(tieZh, tied.length > 0 ? /取决于随机种子/ : /都排第一/);
     await screenshot(page, 'extrapolation-families-zh', '#families');
+    await page.click('#lang-switch');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('the ALiBi section gives ALiBi’s excess over the floor at the training length against RoPE’s, from the JSON', async () => {
+    const { page, problems } = await h.open('#section=bias');
+    const alibi = excess('alibi'), rope = excess('rope');
+    const ratio = alibi.map((a, i) => a / rope[i]!);
+    const en = await text(page, '#bias-cost');
+    for (const want of [`end ${fmt(alibi, 3)} nats per token above`, `RoPE’s ${fmt(rope, 3)}`, `${fmt(ratio, 1)} times RoPE’s`, `${J.seeds.length} training runs`]) {
+      assert.ok(en.includes(want), `${want} in: ${en}`);
+    }
+    assert.match(en, /may not carry over to real models/);
+    assert.match(en, overlap(alibi, rope) ? /ranges overlap/ : /do not overlap/);
+    await screenshot(page, 'bias-cost', '#bias-cost');
+    await page.click('#lang-switch');
+    const zh = await text(page, '#bias-cost');
+    for (const want of [`高出 ${fmt(alibi, 3)} nats`, `RoPE 高出 ${fmt(rope, 3)}`, `是 RoPE 的 ${fmt(ratio, 1)} 倍`, `各训练 ${J.seeds.length} 次`]) {
+      assert.ok(zh.includes(want), `${want} in: ${zh}`);
+    }
+    assert.match(zh, overlap(alibi, rope) ? /有重叠/ : /没有重叠/);
     await page.click('#lang-switch');
     assert.deepEqual(problems, []);
     await page.close();

@@ -5,10 +5,29 @@ import type { Posenc } from 'posenc';
 import { AxedHeatmap } from '../../axes.js';
 import { errorText, onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot, type LineSeries } from '../../plot.js';
+import { band, bandOf, combine, ENTROPY_RATE, fmtBand, overlaps, SEEDS, TRAIN_LEN } from '../../seedbands.js';
 import { getBool, getChoice } from '../../state.js';
-import { tf } from '../../textfill.js';
+import { liveText, tf } from '../../textfill.js';
 import { checkbox, coalesce, el, figure, lab, lazyPanel, numberControl, select, text } from '../../ui.js';
 import type { Ctx } from '../context.js';
+
+/**
+ * ALiBi's in-distribution cost: how far its language models' loss at the
+ * training length stays above the generator's floor, against RoPE's, over
+ * the seed bands (data/seed-bands.json), and whether the two ranges overlap.
+ */
+function costText(): HTMLElement {
+  const excess = (e: string) => bandOf(band('language', e, TRAIN_LEN)!.values.map((v) => v - ENTROPY_RATE));
+  const alibi = excess('alibi'), rope = excess('rope'), ratio = combine(alibi, rope, (a, r) => a / r);
+  const apart = !overlaps(alibi, rope);
+  const main = liveText('span'), tail = liveText('span');
+  main.set('bias.cost', { seeds: SEEDS.length, len: TRAIN_LEN, alibi: fmtBand(alibi, 3), rope: fmtBand(rope, 3), ratio: fmtBand(ratio, 1) });
+  tail.set(apart ? 'bias.cost.apart' : 'bias.cost.overlap');
+  const p = el('p', { class: 'look', id: 'bias-cost' }, main.el, ' ', tail.el);
+  p.dataset.overlap = String(!apart);
+  for (const [k, b] of [['alibi', alibi], ['rope', rope], ['ratio', ratio]] as const) p.dataset[k] = JSON.stringify([b.mean, b.min, b.max]);
+  return p;
+}
 
 /** Small multiples, one map per head (the colour's name is said once, in the figure's caption and note, not under every map). */
 function grid(maps: AxedHeatmap[], labels: string[], wide = false): HTMLElement {
@@ -192,6 +211,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
         figure('bias.lines', lines.el, text('bias.lines.look', 'p', 'note look')),
       ],
     }),
+    costText(),
     lab({
       sticky: 'controls',
       controls: [

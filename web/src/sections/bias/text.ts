@@ -37,6 +37,9 @@ export const en = {
   'bias.learnedLines.look': 'Read each line from the left: above 0 the head favours keys at that distance, below 0 it holds them back. Distances 0–{exact} each have a bucket of their own, so the line can change at every step; farther on, neighbouring distances share a bucket and the line moves in stairs, and from where the last bucket starts, a little before Max distance ({maxd}), it is flat, one bucket for all. The model was trained on {len}-token sequences: no distance beyond {last} ever occurred in its training.',
   'bias.learnedLines.zero': 'From distance {z} on, every head’s bias is exactly 0: those buckets are reached only by distances the training never saw, so they kept their starting value: posenc starts these tables at 0 (Hugging Face’s T5 draws them at random, so there they would keep random values).',
   'bias.learned.look': 'The diagonal is distance 0. Read along a row from the diagonal leftwards: how each head rewards or penalises keys further back. Grey is the masked future (the model is causal). All heads share one scale.',
+  'bias.cost': 'What the linear prior costs. The numbers here and in the extrapolation section come from tiny models trained on a synthetic language, {seeds} training runs of each (the mean, then in parentheses the lowest and the highest run), so how the encodings compare may not carry over to real models. At the training length of {len} tokens, where extrapolation plays no part, ALiBi’s language models end {alibi} nats per token above the lowest loss the generator allows, RoPE’s {rope}: ALiBi’s excess is {ratio} times RoPE’s. Its penalty grows linearly with distance whatever the tokens say, so a token far back always starts at a disadvantage: a fixed prior that costs something even on the lengths it was trained on.',
+  'bias.cost.apart': 'The two ranges do not overlap: in every run ALiBi’s excess is the larger.',
+  'bias.cost.overlap': 'The two ranges overlap, though: in some runs the gap all but closes, so read it as a tendency of these tiny models, not a rule.',
 };
 
 export const zh: Record<keyof typeof en, string> = {
@@ -76,4 +79,7 @@ export const zh: Record<keyof typeof en, string> = {
   'bias.learnedLines.look': '线高于 0 的地方，这个 head 偏爱该距离上的 key；低于 0 的地方，它压低这些 key。距离 0–{exact} 各有自己的桶，线每一步都可以变；再远一些，相邻的距离共用一个桶，线变成台阶；从最后一个桶开始的地方（在最大距离 {maxd} 之前一点）起，所有距离共用一个桶，线是平的。模型是在长度 {len} 的序列上训练的：训练时从没出现过超过 {last} 的距离。',
   'bias.learnedLines.zero': '从距离 {z} 开始，每个 head 的偏置都恰好是 0：这些桶只有训练中从没出现过的距离才会用到，所以一直停在初始值：posenc 把这些表初始化为 0（Hugging Face 的 T5 是随机初始化的，在那里它们会一直保持随机值）。',
   'bias.learned.look': '对角线是距离 0。沿着一行从对角线往左看：每个 head 对越来越远的 key 是加分还是扣分。灰色是被 mask 掉的未来位置（模型是 causal 的）。所有 head 共用一个色标。',
+  'bias.cost': '线性先验的代价。这里和长度外推一节里的数字，都来自在一种合成语言上训练的小模型，每种各训练 {seeds} 次（先给平均值，括号里是最低和最高的一次），所以各种编码之间的比较未必适用于真实的大模型。在 {len} 个 token 的训练长度上，还谈不上外推，ALiBi 语言模型的 loss 比生成器允许的最低值每个 token 高出 {alibi} nats，RoPE 高出 {rope}：ALiBi 多出的部分是 RoPE 的 {ratio} 倍。不管 token 说了什么，它的惩罚都随距离线性增长，远处的 token 一开始就吃亏：这个固定的先验即使在训练过的长度上也有代价。',
+  'bias.cost.apart': '两个范围没有重叠：每一次训练里都是 ALiBi 多出的更多。',
+  'bias.cost.overlap': '不过两个范围有重叠：有几次训练里差距几乎消失，所以这只是这些小模型的一种趋势，算不上定律。',
 };
