@@ -305,21 +305,26 @@ class TrainerJs {
     const Status s = trainer_->BeginStep();
     return s.ok() ? "" : s.message();
   }
-  // grad: float [paramCount()] (a buffer of grad_capacity) = micro-batch j's
-  // gradient; loss: float64 [1] (a buffer of loss_capacity) its summed loss.
-  std::string microBatchGradient(double j, uintptr_t grad, double grad_capacity,
-                                 uintptr_t loss, double loss_capacity) {
+  // grad: float [paramCount()] (a buffer of grad_capacity) = the gradients
+  // of micro-batches [first, first + count) summed in order; loss: float64
+  // [1] (a buffer of loss_capacity) their summed loss (Trainer::BlockGradient).
+  std::string blockGradient(double first, double count, uintptr_t grad,
+                            double grad_capacity, uintptr_t loss,
+                            double loss_capacity) {
     if (!trainer_) return error_;
     std::string room =
         CheckCapacity("grad", trainer_->num_params(), grad_capacity);
     if (room.empty()) room = CheckCapacity("loss", 1, loss_capacity, "doubles");
     if (!room.empty()) return room;
-    if (!(j >= 0 && j < trainer_->micro_batches() && j == std::floor(j))) {
-      return StrCat("micro-batch must be an integer in [0, ",
-                    trainer_->micro_batches(), "), got ", j);
+    const double J = trainer_->micro_batches();
+    if (!(first >= 0 && count >= 1 && first + count <= J &&
+          first == std::floor(first) && count == std::floor(count))) {
+      return StrCat("micro-batches [", first, ", ", first + count,
+                    ") must be integers in [0, ", J, ") and not empty");
     }
-    const Status s = trainer_->MicroBatchGradient(
-        static_cast<int>(j), Ptr<float>(grad), Ptr<double>(loss));
+    const Status s = trainer_->BlockGradient(
+        static_cast<int>(first), static_cast<int>(count), Ptr<float>(grad),
+        Ptr<double>(loss));
     return s.ok() ? "" : s.message();
   }
   // grad: float [n], n = paramCount(): the step's gradient (micro-batches
@@ -450,7 +455,7 @@ EMSCRIPTEN_BINDINGS(posenc_models) {
       .function("microBatches", &TrainerJs::microBatches)
       .function("paramCount", &TrainerJs::paramCount)
       .function("beginStep", &TrainerJs::beginStep)
-      .function("microBatchGradient", &TrainerJs::microBatchGradient)
+      .function("blockGradient", &TrainerJs::blockGradient)
       .function("applyGradient", &TrainerJs::applyGradient);
   function("sampleTask", &SampleTaskJs);
   function("taskReference", &TaskReferenceJs);

@@ -132,8 +132,11 @@ export interface TrainReplica {
   readonly params: number;
   /** Samples the next step's batch. */
   begin(): void;
-  /** Micro-batch j's gradient of the batch `begin` sampled (a copy) and its summed loss. */
-  gradient(j: number): { grad: Float32Array; loss: number };
+  /**
+   * The gradients of micro-batches [first, first + count) of the batch `begin` sampled, summed in
+   * order as `pe.train` sums them (a copy), and their summed loss.
+   */
+  gradient(first: number, count: number): { grad: Float32Array; loss: number };
   /** The optimiser step from the summed gradient and loss. */
   apply(grad: Float32Array, loss: number): StepRow;
   /** The model as trained so far (a TinyModel of this module). */
@@ -473,10 +476,10 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
       microBatches: t.microBatches(),
       params: P,
       begin: () => check(t.beginStep()),
-      gradient: (j) => heap.call((f) => {
+      gradient: (first, count) => heap.call((f) => {
         const g = f.alloc(P * 4);
         const l = f.alloc(8);
-        check(t.microBatchGradient(j, g, P, l, 1));
+        check(t.blockGradient(first, count, g, P, l, 1));
         return { grad: heap.readF32(g, P), loss: heap.readF64(l, 1)[0] as number };
       }),
       apply: (grad, loss) => heap.call((f) => {

@@ -78,19 +78,18 @@ export function serve(port: ServePort): void {
     const row = req.grad !== undefined ? replica.apply(req.grad, req.loss ?? 0) : undefined;
     replica.begin();
     const P = replica.params;
-    const rows = req.presum ? 1 : micro.length;
-    const grads = new Float32Array(rows * P);
-    const losses = new Float64Array(rows);
+    if (req.presum) {
+      // The block summed in wasm, in order (micro is contiguous), as Trainer::Step sums.
+      const g = replica.gradient(micro[0]!, micro.length);
+      port.post({ id: req.id, ok: true, grads: g.grad, losses: Float64Array.of(g.loss), ...(row ? { row } : {}) }, [g.grad.buffer as ArrayBuffer]);
+      return;
+    }
+    const grads = new Float32Array(micro.length * P);
+    const losses = new Float64Array(micro.length);
     micro.forEach((j, k) => {
-      const g = replica.gradient(j);
-      if (!req.presum || k === 0) {
-        grads.set(g.grad, k * P);
-        losses[k] = g.loss;
-      } else {
-        // ((g0 + g1) + g2) + ...: each sum stored as float32, as Trainer::Step sums.
-        for (let x = 0; x < P; x++) grads[x] = (grads[x] as number) + (g.grad[x] as number);
-        losses[0] = (losses[0] as number) + g.loss;
-      }
+      const g = replica.gradient(j, 1);
+      grads.set(g.grad, k * P);
+      losses[k] = g.loss;
     });
     port.post({ id: req.id, ok: true, grads, losses, ...(row ? { row } : {}) }, [grads.buffer, losses.buffer]);
   };

@@ -147,7 +147,7 @@ export interface RawTrainer extends RawHandle {
   /** Samples the next step's batch. */
   beginStep(): string;
   /** Micro-batch `j`'s gradient into `grad` (float [paramCount]) and its summed loss into `loss` (float64 [1]). */
-  microBatchGradient(j: number, grad: number, gradCapacity: number, loss: number, lossCapacity: number): string;
+  blockGradient(first: number, count: number, grad: number, gradCapacity: number, loss: number, lossCapacity: number): string;
   /** The AdamW step from the summed gradient `grad` (float [n]); out: float64 [4] (step, loss, grad norm, lr). */
   applyGradient(grad: number, n: number, loss: number, out: number, capacity: number): string;
 }

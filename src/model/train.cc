@@ -218,17 +218,28 @@ Status Trainer::ApplyGradient(const float* grad, double loss,
   return Update(loss, p);
 }
 
+Status Trainer::BlockGradient(int first, int count, float* grad, double* loss) {
+  if (count < 1 || first < 0 || first + count > micro_batches()) {
+    return Status::Invalid(StrCat("micro-batches [", first, ", ", first + count,
+                                  ") must lie in [0, ", micro_batches(),
+                                  ") and not be empty"));
+  }
+  POSENC_RETURN_IF_ERROR(MicroBatchGradient(first, grad, loss));
+  micro_.resize(model_.w.size());
+  for (int j = first + 1; j < first + count; ++j) {
+    double l = 0.0;
+    POSENC_RETURN_IF_ERROR(MicroBatchGradient(j, micro_.data(), &l));
+    for (size_t i = 0; i < micro_.size(); ++i) grad[i] += micro_[i];
+    *loss += l;
+  }
+  return Status::Ok();
+}
+
 Status Trainer::Step(TrainProgress* p) {
   POSENC_RETURN_IF_ERROR(BeginStep());
   double loss = 0.0;
-  POSENC_RETURN_IF_ERROR(MicroBatchGradient(0, grad_.data(), &loss));
-  micro_.resize(grad_.size());
-  for (int j = 1; j < micro_batches(); ++j) {
-    double l = 0.0;
-    POSENC_RETURN_IF_ERROR(MicroBatchGradient(j, micro_.data(), &l));
-    for (size_t i = 0; i < grad_.size(); ++i) grad_[i] += micro_[i];
-    loss += l;
-  }
+  POSENC_RETURN_IF_ERROR(
+      BlockGradient(0, micro_batches(), grad_.data(), &loss));
   return Update(loss, p);
 }
 

@@ -120,6 +120,11 @@ class Trainer {
   // (overwritten, from zero); *loss: its examples' summed loss in nats.
   // Between BeginStep and ApplyGradient only.
   Status MicroBatchGradient(int j, float* grad, double* loss);
+  // grad: [num_params()] = the gradients of micro-batches [first, first +
+  // count) summed in j order (float32: the first into grad, each later one
+  // added), *loss: their losses summed in j order: Step's sum, for a block
+  // of micro-batches (Step is BlockGradient over all of them).
+  Status BlockGradient(int first, int count, float* grad, double* loss);
   // grad: [num_params()] the step's gradient (the micro-batches' summed in j
   // order); loss: their losses summed in j order (double). The AdamW update.
   Status ApplyGradient(const float* grad, double loss, TrainProgress* p);

@@ -130,6 +130,24 @@ TEST_P(MicroBatchTest, StepIsTheSumOfIndependentMicroBatchesInOrder) {
       EXPECT_TRUE(SameBits(g, ref[static_cast<size_t>(j)])) << "micro " << j;
       EXPECT_EQ(loss, ref_loss[static_cast<size_t>(j)]) << "micro " << j;
     }
+    // Every block of them, summed in order (a Worker's share of a step).
+    for (int first = 0; first < J; ++first) {
+      for (int count = 1; first + count <= J; ++count) {
+        std::vector<float> want = ref[static_cast<size_t>(first)];
+        double want_loss = ref_loss[static_cast<size_t>(first)];
+        for (int j = first + 1; j < first + count; ++j) {
+          for (size_t i = 0; i < want.size(); ++i) {
+            want[i] += ref[static_cast<size_t>(j)][i];
+          }
+          want_loss += ref_loss[static_cast<size_t>(j)];
+        }
+        double block_loss = -1.0;
+        ASSERT_TRUE(
+            parts->BlockGradient(first, count, g.data(), &block_loss).ok());
+        EXPECT_TRUE(SameBits(g, want)) << "block " << first << "+" << count;
+        EXPECT_EQ(block_loss, want_loss) << "block " << first << "+" << count;
+      }
+    }
     // ((g_0 + g_1) + g_2) + ... and the losses likewise.
     std::vector<float> sum = ref[0];
     double loss = ref_loss[0];
@@ -176,6 +194,10 @@ TEST(MicroBatch, CallsOutOfOrderAreErrors) {
             "micro-batch must be an integer in [0, 2), got 2");
   EXPECT_EQ(t->MicroBatchGradient(-1, g.data(), &loss).message(),
             "micro-batch must be an integer in [0, 2), got -1");
+  EXPECT_EQ(t->BlockGradient(1, 2, g.data(), &loss).message(),
+            "micro-batches [1, 3) must lie in [0, 2) and not be empty");
+  EXPECT_EQ(t->BlockGradient(0, 0, g.data(), &loss).message(),
+            "micro-batches [0, 0) must lie in [0, 2) and not be empty");
   ASSERT_TRUE(t->MicroBatchGradient(1, g.data(), &loss).ok());
   ASSERT_TRUE(t->ApplyGradient(g.data(), loss, &p).ok());
   EXPECT_EQ(p.step, 1);

@@ -154,9 +154,11 @@ for (const [flavour, ready] of flavours) {
           // The data-parallel calls: a gradient has one float per weight (counted from the saved file's tensors).
           const P = weightCount(mm, trainer.model());
           assert.equal(trainer.beginStep(), '');
-          refuses(mm, (b) => trainer.microBatchGradient(0, b.out((P - 1) * 4), P - 1, b.out(8), 1),
+          refuses(mm, (b) => trainer.blockGradient(0, 1, b.out((P - 1) * 4), P - 1, b.out(8), 1),
             new RegExp(`^grad must hold ${P} floats, got a buffer of ${P - 1}$`));
-          refuses(mm, (b) => trainer.microBatchGradient(0, b.out(P * 4), P, b.out(0), 0), /^loss must hold 1 doubles, got a buffer of 0$/);
+          refuses(mm, (b) => trainer.blockGradient(0, 1, b.out(P * 4), P, b.out(0), 0), /^loss must hold 1 doubles, got a buffer of 0$/);
+          // A block past the batch's micro-batches (batch 2: one).
+          refuses(mm, (b) => trainer.blockGradient(0, 2, b.out(P * 4), P, b.out(8), 1), /^micro-batches \[0, 2\) must be integers in \[0, 1\) and not empty$/);
           refuses(mm, (b) => trainer.applyGradient(b.input(new Float32Array(P)), P, 0, b.out(3 * 8), 3), /^out must hold 4 doubles, got a buffer of 3$/);
         } finally {
           trainer.delete();
