@@ -239,12 +239,14 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
     const W = used.length;
     const blocks = used.map((_, w) => microBatchesOf(w, W, J));
     const quiet = (p: Promise<unknown>): void => void p.catch(() => undefined);
-    const call = async (slot: Slot, req: PoolRequest): Promise<Extract<PoolReply, { ok: true }>> => {
+    const call = async (slot: Slot, req: PoolRequest, transfer: ArrayBuffer[] = []): Promise<Extract<PoolReply, { ok: true }>> => {
       if (closed) throw terminatedError();
-      const r = await send(slot, req, []);
+      const r = await send(slot, req, transfer);
       if (!r.ok) rethrow(r.error);
       return r;
     };
+    /** The summed gradient for Worker w: a copy moved to it (a copy is cheaper than a structured clone), the last Worker gets the sum itself. */
+    const gradFor = (grad: Float32Array, w: number): Float32Array => (w === used.length - 1 ? grad : grad.slice());
     let started = false;
     let saved: Uint8Array | undefined;
     try {
@@ -262,9 +264,12 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
         const n = Math.min(chunk, steps - done);
         for (let i = 0; i < n; i++) {
           const given = sum;
-          const replies = used.map((slot, w) => call(slot, {
-            id: nextId++, op: 'trainStep', run, presum: w === 0 && blocks[0]!.length > 1, ...(given ? { grad: given.grad, loss: given.loss } : {}),
-          }));
+          const replies = used.map((slot, w) => {
+            const grad = given ? gradFor(given.grad, w) : undefined;
+            return call(slot, {
+              id: nextId++, op: 'trainStep', run, presum: w === 0 && blocks[0]!.length > 1, ...(grad ? { grad, loss: given!.loss } : {}),
+            }, grad ? [grad.buffer as ArrayBuffer] : []);
+          });
           replies.forEach(quiet);
           // ((g_0 + g_1) + g_2) + ...: the blocks in order, each in order (a Float32Array store rounds
           // the double sum of two floats to their float32 sum exactly); the first block comes summed.
@@ -283,12 +288,17 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
           }
           sum = { grad, loss };
         }
-        const rows = await Promise.all(used.map((slot) => call(slot, { id: nextId++, op: 'trainApply', run, grad: sum!.grad, loss: sum!.loss })));
+        const rows = await Promise.all(used.map((slot, w) => {
+          const grad = gradFor(sum!.grad, w);
+          return call(slot, { id: nextId++, op: 'trainApply', run, grad, loss: sum!.loss }, [grad.buffer as ArrayBuffer]);
+        }));
         sum = undefined;
         last = rows[0]!.row!;
         done += n;
         onProgress?.({ step: done, steps, loss: last.loss, gradNorm: last.gradNorm, lr: last.lr });
-        await new Promise<void>((resolve) => setTimeout(resolve, 0));
+        // No timer here (pe.train yields with one): every step already waits for the Workers'
+        // messages, so the caller's events (an abort) run between steps, and a browser clamps a
+        // timer in a loop like this one to 4 ms.
       }
       if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
       if (closed) throw terminatedError();

@@ -174,7 +174,7 @@ const handlers: Handlers = {
       const cores = coresOf(p);
       const config = { task, encoding, steps, seqLen, seed: seed ?? 1, ...(lr !== undefined ? { lr } : {}), ...(warmup !== undefined ? { warmup } : {}) };
       const options = {
-        signal: ctrl.signal, chunk: 5,
+        signal: ctrl.signal, chunk: 10,
         onProgress: (r: TrainProgress) => post({ id, progress: { step: r.step, steps: r.steps, loss: r.loss, seconds: since(), cores } }),
       };
       // The pool's weights are pe.train's, bit for bit.
@@ -206,7 +206,7 @@ const handlers: Handlers = {
     try {
       const config = { steps, seqLen, ...sc };
       const options = {
-        signal: ctrl.signal, chunk: 5,
+        signal: ctrl.signal, chunk: 10,
         onProgress: (r: TrainProgress) => post({ id, progress: { step: r.step, steps: r.steps, loss: r.loss, seconds: (performance.now() - t0) / 1000, cores } }),
       };
       const ext = p ? await p.continueTraining(m, config, options) : await (await ready).continueTraining(m, config, options);

@@ -104,6 +104,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   empty.id = 'train-empty';
   const xs: number[] = [];
   const ys: number[] = [];
+  let drawing = false;
   let running = false;
   /** The status line as data, so that a language switch re-renders it. */
   let shown: Shown = {};
@@ -136,7 +137,14 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
         empty.hidden = true;
         xs.push(p.step);
         ys.push(p.loss);
-        plot.setData([xs.slice(), ys.slice()]);
+        // Drawn once per frame at most: the page's thread shares the cores with the training Workers.
+        if (!drawing) {
+          drawing = true;
+          requestAnimationFrame(() => {
+            drawing = false;
+            plot.setData([xs.slice(), ys.slice()]);
+          });
+        }
         shown = { progress: p };
         renderStatus();
         status.dataset.first = String(ys[0]);
