@@ -46,6 +46,8 @@ describe('section 12 on every core', () => {
       assert.equal(Number(got.cores), cores, 'one Worker per core, at most 4');
       assert.equal(got.first, String(want.first), 'the first step\'s loss');
       assert.equal(got.last, String(want.last), 'the last step\'s loss');
+      // A language model shows up in section 10 (the only link of the "where it appears" note).
+      assert.deepEqual(await page.$$eval('#train-where:not([hidden]) a', (as) => as.map((a) => a.getAttribute('href'))), ['#extrapolation']);
       if (lang === 'en') assert.match(got.text, new RegExp(`steps/s on ${cores === 1 ? 'one core' : `${cores} cores`}\\)`));
       else assert.match(got.text, new RegExp(`用 ${cores} 个核心每秒`));
       assert.deepEqual(problems, []);

@@ -213,8 +213,8 @@ describe('the page (Chromium, strict CSP)', () => {
     assert.match(status, /^Word order with RoPE \(rotary\), seed 1: 60 steps in \d+\.\d s \(\d+\.\d steps\/s on (one core|\d cores)\); accuracy on unseen sentences: \d+\.\d%\./);
     assert.ok(status.includes(`${(100 * accuracy).toFixed(1)}%`), status);
     await page.waitForSelector('#order-answers tr[data-model="yours"]', { timeout: 60000 });
-    // Where the model now appears, with links to both sections.
-    assert.deepEqual(await page.$$eval('#train-where:not([hidden]) a', (as) => as.map((a) => a.getAttribute('href'))), ['#order', '#extrapolation']);
+    // Where the word-order model now appears: section 1 only (the language and retrieval tasks go to section 10).
+    assert.deepEqual(await page.$$eval('#train-where:not([hidden]) a', (as) => as.map((a) => a.getAttribute('href'))), ['#order']);
     assert.match(await page.textContent('#train-hint') ?? '', /^Word order trains/);
     // Picking retrieval brings its recipe's step count; the steps box follows.
     await page.selectOption('#train select >> nth=0', 'retrieval');

@@ -4,7 +4,7 @@ export const en = {
   'bias.takeaway': 'ALiBi adds a fixed linear penalty on distance, one slope per head and no parameters; T5 learns one bias per head for each distance bucket, one bucket per distance nearby and log-spaced ranges further away.',
 
   'bias.title': 'ALiBi and T5 bias',
-  'bias.text': `ALiBi adds no vectors at all: head $h$ adds $-s_h\\,(m-n)$ to the score of query $m$ and key $n$, a penalty that grows with distance ($s_h$ is the head's slope, written $m$ in the ALiBi paper); the causal mask is a separate step. The tutorial's simplified slopes are $1/2^h$. T5 learns one bias per head for each distance bucket: half of the buckets hold one near distance each, the other half cover longer distances in log-spaced ranges. <details class="more"><summary>More: the paper's slopes</summary>For a power-of-two head count $H$ the paper's slopes are $s_h = 2^{-8(h+1)/H}$, $h = 0,\\dots,H-1$. For other $H$ it takes the $c = 2^{\\lfloor\\log_2 H\\rfloor}$ slopes of that rule and fills the remaining $H-c$ heads with every other slope of the $2c$-head rule, $2^{-4(2u+1)/c}$.</details>`,
+  'bias.text': `ALiBi adds no vectors at all: head $h$ adds $-s_h\\,(m-n)$ to the score of query $m$ and key $n \\le m$, a penalty that grows with distance ($s_h$ is the head's slope, written $m$ in the ALiBi paper); the causal mask is a separate step, and without it posenc uses the distance $|m-n|$ for later keys too. The tutorial's simplified slopes are $1/2^h$. T5 learns one bias per head for each distance bucket: half of the buckets hold one near distance each, the other half cover longer distances in log-spaced ranges. <details class="more"><summary>More: the paper's slopes</summary>For a power-of-two head count $H$ the paper's slopes are $s_h = 2^{-8(h+1)/H}$, $h = 0,\\dots,H-1$. For other $H$ it takes the $c = 2^{\\lfloor\\log_2 H\\rfloor}$ slopes of that rule and fills the remaining $H-c$ heads with every other slope of the $2c$-head rule, $2^{-4(2u+1)/c}$.</details>`,
   'bias.heads': 'Heads',
   'bias.variant': 'Slopes',
   'bias.length': 'Length',
@@ -47,7 +47,7 @@ export const zh: Record<keyof typeof en, string> = {
   'bias.takeaway': 'ALiBi 按距离加一个固定的线性惩罚，每个 head 一个斜率，没有可学习参数；T5 为每个 head 的每个距离桶学一个偏置，近处每个距离一个桶，远处按对数划分范围。',
 
   'bias.title': 'ALiBi 与 T5 相对位置偏置',
-  'bias.text': `ALiBi 不加任何位置向量：第 $h$ 个 head 在 query $m$ 对 key $n$ 的分数上加 $-s_h\\,(m-n)$，距离越远惩罚越大（$s_h$ 是这个 head 的斜率，ALiBi 论文里记作 $m$）；causal mask 是另外一步。教程里的简化版斜率是 $1/2^h$。T5 则为每个 head、每个距离桶学一个偏置：一半的桶各对应一个较近的距离，另一半按对数划分更远的距离。<details class="more"><summary>展开：论文里的斜率</summary>head 数 $H$ 是 2 的幂时，论文的斜率是 $s_h = 2^{-8(h+1)/H}$，$h = 0,\\dots,H-1$。$H$ 不是 2 的幂时，先取 $c = 2^{\\lfloor\\log_2 H\\rfloor}$ 个 head 按上式算，剩下 $H-c$ 个 head 取 $2c$ 个 head 时那组斜率里隔一个取一个，即 $2^{-4(2u+1)/c}$。</details>`,
+  'bias.text': `ALiBi 不加任何位置向量：第 $h$ 个 head 在 query $m$ 对 key $n \\le m$ 的分数上加 $-s_h\\,(m-n)$，距离越远惩罚越大（$s_h$ 是这个 head 的斜率，ALiBi 论文里记作 $m$）；causal mask 是另外一步，不加它时，posenc 对后面的 key 也按距离 $|m-n|$ 惩罚。教程里的简化版斜率是 $1/2^h$。T5 则为每个 head、每个距离桶学一个偏置：一半的桶各对应一个较近的距离，另一半按对数划分更远的距离。<details class="more"><summary>展开：论文里的斜率</summary>head 数 $H$ 是 2 的幂时，论文的斜率是 $s_h = 2^{-8(h+1)/H}$，$h = 0,\\dots,H-1$。$H$ 不是 2 的幂时，先取 $c = 2^{\\lfloor\\log_2 H\\rfloor}$ 个 head 按上式算，剩下 $H-c$ 个 head 取 $2c$ 个 head 时那组斜率里隔一个取一个，即 $2^{-4(2u+1)/c}$。</details>`,
   'bias.heads': 'head 数',
   'bias.variant': '斜率',
   'bias.length': '序列长度',

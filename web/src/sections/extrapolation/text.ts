@@ -4,7 +4,7 @@ export const en = {
   'extrapolation.takeaway': 'Past the training length the loss at each position shows where each encoding breaks down; scaling RoPE at inference recovers part of the loss, and ALiBi barely notices the longer sequences.',
 
   'extrapolation.title': 'Train short, test long: extrapolation',
-  'extrapolation.text': `Every language model here was trained on sequences of 64 tokens from the same synthetic language; the dashed horizontal line is that language’s entropy rate, the lowest mean loss any model can reach, computed from the generator. Evaluate the models on longer sequences: the loss at each position shows exactly where each encoding breaks down. RoPE can be rescued partly by scaling at inference; ALiBi barely notices.`,
+  'extrapolation.text': `Every language model here was trained on sequences of 64 tokens from the same synthetic language; the dashed horizontal line is that language’s entropy rate, the lowest mean loss any model can reach, computed from the generator. Evaluate the models on longer sequences: the loss at each position shows where each encoding starts to break down (each curve is a mean over a few sequences, so single positions are noisy). RoPE can be rescued partly by scaling at inference; ALiBi barely notices.`,
   'extrapolation.length': 'Evaluation length',
   'extrapolation.scaling': 'Scaling for the RoPE model',
   'extrapolation.factor': 'Factor',
@@ -101,7 +101,7 @@ export const zh: Record<keyof typeof en, string> = {
   'extrapolation.takeaway': '超过训练长度后，每个位置的 loss 显示出每种编码从哪里开始失效；推理时对 RoPE 做缩放能挽回一部分 loss，ALiBi 则几乎察觉不到序列变长。',
 
   'extrapolation.title': '训练短、测试长：长度外推',
-  'extrapolation.text': `这里的语言模型都只在同一种合成语言的 64 token 序列上训练过；水平虚线是这种语言的熵率，也就是任何模型平均能达到的最低 loss，由数据生成器直接算出。把它们放到更长的序列上评估，每个位置的 loss 清楚地显示出每种编码从哪里开始失效。RoPE 可以靠推理时的缩放救回一部分；ALiBi 几乎不受影响。`,
+  'extrapolation.text': `这里的语言模型都只在同一种合成语言的 64 token 序列上训练过；水平虚线是这种语言的熵率，也就是任何模型平均能达到的最低 loss，由数据生成器直接算出。把它们放到更长的序列上评估，从每个位置的 loss 可以看出每种编码从哪里开始失效（每条曲线只是几条序列的平均，单个位置上的起伏是噪声）。RoPE 可以靠推理时的缩放救回一部分；ALiBi 几乎不受影响。`,
   'extrapolation.length': '评估长度',
   'extrapolation.scaling': 'RoPE 模型用的缩放',
   'extrapolation.factor': '倍数',

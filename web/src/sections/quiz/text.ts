@@ -49,7 +49,7 @@ export const en = {
   'quiz.mask.q': 'Can ALiBi’s bias replace the causal mask?',
   'quiz.mask.o.no': 'No: the bias is finite, the mask is −∞',
   'quiz.mask.o.yes': 'Yes: far future keys get a large penalty anyway',
-  'quiz.mask.check': 'query 0 over 4 keys, equal q·k, head 0 of 8 (slope {slope}): with the bias alone the future keys still get {future} of the attention; with the causal mask, {masked}.',
+  'quiz.mask.check': 'query 0 over 4 keys, equal q·k, head 0 of 8 (slope {slope}): with the bias alone (−s·|m − n|, the same penalty on both sides) the future keys still get {future} of the attention; with the causal mask, {masked}.',
   'quiz.mask.why': 'A linear bias only makes a key less likely; the mask makes it impossible. They are two steps (see the pipeline section).',
 
   'quiz.learned.q': 'Why can’t a model with a learned absolute position table run past its training length?',
@@ -165,7 +165,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.mask.q': 'ALiBi 的偏置能代替 causal mask 吗？',
   'quiz.mask.o.no': '不能：偏置是有限值，mask 是 −∞',
   'quiz.mask.o.yes': '能：远处的未来 key 反正会被重罚',
-  'quiz.mask.check': 'query 0 对 4 个 key，q·k 都相同，8 个 head 中的 head 0（斜率 {slope}）：只有偏置时，未来的 key 仍分走 {future} 的注意力；加上 causal mask 后为 {masked}。',
+  'quiz.mask.check': 'query 0 对 4 个 key，q·k 都相同，8 个 head 中的 head 0（斜率 {slope}）：只有偏置时（−s·|m − n|，两侧按同样的距离惩罚），未来的 key 仍分走 {future} 的注意力；加上 causal mask 后为 {masked}。',
   'quiz.mask.why': '线性偏置只是让某个 key 不太可能被关注，mask 才让它完全不可能被关注。它们是两个独立的步骤（见“作用在哪一步”一节）。',
 
   'quiz.learned.q': '为什么用可学习绝对位置表的模型不能超出训练长度运行？',

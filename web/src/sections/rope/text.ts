@@ -56,7 +56,7 @@ export const en = {
   'rope.shiftPlot.x': 'shift s',
   'rope.pairs.look': 'Blue is q at m, orange is k at n: rotating both changes the angle between them in each circle by (m − n)·θᵢ, a change that depends only on the distance; that angle is what the score sees.',
   'rope.decay.look': 'The score of two equal vectors falls, with ripples, as they move apart: RoPE’s long-term decay.',
-  'rope.wavelength.look': 'Pairs whose wavelength lies above the dashed line never finish a turn within the original context: these are the ones scaling methods stretch.',
+  'rope.wavelength.look': 'Pairs whose wavelength lies above the dashed line never finish a turn within the original context: NTK, YaRN and Llama 3 stretch these pairs most, while linear interpolation (PI) stretches every pair by the same factor.',
   'rope.ramp.look': 'At 1 a pair is untouched; below 1 it turns more slowly than before (1/factor, here {inv}, is full interpolation).',
 };
 
@@ -115,6 +115,6 @@ export const zh: Record<keyof typeof en, string> = {
   'rope.shiftPlot.x': '平移量 s',
   'rope.pairs.look': '蓝色是位置 m 上的 q，橙色是位置 n 上的 k：旋转之后，每个圆里两者的夹角改变了 (m − n)·θᵢ，这个改变量只取决于距离；分数看到的就是这个夹角。',
   'rope.decay.look': '两个相同向量离得越远，分数越低（带着波动）：这就是 RoPE 的远程衰减。',
-  'rope.wavelength.look': '波长在虚线以上的维度对，在原始上下文长度内连一圈都转不完：各种缩放主要拉伸的就是它们。',
+  'rope.wavelength.look': '波长在虚线以上的维度对，在原始上下文长度内连一圈都转不完：NTK、YaRN 和 Llama 3 拉伸得最多的就是这些维度对，而线性插值（PI）把每个维度对都按同一个倍数拉伸。',
   'rope.ramp.look': '等于 1 表示这个维度对没有改动；小于 1 表示转得比原来慢（1/倍数，此处为 {inv}，就是完全插值）。',
 };

@@ -65,7 +65,7 @@ export const en = {
   'taxonomy.ax.rel': 'colour: clip(n − m, −k, k), in positions',
   'taxonomy.shaw.look': 'What to look at: the colour changes only within k of the diagonal; beyond that the two corners are flat. {distinct} different vectors serve all {distances} distances of a {len}-token sequence, so the model can tell distance 3 from 4 but not k + 1 from 500. Clipping is what lets the table work at any length.',
   'nav.taxonomy': 'The families',
-  'taxonomy.takeaway': 'Absolute encodings say where each token is, relative ones how far apart two tokens are; RoPE gets a relative score from absolute rotations, while a relative bias has to be worked out again for every new query against every cached key.',
+  'taxonomy.takeaway': 'Absolute encodings say where each token is, relative ones how far apart two tokens are; RoPE gets a relative score from absolute rotations, so a rotated key can be cached once; a bias (ALiBi, T5) is one number per query–key pair added to the score, as cheap as the mask, while Shaw’s relative vectors add a dot product per pair.',
 };
 
 export const zh: Record<keyof typeof en, string> = {
@@ -133,5 +133,5 @@ export const zh: Record<keyof typeof en, string> = {
   'taxonomy.ax.rel': '颜色：clip(n − m, −k, k)，单位为位置',
   'taxonomy.shaw.look': '颜色只在对角线两侧 k 以内变化，再往外的两个角是平的。{len} 个 token 的序列有 {distances} 种距离，却只用 {distinct} 个向量表示：模型分得清距离 3 和 4，却分不清 k + 1 和 500。正因为截断，这张表在任何长度上都能用。',
   'nav.taxonomy': '几大类',
-  'taxonomy.takeaway': '绝对位置编码告诉模型每个 token 在哪，相对位置编码告诉它两个 token 相隔多远；RoPE 用按绝对位置的旋转得到只依赖距离的分数，而相对偏置每来一个新 query 都要和所有缓存的 key 重新算一遍。',
+  'taxonomy.takeaway': '绝对位置编码告诉模型每个 token 在哪，相对位置编码告诉它两个 token 相隔多远；RoPE 用按绝对位置的旋转得到只依赖距离的分数，旋转过的 key 缓存一次就够；偏置（ALiBi、T5）只是给每对 query 和 key 的分数加一个数，和掩码一样便宜，而 Shaw 的相对向量要为每一对多算一次点积。',
 };

@@ -85,10 +85,13 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const status = el('p', { class: 'status', id: 'train-status', 'aria-live': 'polite' });
   // Where a finished model shows up, with links to those sections.
   const where = el('p', { class: 'note', id: 'train-where', hidden: '' });
+  // The section that shows a model of the last finished run's task: word order in "order", the
+  // language and retrieval tasks in "extrapolation".
+  let doneTask: TaskName = 'word-order';
   const renderWhere = (): void => {
-    const [before, mid, after] = t('train.done').split(/\{order\}|\{ext\}/);
-    where.replaceChildren(before ?? '', el('a', { href: '#order' }, t('nav.order')), mid ?? '',
-      el('a', { href: '#extrapolation' }, t('nav.extrapolation')), after ?? '');
+    const id = doneTask === 'word-order' ? 'order' : 'extrapolation';
+    const [before, after] = t(doneTask === 'word-order' ? 'train.done.order' : 'train.done.ext').split('{section}');
+    where.replaceChildren(before ?? '', el('a', { href: `#${id}` }, t(`nav.${id}`)), after ?? '');
   };
   renderWhere();
   onLangChange(renderWhere);
@@ -154,6 +157,8 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
         shown = { ...shown, result: { steps: n, seconds: r.seconds, accuracy: r.accuracy, task: run, encoding: enc, seed: sd, seqLen, cores: r.cores } };
         renderStatus();
         status.dataset.cores = String(r.cores);
+        doneTask = run;
+        renderWhere();
         where.hidden = false;
         status.dataset.seconds = String(r.seconds);
         status.dataset.accuracy = String(r.accuracy);
