@@ -202,6 +202,18 @@ describe('controls, navigation, theme (Chromium, strict CSP)', () => {
     await page.close();
   });
 
+  it('section 10: the factor is disabled while no scaling is chosen, and enabled with one', async () => {
+    const { page, problems } = await h.open('#section=extrapolation&e.scaling=none');
+    const factor = '#extrapolation [data-param="e.factor"] input';
+    await page.waitForSelector(factor, { state: 'attached' });
+    const disabled = (): Promise<boolean[]> => page.$$eval(factor, (is) => is.map((i) => (i as HTMLInputElement).disabled));
+    assert.ok((await disabled()).every(Boolean), 'disabled with no scaling');
+    await page.selectOption('#extrapolation [data-param="e.scaling"] select', 'linear');
+    assert.ok((await disabled()).every((d) => !d), 'enabled with linear');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('phone width: one-line nav, current link visible; screenshots', async () => {
     for (const [lang, theme] of [['en', 'light'], ['zh', 'dark']] as const) {
       const { page, problems } = await h.open(`#lang=${lang}&theme=${theme}&section=rope`, { width: 390, height: 844 });

@@ -70,7 +70,8 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const bucketLenControl = numberControl({ param: 'b.tlen', label: 'bias.bucketLength', initial: 160, min: 8, max: 512, step: 8 }, () => update());
   const bucketsControl = numberControl({ param: 'b.buckets', label: 'bias.buckets', initial: 32, min: 2, max: 64, step: 2 }, () => update());
   const maxDistanceControl = numberControl({ param: 'b.maxd', label: 'bias.maxDistance', initial: 128, min: 2, max: 1024, step: 1, log: true }, () => update());
-  let bidirectional = getBool('b.bidir', true);
+  // Unidirectional by default, as in the shipped causal models, the learned map beside it and the quiz.
+  let bidirectional = getBool('b.bidir', false);
   // One colour scale shared by all heads by default, so that the heads'
   // slopes show as different darkness (per head, every map looks the same);
   // the checkbox gives each head its own scale, for the gentle heads of a

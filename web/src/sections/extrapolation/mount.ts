@@ -245,7 +245,12 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     })().catch((e: unknown) => { map.canvas.title = errorText(e); });
   });
 
-  const extScaling = select<ExtScaling>({ label: 'extrapolation.scaling', param: 'e.scaling', value: scaling, options: EXT_SCALINGS.map((s) => [s, () => t(`scaling.${s}`)] as const), onChange: (v) => { scaling = v; runLoss(); } });
+  // The factor means nothing without a scaling: its slider and box are disabled then.
+  const syncFactor = (): void => {
+    for (const i of factorControl.el.querySelectorAll('input')) i.disabled = scaling === 'none';
+  };
+  const extScaling = select<ExtScaling>({ label: 'extrapolation.scaling', param: 'e.scaling', value: scaling, options: EXT_SCALINGS.map((s) => [s, () => t(`scaling.${s}`)] as const), onChange: (v) => { scaling = v; syncFactor(); runLoss(); } });
+  syncFactor();
   extScaling.input.id = 'ext-scaling';
   // First why RoPE breaks (each pair's wavelength against the training
   // length), then what the models measure.

@@ -105,7 +105,7 @@ export const en = {
 };
 
 export const zh: Record<keyof typeof en, string> = {
-  'positions.title': '实践中的 position id',
+  'positions.title': '实践中的位置编号（position id）',
   'positions.text': `位置编码只能通过每个 token 拿到的整数 <b>position id</b> 知道它在哪儿。训练时 id 就是 $0, 1, \\dots, T-1$；推理时 id 的构造方式各不相同：用 KV cache、batch 里做左填充（left padding）、滑动窗口、截断之后，每一种都可能出错。选一个场景：小方块上标出每个 token 的 id，热力图是这些 id 产生的注意力，最后的表格显示错误的 id 会让训练好的模型 loss 增加多少。<details class="more"><summary>展开：热力图是怎么算的</summary>热力图由 posenc 的注意力内核算出，RoPE 作用于 q、k；各 token 的 q、k 几乎相同，所以图案只由 id 决定。</details>`,
 
   'positions.scenario': '场景',
@@ -205,6 +205,6 @@ export const zh: Record<keyof typeof en, string> = {
   'pad.c.fig': '新 token 的 query 与每个缓存 key 的 q·k：正确的 id 与不一致的 id',
   'pad.c.look': '两条曲线几乎毫无关系。不一致时，新 token 算出的每个分数都对应一个差了 {pads}（pad 的个数）的距离；若 prefill 计入 pad 而 decode 不计，新的 query 甚至落到了自己的 prompt 之前（距离 {back}）。',
 
-  'nav.positions': 'position id',
+  'nav.positions': '位置编号',
   'positions.takeaway': '位置编码只认它拿到的 position id：用 KV cache、左填充、滑动窗口或截断时，id 必须和训练时的规则一致；表格显示了错误的 id 会让训练好的模型付出多少 loss。',
 };
