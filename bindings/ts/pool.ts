@@ -201,12 +201,19 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
     return joinAttention(options, parts, replies.map((r) => (r.ok ? r.result! : { out: new Float32Array(0) })), into);
   }
 
-  // Training: the models module compiled once (for the Workers and the calling thread's training instance).
+  // The models module, compiled once (for the Workers and the calling thread's training instance).
+  let modelsCompiled: Promise<WebAssembly.Module> | undefined;
+  const modelsModule = (): Promise<WebAssembly.Module> => {
+    modelsCompiled ??= modelsGiven.module !== undefined ? Promise.resolve(modelsGiven.module)
+      : rt.compile({ simd, part: 'models', ...(modelsGiven.wasmUrl !== undefined ? { wasmUrl: modelsGiven.wasmUrl } : {}) });
+    modelsCompiled.catch(() => (modelsCompiled = undefined));
+    return modelsCompiled;
+  };
+  // Training also needs an instance here (to check requests and hold the returned models); evaluation does not.
   let trainLocal: Promise<{ pe: Posenc; models: WebAssembly.Module }> | undefined;
   const training = (): Promise<{ pe: Posenc; models: WebAssembly.Module }> => {
     trainLocal ??= (async () => {
-      const models = modelsGiven.module
-        ?? (await rt.compile({ simd, part: 'models', ...(modelsGiven.wasmUrl !== undefined ? { wasmUrl: modelsGiven.wasmUrl } : {}) }));
+      const models = await modelsModule();
       return { pe: await rt.init({ module, simd, models: { module: models } }), models };
     })();
     trainLocal.catch(() => (trainLocal = undefined));
@@ -338,7 +345,7 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
       if (o[k] !== undefined) (wire as Record<string, unknown>)[k] = o[k];
     }
     const bytes = model.save();
-    const { models } = await training();
+    const models = await modelsModule();
     // Longest first, each to the part with the least work so far (a length's work grows as
     // L · (L + 6 · dModel): attention plus the per-token matrix products).
     const d = model.config.dModel;
