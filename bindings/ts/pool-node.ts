@@ -48,5 +48,6 @@ function spawnWorker(): PoolWorker {
  * with `terminate()` or `await using`.
  */
 export function createPool(options?: PoolOptions): Promise<PosencPool> {
+  if (options?.connect !== undefined) return Promise.reject(new TypeError('connect is for the browser entry (posenc/pool in a page); Node starts worker threads itself'));
   return createPoolWith(options, { spawn: spawnWorker, cores: availableParallelism, init, compile: compileWasm });
 }

@@ -703,6 +703,14 @@ export interface PoolOptions {
    * option. Default: fetched and compiled once, on the first such call.
    */
   models?: { module?: WebAssembly.Module; wasmUrl?: string | URL };
+  /**
+   * Browser entry only: where a pool runs inside a Worker, let the page's main thread start its
+   * Workers instead of this Worker. Called once per Worker, it returns one end of a `MessageChannel`
+   * whose other end the main thread passes to `startPoolWorker(port)`. Firefox (ESR 153) can hang a
+   * Worker inside the constructor of a Worker it starts; Workers started by the page do not. The
+   * pool's `terminate()` closes these Workers through their ports.
+   */
+  connect?: () => MessagePort;
 }
 
 /**

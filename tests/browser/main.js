@@ -2,7 +2,7 @@
 // (script-src 'self' 'wasm-unsafe-eval'): both binaries through the browser
 // entry of the built package, and the error for a .wasm URL serving HTML.
 import { init } from '/dist/index.js';
-import { createPool } from '/dist/pool-browser.js';
+import { createPool, startPoolWorker } from '/dist/pool-browser.js';
 
 const result = { runs: [] };
 
@@ -28,6 +28,27 @@ async function poolMatches(pe, simd) {
   } finally {
     await pool.terminate();
   }
+}
+/**
+ * A pool inside a Worker whose Workers the page starts (PoolOptions.connect and startPoolWorker), as
+ * the interactive page runs it: see pool-in-worker.js.
+ */
+function connectMatches(simd) {
+  return new Promise((resolve) => {
+    const w = new Worker('/tests/browser/pool-in-worker.js', { type: 'module' });
+    let started = 0;
+    w.addEventListener('message', (e) => {
+      if (e.data.poolPort) {
+        started += 1;
+        startPoolWorker(e.data.poolPort);
+        return;
+      }
+      w.terminate();
+      resolve({ ...e.data.result, started });
+    });
+    w.addEventListener('error', (e) => resolve({ error: `pool-in-worker.js: ${e.message}` }));
+    w.postMessage({ simd });
+  });
 }
 /**
  * Data-parallel training in the pool (1-4 module Workers): the weights after 50 steps against
@@ -87,6 +108,7 @@ try {
       relDiff: Math.abs(dot(rot(q, 3), rot(k, 10)) - dot(rot(q, 10), rot(k, 17))),
       pool: await poolMatches(pe, simd),
       train: await trainMatches(pe, simd),
+      connect: await connectMatches(simd),
     });
   }
   try {

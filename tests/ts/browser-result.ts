@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 
 export interface BrowserResult {
   runs: Array<{ simd: boolean; target: string; row: number[]; relDiff: number; pool: { workers: number; simd: boolean; same: boolean[] };
-    train: { same: boolean[][]; badSame: boolean; afterSame: boolean } }>;
+    train: { same: boolean[][]; badSame: boolean; afterSame: boolean };
+    connect: { workers?: number; ports?: number; started?: number; same?: boolean; afterTerminate?: string; badConnect?: string; error?: string } }>;
   badUrl?: string;
   error?: string;
 }
@@ -29,6 +30,13 @@ export function checkBrowserResult(result: BrowserResult, problems: string[]): v
   // Data-parallel training: pe.train's weights for 1-4 Workers, both tasks; a bad call and the pool after it.
   const four = [true, true, true, true];
   assert.deepEqual(result.runs.map((r) => r.train), [true, false].map(() => ({ same: [four, four], badSame: true, afterSame: true })));
+  // A pool inside a Worker whose two Workers the page started (connect): the same bits; after
+  // terminate() a call rejects; a connect() that gives no port is a TypeError's message.
+  assert.deepEqual(result.runs.map((r) => r.connect), [true, false].map(() => ({
+    workers: 2, ports: 2, started: 2, same: true,
+    afterTerminate: 'posenc pool: this pool has been terminated',
+    badConnect: 'connect() must return a MessagePort',
+  })));
   assert.match(result.badUrl ?? '', /index\.html is not a WebAssembly binary \(expected magic word 00 61 73 6d, found 3c 21 64 6f\)/);
   // The only error allowed is none: a CSP violation would show here.
   assert.deepEqual(problems, []);

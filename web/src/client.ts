@@ -2,6 +2,8 @@
 // starts on the first call (a section near the reader that needs a model),
 // so opening the page fetches neither the Worker nor anything it loads; its
 // `init` (the page's compiled module, posted) always goes first.
+import { startPoolWorker } from 'posenc/pool';
+
 import type { Api, Method, Progress, Reply } from './protocol.js';
 
 export type { Progress } from './protocol.js';
@@ -57,6 +59,10 @@ export class WorkerClient {
   }
 
   private receive(r: Reply): void {
+    if ('poolPort' in r) {
+      startPoolWorker(r.poolPort);
+      return;
+    }
     const w = this.waiting.get(r.id);
     if (!w) return;
     if ('progress' in r) {

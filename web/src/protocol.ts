@@ -111,7 +111,9 @@ export interface Request<M extends Method = Method> {
 export type Reply =
   | { id: number; ok: true; result: unknown }
   | { id: number; ok: false; error: string }
-  | { id: number; progress: Progress };
+  | { id: number; progress: Progress }
+  // Not a reply: the Worker's pool asks the page to start one of its Workers on this port (see worker.ts).
+  | { poolPort: MessagePort };
 
 /** A training progress report; `seconds` since the run started; `cores`: how many the run uses (the Worker pool's Workers, or 1). */
 export interface Progress {

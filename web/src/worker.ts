@@ -27,16 +27,22 @@ let modules: { simd: boolean; core: WebAssembly.Module; models: WebAssembly.Modu
 /**
  * The Worker pool (started on the first training or evaluation): training and long evaluations use
  * every core, with the same results, bit for bit, as one thread. At most 4 Workers (a default step
- * has 4 micro-batches; an evaluation at most 5 lengths). Undefined where Workers cannot start Workers:
- * then everything runs here, on one core.
+ * has 4 micro-batches; an evaluation at most 5 lengths), started by the page and reached through
+ * ports. Undefined where there are no Workers: then everything runs here, on one core.
  */
 let poolStart: Promise<PosencPool | undefined> | undefined;
 const pool = (): Promise<PosencPool | undefined> => {
   poolStart ??= (async () => {
     await ready;
-    if (modules === undefined || typeof Worker === 'undefined') return undefined;
+    if (modules === undefined || typeof MessageChannel === 'undefined') return undefined;
     const cores = navigator.hardwareConcurrency > 0 ? navigator.hardwareConcurrency : 1;
-    return createPool({ workers: Math.min(4, cores), simd: modules.simd, module: modules.core, models: { module: modules.models } })
+    // The page starts the pool's Workers (Firefox can hang a Worker inside the constructor of a Worker it starts).
+    const connect = (): MessagePort => {
+      const { port1, port2 } = new MessageChannel();
+      post({ poolPort: port2 }, [port2]);
+      return port1;
+    };
+    return createPool({ workers: Math.min(4, cores), simd: modules.simd, module: modules.core, models: { module: modules.models }, connect })
       .catch(() => undefined);
   })();
   return poolStart;
