@@ -61,15 +61,19 @@ const shell = (id) =>
   `<div class="explain" data-i18n-rich="${id}.text"></div><div class="body"></div>` +
   `<p class="section-summary" data-i18n-rich="${id}.takeaway"></p></section>`;
 
-/** The route at the top: every section, its short name and reading time, and the total. */
+/** The route at the top: every section, its short name and reading time (optional sections marked), and the total. */
 function route(root) {
   const ids = sectionIds(root);
   const minutes = ids.map((id) => readingMinutes(root, id));
   const total = minutes.reduce((a, b) => a + b, 0);
+  // A section with an `<id>.optional` string is marked so, and its minutes are named in the title.
+  const optional = ids.map((id) => englishStrings(root, id).has(`${id}.optional`));
+  const skippable = minutes.reduce((a, m, i) => a + (optional[i] ? m : 0), 0);
   const items = ids.map((id, i) =>
-    `<li><a href="#${id}" data-i18n="nav.${id}"></a> <span class="route-min" data-i18n="route.minutes" ${vars({ m: minutes[i] })}></span></li>`);
+    `<li${optional[i] ? ' class="route-optional"' : ''}><a href="#${id}" data-i18n="nav.${id}"></a> <span class="route-min" data-i18n="route.minutes" ${vars({ m: minutes[i] })}></span>` +
+    `${optional[i] ? ` <span class="route-opt" data-i18n="${id}.optional"></span>` : ''}</li>`);
   return `<div id="route" class="route" role="navigation" aria-labelledby="route-h"><h2 id="route-h" data-i18n="route.title" ` +
-    `${vars({ sections: ids.length, minutes: total })}></h2><ol>${items.join('')}</ol></div>`;
+    `${vars({ sections: ids.length, minutes: total, optional: skippable })}></h2><ol>${items.join('')}</ol></div>`;
 }
 
 export function sections(root) {

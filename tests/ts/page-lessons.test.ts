@@ -167,9 +167,9 @@ describe('section "examples": the articles\' examples, against float64 reference
       const [inv, freqs, cos, sin, qRot] = await stepValues();
       const f = invFreq(8);
       assertClose(inv!, f, 1e-7, 'inv_freq');
-      assertClose(freqs!, ids.flatMap((p) => f.map((x) => p * x)), 1e-6, 'freqs at the ids');
+      assertClose(freqs!, ids.flatMap((p) => f.map((x) => p * x)), 1e-6, 'angle at the ids');
       // repeat_interleave: each pair's value at its two slots.
-      assertClose(cos!, ids.flatMap((p) => f.flatMap((x) => [Math.cos(p * x), Math.cos(p * x)])), 2e-6, 'cos_cached rows at the ids');
+      assertClose(cos!, ids.flatMap((p) => f.flatMap((x) => [Math.cos(p * x), Math.cos(p * x)])), 2e-6, 'cos_table rows at the ids');
       assertClose(sin!, ids.flatMap((p) => f.flatMap((x) => [Math.sin(p * x), Math.sin(p * x)])), 2e-6, 'sin[0, 0]');
       // q_rot[0, 0]: head 0, each row rotated by its position id (adjacent pairs).
       assertClose(qRot!, rows(q.slice(0, 32), 8).flatMap((x, t) => rope(x, ids[t]!, 'interleaved')), 4e-6, `q_rot[0, 0], first id ${first}`);
@@ -184,7 +184,7 @@ describe('section "examples": the articles\' examples, against float64 reference
     await page.close();
   });
 
-  it('the sinusoidal module line by line: div_term, the table, the sum with x against float64; a slice past max_len fails', async () => {
+  it('the sinusoidal module line by line: inv_freq, the table, the sum with x against float64; a slice past max_len fails', async () => {
     const { page, problems } = await h.open('#section=examples');
     const stepValues = (): Promise<number[][]> => page.$$eval('#ex-sinmod-steps pre[data-values]', (ps) => ps.map((p) => JSON.parse((p as HTMLElement).dataset.values!) as number[]));
     for (const len of [4, 7]) {
@@ -193,17 +193,17 @@ describe('section "examples": the articles\' examples, against float64 reference
         await settle(page);
       }
       const [div, table, sum] = await stepValues();
-      assertClose(div!, invFreq(8), 1e-7, 'div_term');
+      assertClose(div!, invFreq(8), 1e-7, 'inv_freq');
       const ref = sinusoidal(len, 8);
-      assertClose(table!, ref, 2e-6, `pe[:${len}]`);
+      assertClose(table!, ref, 2e-6, `table[:${len}]`);
       const x = await data<number[]>(page, '#ex-sinmod-steps', 'x');
       assert.equal(x.length, len * 8);
-      assertClose(sum!, x.map((v, e) => v + ref[e]!), 3e-6, `x[0] + pe[:${len}]`);
+      assertClose(sum!, x.map((v, e) => v + ref[e]!), 3e-6, `x[0] + table[:${len}]`);
     }
     await setRange(page, '#ex-sinmod [data-param="x.smax"] input[type="range"]', 5);
     await settle(page);
     assert.equal(await data<number>(page, '#ex-sinmod-steps', 'error'), 1);
-    assert.match(await page.$eval('#ex-sinmod-steps tr.error', (e) => e.textContent ?? ''), /seq_len 7 is longer than the table: self\.pe\[:, :7\] has only 5 rows/);
+    assert.match(await page.$eval('#ex-sinmod-steps tr.error', (e) => e.textContent ?? ''), /seq_len 7 is longer than the table: self\.table\[:, :7\] has only 5 rows/);
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -221,22 +221,22 @@ describe('section "examples": the articles\' examples, against float64 reference
       const slopesRef = [0, 1, 2, 3].map((hh) => (variant === 'simple' ? 1 / 2 ** hh : 2 ** ((-8 * (hh + 1)) / 4)));
       const s = slopesRef[head]!;
       const [qh, kh, vh] = (await data<number[][]>(page, '#ex-alibisteps-steps', 'qkv')).map((x) => rows(x, D));
-      const [slopes, distance, bias, scores, biased, attn, out] = await stepValues();
+      const [slopes, distance, bias, scores, biased, weights, out] = await stepValues();
       assertClose(slopes!, slopesRef, 1e-7, `${variant} slopes`);
       const dist = Array.from({ length: T * T }, (_, e) => Math.max(0, Math.floor(e / T) - (e % T)));
       assertClose(distance!, dist, 0, 'distance');
       assertClose(bias!, dist.map((d) => -s * d), 1e-7, `bias, head ${head}`);
       const sc = Array.from({ length: T * T }, (_, e) => dot(qh![Math.floor(e / T)]!, kh![e % T]!) / Math.sqrt(D));
       assertClose(scores!, sc, 2e-6, 'scores');
-      assertClose(biased!, sc.map((v, e) => v - s * dist[e]!), 3e-6, 'scores + bias');
-      // Causal softmax in float64, then attn @ V.
+      assertClose(biased!, sc.map((v, e) => v - s * dist[e]!), 3e-6, 'logits = scores + bias');
+      // Causal softmax in float64, then weights @ v.
       const w = rows(sc.map((v, e) => v - s * dist[e]!), T).flatMap((row, i) => {
         const kept = row.slice(0, i + 1);
         const m = Math.max(...kept);
         const z = kept.reduce((a, v) => a + Math.exp(v - m), 0);
         return row.map((v, j) => (j <= i ? Math.exp(v - m) / z : 0));
       });
-      assertClose(attn!, w, 2e-6, `attn, ${variant} head ${head}`);
+      assertClose(weights!, w, 2e-6, `weights, ${variant} head ${head}`);
       const o = rows(w, T).flatMap((wr) => Array.from({ length: D }, (_, d) => wr.reduce((a, wij, j) => a + wij * vh![j]![d]!, 0)));
       assertClose(out!, o, 3e-6, 'out');
       assert.ok(await num(page, '#ex-alibisteps-check') < 1e-6, 'posenc\'s weights equal the lines\' softmax');

@@ -61,6 +61,7 @@ describe('navigation and scales (Chromium, strict CSP)', () => {
           href: li.querySelector('a')?.getAttribute('href') ?? '',
           name: li.querySelector('a')?.textContent ?? '',
           minutes: li.querySelector('.route-min')?.textContent ?? '',
+          optional: li.querySelector('.route-opt')?.textContent ?? '',
         })),
         sections: Array.from(document.querySelectorAll('main > section')).map((s) => s.id),
         nav: Array.from(document.querySelectorAll('#nav a[data-section]')).map((a) => (a.textContent ?? '').replace(/^\d+\.\s*/, '')),
@@ -78,9 +79,14 @@ describe('navigation and scales (Chromium, strict CSP)', () => {
       });
       for (const m of minutes) assert.ok(Number.isInteger(m) && m >= 2, `${lang}: ${m} minutes`);
       const total = minutes.reduce((a, b) => a + b, 0);
-      const [sections, said] = (route.title.match(/\d+/g) ?? []).map(Number);
+      const [sections, said, optionalSaid] = (route.title.match(/\d+/g) ?? []).map(Number);
       assert.equal(sections, route.sections.length, `${lang}: ${route.title}`);
       assert.equal(said, total, `${lang}: the total is the sum of the items: ${route.title}`);
+      // The reference section (the articles' code, recomputed) is marked optional, and the title names its minutes.
+      const optional = route.items.flatMap((item, i) => (item.optional ? [i] : []));
+      assert.deepEqual(optional.map((i) => route.items[i]!.href), ['#examples'], `${lang}: the optional sections`);
+      assert.ok(route.items[optional[0]!]!.optional.length > 0, `${lang}: the optional mark has text`);
+      assert.equal(optionalSaid, optional.reduce((a, i) => a + minutes[i]!, 0), `${lang}: the optional minutes: ${route.title}`);
       route.takeaways.forEach((t, i) => assert.ok(t.length > (lang === 'en' ? 60 : 25), `${lang}: ${route.sections[i]} ends with its takeaway: "${t}"`));
       assert.equal(new Set(route.takeaways).size, route.takeaways.length, `${lang}: every takeaway is its own`);
       assert.deepEqual(problems, []);

@@ -73,6 +73,20 @@ function texSources(): string[] {
   return files.flatMap((f) => Array.from(readFileSync(f, 'utf8').matchAll(/\$\$?([^$]+)\$\$?/g), (m) => m[1]!.replace(/\\\\/g, '\\')));
 }
 
+/**
+ * Every string of the page's text tables (both languages, web/src/text and
+ * each section's text.ts), with its key.
+ */
+function textStrings(): Array<{ key: string; text: string }> {
+  const dir = join(root, 'web/src/text');
+  const sections = join(root, 'web/src/sections');
+  const files = [
+    ...readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f)),
+    ...readdirSync(sections, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(sections, d.name, 'text.ts')),
+  ];
+  return files.flatMap((f) => Array.from(readFileSync(f, 'utf8').matchAll(/^\s*'([^']+)':\s*([`'"])([\s\S]*?)\2,\s*$/gm), (m) => ({ key: m[1]!, text: m[3]! })));
+}
+
 /** Distinct colours of a canvas's pixels (the heatmap canvas holds one pixel per cell). */
 function distinctColours(page: Page, sel: string): Promise<number> {
   return page.$eval(sel, (c) => {
@@ -117,6 +131,26 @@ describe('notation and layout (Chromium, strict CSP)', () => {
     assert.doesNotMatch(legend, /default|dynamic/);
     assert.deepEqual(problems, []);
     await page.close();
+  });
+
+  it('one sign for the distance: query m, key n, distance m − n in both languages (R_{n−m} only where the derivation turns by it)', () => {
+    const strings = textStrings();
+    assert.ok(strings.length > 500, `${strings.length} strings`);
+    // n − m in words or in TeX: "n − m", "n−m", "n - m", "n-m".
+    const nMinusM = /(?<![\w{])n\s*[−-]\s*m(?![\w}])/;
+    // Left alone: the derivation's rotation R_{n−m} (Rₙ₋ₘ in headings) and its
+    // angle (n − m)θ, which applyRope is called at; Shaw's clip(n − m, …), a
+    // signed relative index (key minus query) as pe.shawIndices numbers it, not a distance.
+    const allowed = /R_\{n-m\}|\(n-m\)\\\\theta|applyRope (?:at|在) \$n-m\$|clip\}?\(n\s*[−-]\s*m\b/g;
+    const offenders = strings.filter(({ text }) => nMinusM.test(text.replace(allowed, '')));
+    assert.deepEqual(offenders.map((o) => o.key), [], 'n − m used as a distance (the page writes m − n)');
+    // The distance is still written, as m − n, in both languages.
+    const mMinusN = /(?<![\w{])m\s*[−-]\s*n(?![\w}])/;
+    const both = (lang: 'en' | 'zh'): number => strings.filter((s) => /[\u4e00-\u9fff]/.test(s.text) === (lang === 'zh') && mMinusN.test(s.text)).length;
+    assert.ok(both('en') >= 10 && both('zh') >= 10, `m − n in ${both('en')} English and ${both('zh')} Chinese strings`);
+    // A regression is caught: the old wording of the summary fails the check.
+    assert.ok(nMinusM.test('the score depends only on $n-m$'.replace(allowed, '')));
+    assert.ok(!nMinusM.test('$R_m^\\top R_n = R_{n-m}$'.replace(allowed, '')));
   });
 
   it('256 tokens: the weights map has many colours (per-row scale), and the sentence box follows the order', async () => {

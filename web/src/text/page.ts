@@ -25,7 +25,7 @@ export const en = {
   'task.retrieval': 'retrieval: copy the value of a key seen earlier',
 
   'error.gloss': '',
-  'route.title': 'The route: {sections} sections, about {minutes} minutes of reading',
+  'route.title': 'The route: {sections} sections, about {minutes} minutes of reading ({optional} of them optional)',
   'route.minutes': '{m} min',
   'section.failed': 'This section could not be loaded; the rest of the page works.',
   'error.none': '(no error)',
@@ -60,7 +60,7 @@ export const zh: Record<keyof typeof en, string> = {
   'task.language': '合成语言（预测下一个 token）',
   'task.retrieval': '检索：找回前面出现过的 key 对应的 value',
 
-  'route.title': '阅读路线：共 {sections} 节，读完约 {minutes} 分钟',
+  'route.title': '阅读路线：共 {sections} 节，读完约 {minutes} 分钟（其中 {optional} 分钟可选）',
   'route.minutes': '{m} 分钟',
   'section.failed': '这一节没能加载，页面的其他部分不受影响。',
   'error.gloss': '出错了，下面是原始报错（英文，写明了出错的参数）：',

@@ -15,7 +15,7 @@ $R$ is orthogonal ($R^\\top R = I$), so $\\lVert R x\\rVert=\\lVert x\\rVert$: t
   'derivation.s1.theta': 'θ (radians per position)',
 
   'derivation.s2.title': '2. Only the distance is left: Rₘᵀ Rₙ = Rₙ₋ₘ',
-  'derivation.s2.text': `Rotate the query at position $m$ and the key at position $n$. Their dot product is $(R_m q)^\\top (R_n k) = q^\\top R_m^\\top R_n\\, k$, and turning back by $m\\theta$, then forward by $n\\theta$, is one turn by $(n-m)\\theta$: $R_m^\\top R_n = R_{n-m}$. Each vector was rotated by its own absolute position, yet the score depends on the positions only through $n-m$. (θ as set in step 1.)`,
+  'derivation.s2.text': `Rotate the query at position $m$ and the key at position $n$. Their dot product is $(R_m q)^\\top (R_n k) = q^\\top R_m^\\top R_n\\, k$, and turning back by $m\\theta$, then forward by $n\\theta$, is one turn by $(n-m)\\theta$: $R_m^\\top R_n = R_{n-m}$. Each vector was rotated by its own absolute position, yet the score depends on the positions only through the distance $m-n$. (θ as set in step 1.)`,
   'derivation.s2.look': 'Move m and n by the same amount: the two matrices on the left change, their product and the three scores do not.',
   'derivation.s2.m': 'Query position m',
   'derivation.s2.n': 'Key position n',
@@ -48,7 +48,7 @@ $R$ is orthogonal ($R^\\top R = I$), so $\\lVert R x\\rVert=\\lVert x\\rVert$: t
   'derivation.s5.title': '5. Added or rotated: sinusoidal vs RoPE inside the score',
   'derivation.s5.text': `With an additive encoding the projections see $x_m+p_m$, and the score splits into four terms:
 $$\\begin{aligned}&(W_q(x_m+p_m))\\cdot(W_k(x_n+p_n))\\\\ &\\quad= W_qx_m\\cdot W_kx_n + W_qx_m\\cdot W_kp_n\\\\ &\\qquad+ W_qp_m\\cdot W_kx_n + W_qp_m\\cdot W_kp_n.\\end{aligned}$$
-The first is content only; the middle two mix content with absolute positions; and after arbitrary $W_q$, $W_k$ even the last one is no longer a function of $m-n$ alone. RoPE rotates after the projections: $(R_mW_qx_m)\\cdot(R_nW_kx_n) = (W_qx_m)\\cdot R_{n-m}(W_kx_n)$, a function of $n-m$ only. Below: fixed random $W_q$, $W_k$ ($8\\times 8$), the same two tokens placed at $(m, n)$ and at $(m+s, n+s)$.`,
+The first is content only; the middle two mix content with absolute positions; and after arbitrary $W_q$, $W_k$ even the last one is no longer a function of $m-n$ alone. RoPE rotates after the projections: $(R_mW_qx_m)\\cdot(R_nW_kx_n) = (W_qx_m)\\cdot R_{n-m}(W_kx_n)$, a function of the distance $m-n$ only. Below: fixed random $W_q$, $W_k$ ($8\\times 8$), the same two tokens placed at $(m, n)$ and at $(m+s, n+s)$.`,
   'derivation.s5.look': 'Slide s: the content term stays, the three position terms move, and so does the sinusoidal score; the RoPE score does not move (up to float rounding) and equals its relative form.',
   'derivation.s5.fig': 'Score of the same two tokens at (m+s, n+s), against s',
   'derivation.s5.y': 'score (no 1/√d)',
@@ -79,7 +79,7 @@ $R$ 是正交矩阵（$R^\\top R = I$），所以 $\\lVert R x\\rVert=\\lVert x\
   'derivation.s1.theta': 'θ（每个位置转过的弧度）',
 
   'derivation.s2.title': '2. 只剩下相对距离：Rₘᵀ Rₙ = Rₙ₋ₘ',
-  'derivation.s2.text': `把位置 $m$ 的 query 和位置 $n$ 的 key 分别旋转。它们的点积是 $(R_m q)^\\top (R_n k) = q^\\top R_m^\\top R_n\\, k$；先倒转 $m\\theta$ 再正转 $n\\theta$，等于一次转 $(n-m)\\theta$：$R_m^\\top R_n = R_{n-m}$。每个向量都是按自己的绝对位置旋转的，可注意力分数只通过 $n-m$ 依赖位置。（θ 沿用第 1 步的设置。）`,
+  'derivation.s2.text': `把位置 $m$ 的 query 和位置 $n$ 的 key 分别旋转。它们的点积是 $(R_m q)^\\top (R_n k) = q^\\top R_m^\\top R_n\\, k$；先倒转 $m\\theta$ 再正转 $n\\theta$，等于一次转 $(n-m)\\theta$：$R_m^\\top R_n = R_{n-m}$。每个向量都是按自己的绝对位置旋转的，可注意力分数只通过距离 $m-n$ 依赖位置。（θ 沿用第 1 步的设置。）`,
   'derivation.s2.look': '让 m 和 n 同时移动相同的步数：左边两个矩阵都在变，它们的乘积和三个分数都不变。',
   'derivation.s2.m': 'query 位置 m',
   'derivation.s2.n': 'key 位置 n',
@@ -112,7 +112,7 @@ $R$ 是正交矩阵（$R^\\top R = I$），所以 $\\lVert R x\\rVert=\\lVert x\
   'derivation.s5.title': '5. 相加还是旋转：正弦位置编码与 RoPE 在分数里的区别',
   'derivation.s5.text': `用加性位置编码时，投影看到的是 $x_m+p_m$，分数可以拆成四项：
 $$\\begin{aligned}&(W_q(x_m+p_m))\\cdot(W_k(x_n+p_n))\\\\ &\\quad= W_qx_m\\cdot W_kx_n + W_qx_m\\cdot W_kp_n\\\\ &\\qquad+ W_qp_m\\cdot W_kx_n + W_qp_m\\cdot W_kp_n.\\end{aligned}$$
-第一项只跟内容有关；中间两项把内容和绝对位置搅在一起；经过任意的 $W_q$、$W_k$ 之后，连最后一项也不再只是 $m-n$ 的函数。RoPE 在投影之后才旋转：$(R_mW_qx_m)\\cdot(R_nW_kx_n) = (W_qx_m)\\cdot R_{n-m}(W_kx_n)$，只取决于 $n-m$。下面用固定的随机矩阵 $W_q$、$W_k$（$8\\times 8$），把同样两个 token 分别放在 $(m, n)$ 和 $(m+s, n+s)$。`,
+第一项只跟内容有关；中间两项把内容和绝对位置搅在一起；经过任意的 $W_q$、$W_k$ 之后，连最后一项也不再只是 $m-n$ 的函数。RoPE 在投影之后才旋转：$(R_mW_qx_m)\\cdot(R_nW_kx_n) = (W_qx_m)\\cdot R_{n-m}(W_kx_n)$，只取决于距离 $m-n$。下面用固定的随机矩阵 $W_q$、$W_k$（$8\\times 8$），把同样两个 token 分别放在 $(m, n)$ 和 $(m+s, n+s)$。`,
   'derivation.s5.look': '拖动 s：内容项不变，三个跟位置有关的项在变，正弦位置编码的分数也跟着变；RoPE 的分数纹丝不动（只差浮点舍入），并且等于它的相对形式。',
   'derivation.s5.fig': '同样两个 token 放在 (m+s, n+s) 时的分数，随 s 变化',
   'derivation.s5.y': '分数（未除以 √d）',

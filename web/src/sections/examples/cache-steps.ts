@@ -1,5 +1,5 @@
 // The cos/sin cache of the notes, one line at a time: each line of a
-// PyTorch-style implementation (our own code, the notes' steps) beside its
+// PyTorch-style implementation (our own code for the notes' steps) beside its
 // shape and the numbers posenc computes for it (pe.ropeFrequencies for
 // inv_freq, pe.ropeCache for the cache built once up to max_len, rows taken
 // by position ids, pe.applyRope for the result). q, k: [1, 2, 4, 8] as in the
@@ -15,8 +15,8 @@ const [H, T, D] = [2, 4, 8];
 const BASE = 10000;
 
 
-/** `x` rotated by pairs (x0, x1) -> (-x1, x0): the articles' rotate_half, interleaved. `[..., D] -> [..., D]`. */
-function rotateHalfInterleaved(x: Float32Array): Float32Array {
+/** `x` turned by pairs (x0, x1) -> (-x1, x0) (the articles' rotate_half for adjacent pairs). `[..., D] -> [..., D]`. */
+function swapPairs(x: Float32Array): Float32Array {
   const out = new Float32Array(x.length);
   for (let i = 0; i < x.length; i += 2) {
     out[i] = -x[i + 1]!;
@@ -36,33 +36,33 @@ function lines(pe: Posenc, q: Float32Array, maxLen: number, ids: Int32Array): Co
     return out;
   };
   const idText = Array.from(ids).join(', ');
-  // freqs = outer(t, inv_freq): the rows at the ids, in float32 as torch computes them.
+  // angle = pos[:, None] * inv_freq: the rows at the ids, in float32 as torch computes them.
   const freqs = new Float32Array(ids.length * (D / 2));
   ids.forEach((p, r) => invFreq.forEach((f, i) => { freqs[r * (D / 2) + i] = Math.fround(p * f); }));
   // Rows are shown at the ids; an id past the cache has none (the indexing line fails).
   const bad = Array.from(ids).find((p) => p >= maxLen);
   const at = <T>(v: T): T | undefined => (bad === undefined ? v : undefined);
   const out: CodeLine[] = [
-    { code: `inv_freq = 1.0 / base ** (torch.arange(0, ${D}, 2).float() / ${D})`, note: 'examples.cache.l.invfreq', shape: [D / 2], values: { data: invFreq, shape: [D / 2] } },
-    { code: `t = torch.arange(max_len).float()`, note: 'examples.cache.l.t', shape: [maxLen] },
-    { code: 'freqs = torch.outer(t, inv_freq)', note: 'examples.cache.l.freqs', shape: [maxLen, D / 2], values: at({ data: freqs, shape: [ids.length, D / 2], label: `freqs[[${idText}]]` }) },
-    { code: 'emb = freqs.repeat_interleave(2, dim=-1)', note: 'examples.cache.l.emb', shape: [maxLen, D] },
+    { code: `inv_freq = base ** (-torch.arange(0, ${D}, 2) / ${D})`, note: 'examples.cache.l.invfreq', shape: [D / 2], values: { data: invFreq, shape: [D / 2] } },
+    { code: 'pos = torch.arange(max_len, dtype=torch.float32)', note: 'examples.cache.l.t', shape: [maxLen] },
+    { code: 'angle = pos[:, None] * inv_freq', note: 'examples.cache.l.freqs', shape: [maxLen, D / 2], values: at({ data: freqs, shape: [ids.length, D / 2], label: `angle[[${idText}]]` }) },
+    { code: 'angle = torch.stack((angle, angle), dim=-1).flatten(1)', note: 'examples.cache.l.emb', shape: [maxLen, D] },
   ];
   if (bad !== undefined) {
     out.push(
-      { code: 'cos_cached, sin_cached = emb.cos(), emb.sin()', note: 'examples.cache.l.cached', shape: [maxLen, D] },
-      { code: 'cos = cos_cached[position_ids][None, None]', note: 'examples.cache.l.index', shape: [1, 1, ids.length, D] },
+      { code: 'cos_table, sin_table = angle.cos(), angle.sin()', note: 'examples.cache.l.cached', shape: [maxLen, D] },
+      { code: 'cos = cos_table[position_ids].view(1, 1, -1, d)', note: 'examples.cache.l.index', shape: [1, 1, ids.length, D] },
     );
     return { lines: out, error: tf('examples.cache.norow', { p: bad, max: maxLen, last: maxLen - 1 }) };
   }
   const cos = rowsOf(cache.cos, cache.width), sin = rowsOf(cache.sin, cache.width);
   out.push(
-    { code: 'cos_cached, sin_cached = emb.cos(), emb.sin()', note: 'examples.cache.l.cached', shape: [maxLen, D], values: { data: cos, shape: [ids.length, D], label: `cos_cached[[${idText}]]` } },
-    { code: 'cos = cos_cached[position_ids][None, None]', note: 'examples.cache.l.index', shape: [1, 1, ids.length, D] },
-    { code: 'sin = sin_cached[position_ids][None, None]', note: 'examples.cache.l.index', shape: [1, 1, ids.length, D], values: { data: sin, shape: [ids.length, D], label: 'sin[0, 0]' } },
+    { code: 'cos_table, sin_table = angle.cos(), angle.sin()', note: 'examples.cache.l.cached', shape: [maxLen, D], values: { data: cos, shape: [ids.length, D], label: `cos_table[[${idText}]]` } },
+    { code: 'cos = cos_table[position_ids].view(1, 1, -1, d)', note: 'examples.cache.l.index', shape: [1, 1, ids.length, D] },
+    { code: 'sin = sin_table[position_ids].view(1, 1, -1, d)', note: 'examples.cache.l.index', shape: [1, 1, ids.length, D], values: { data: sin, shape: [ids.length, D], label: 'sin[0, 0]' } },
   );
-  // q * cos + rotate_half(q) * sin, each head, in float32 (torch's order: two products, one sum).
-  const rh = rotateHalfInterleaved(q);
+  // q * cos + q_swap * sin, each head, in float32 (torch's order: two products, one sum).
+  const rh = swapPairs(q);
   const qRot = new Float32Array(q.length);
   for (let h = 0; h < H; h++) {
     for (let r = 0; r < T; r++) {
@@ -73,7 +73,8 @@ function lines(pe: Posenc, q: Float32Array, maxLen: number, ids: Int32Array): Co
     }
   }
   out.push(
-    { code: 'q_rot = q * cos + rotate_half(q) * sin', note: 'examples.cache.l.rot', shape: [1, H, T, D], values: { data: qRot.subarray(0, T * D), shape: [T, D], label: 'q_rot[0, 0]' } },
+    { code: 'q_swap = (q.unflatten(-1, (-1, 2)).flip(-1) * torch.tensor([-1.0, 1.0])).flatten(-2)', note: 'examples.cache.l.swap', shape: [1, H, T, D] },
+    { code: 'q_rot = q * cos + q_swap * sin', note: 'examples.cache.l.rot', shape: [1, H, T, D], values: { data: qRot.subarray(0, T * D), shape: [T, D], label: 'q_rot[0, 0]' } },
   );
   return { lines: out, qRot };
 }
@@ -90,7 +91,7 @@ export function cacheStepsExample(pe: Posenc): HTMLElement {
   let last: ReturnType<typeof lines> | undefined;
   const steps = codeSteps('ex-cache-steps', () => (last = lines(pe, q, st.maxLen, ids())));
   const render = (): void => {
-    idsOut.textContent = `base, max_len = ${BASE}, ${st.maxLen}\nposition_ids = torch.tensor([${Array.from(ids()).join(', ')}])`;
+    idsOut.textContent = `base, d, max_len = ${BASE}.0, ${D}, ${st.maxLen}\nposition_ids = torch.tensor([${Array.from(ids()).join(', ')}])`;
     steps.show();
     const table = steps.el.querySelector<HTMLElement>('table')!;
     table.dataset.q = JSON.stringify(Array.from(q));

@@ -24,22 +24,22 @@ function sinusoidalLines(pe: Posenc, maxLen: number, seqLen: number, x: Float32A
   const table = pe.sinusoidal({ length: maxLen, dim: DM, layout: 'interleaved' }); // [maxLen, DM]
   const shown = Math.min(seqLen, maxLen);
   const lines: CodeLine[] = [
-    { code: 'pe = torch.zeros(max_len, d_model)', note: 'examples.sinmod.l.zeros', shape: [maxLen, DM] },
-    { code: 'position = torch.arange(0, max_len).float().unsqueeze(1)', note: 'examples.sinmod.l.position', shape: [maxLen, 1] },
-    { code: 'div_term = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))', note: 'examples.sinmod.l.div', shape: [DM / 2], values: { data: divTerm, shape: [DM / 2] } },
-    { code: 'pe[:, 0::2] = torch.sin(position * div_term)', note: 'examples.sinmod.l.sin', shape: [maxLen, DM] },
-    { code: 'pe[:, 1::2] = torch.cos(position * div_term)', note: 'examples.sinmod.l.cos', shape: [maxLen, DM], values: { data: table.subarray(0, shown * DM), shape: [shown, DM], label: `pe[:${shown}]` } },
-    { code: 'self.register_buffer("pe", pe.unsqueeze(0))', note: 'examples.sinmod.l.buffer', shape: [1, maxLen, DM] },
+    { code: 'pos = torch.arange(max_len, dtype=torch.float32)[:, None]', note: 'examples.sinmod.l.position', shape: [maxLen, 1] },
+    { code: 'inv_freq = base ** (-torch.arange(0, d_model, 2) / d_model)', note: 'examples.sinmod.l.div', shape: [DM / 2], values: { data: divTerm, shape: [DM / 2] } },
+    { code: 'angle = pos * inv_freq', note: 'examples.sinmod.l.angle', shape: [maxLen, DM / 2] },
+    { code: 'table = torch.stack((angle.sin(), angle.cos()), dim=-1).reshape(max_len, d_model)', note: 'examples.sinmod.l.table', shape: [maxLen, DM], values: { data: table.subarray(0, shown * DM), shape: [shown, DM], label: `table[:${shown}]` } },
+    { code: 'self.register_buffer("table", table[None])', note: 'examples.sinmod.l.buffer', shape: [1, maxLen, DM] },
   ];
+  const addCode = 'out = x + self.table[:, : x.size(1)]';
   if (seqLen > maxLen) {
-    lines.push({ code: 'x = x + self.pe[:, :seq_len]', note: 'examples.sinmod.l.add', shape: [B, seqLen, DM] });
+    lines.push({ code: addCode, note: 'examples.sinmod.l.add', shape: [B, seqLen, DM] });
     return { lines, error: tf('examples.sinmod.short', { len: seqLen, max: maxLen }) };
   }
-  // x + pe[:, :seq_len], broadcast over the batch; shown: sequence 0.
+  // x + table[:, :seq_len], broadcast over the batch; shown: sequence 0.
   const sum = Float32Array.from({ length: seqLen * DM }, (_, e) => Math.fround(x[e]! + table[e]!));
   lines.push(
-    { code: 'x = x + self.pe[:, :seq_len]', note: 'examples.sinmod.l.add', shape: [B, seqLen, DM], values: { data: sum, shape: [seqLen, DM], label: 'x[0]' } },
-    { code: 'return self.dropout(x)', note: 'examples.sinmod.l.dropout', shape: [B, seqLen, DM] },
+    { code: addCode, note: 'examples.sinmod.l.add', shape: [B, seqLen, DM], values: { data: sum, shape: [seqLen, DM], label: 'out[0]' } },
+    { code: 'return F.dropout(out, p=self.p, training=self.training)', note: 'examples.sinmod.l.dropout', shape: [B, seqLen, DM] },
   );
   return { lines };
 }
@@ -55,7 +55,7 @@ export function sinusoidalModuleExample(pe: Posenc): HTMLElement {
     return sinusoidalLines(pe, st.maxLen, st.seqLen, x);
   });
   const render = (): void => {
-    setup.textContent = `d_model, max_len, seq_len = ${DM}, ${st.maxLen}, ${st.seqLen}\nx = token_embeddings   # [${B}, ${st.seqLen}, ${DM}]`;
+    setup.textContent = `base, d_model, max_len, seq_len = 10000.0, ${DM}, ${st.maxLen}, ${st.seqLen}\nx = token_embeddings   # [${B}, ${st.seqLen}, ${DM}]`;
     steps.show();
   };
   const update = coalesce(render);
@@ -74,8 +74,8 @@ const AT = 5;
 const AD = 8;
 
 const SLOPE_CODE: Readonly<Record<AlibiVariant, string>> = {
-  simple: 'slopes = torch.tensor([1 / 2 ** h for h in range(n_heads)])',
-  paper: 'slopes = torch.tensor([2 ** (-8 * (h + 1) / n_heads) for h in range(n_heads)])',
+  simple: 'slopes = 0.5 ** torch.arange(n_heads)',
+  paper: 'slopes = 2.0 ** (-8.0 * torch.arange(1, n_heads + 1) / n_heads)',
 };
 
 /** The lines for `variant`'s slopes, head `head` shown; also the result of pe.attention for the check. */
@@ -94,7 +94,7 @@ function alibiLines(pe: Posenc, variant: AlibiVariant, head: number, q: Float32A
     return Math.fround(dot * scale);
   });
   const biased = scores.map((x, e) => Math.fround(x + bias[e]!));
-  const masked = biased.map((x, e) => (e % AT > Math.floor(e / AT) ? -1e9 : x));
+  const masked = biased.map((x, e) => (e % AT > Math.floor(e / AT) ? -Infinity : x));
   // softmax of each row, in float64, rounded once: what the page compares posenc's weights with.
   const mine = new Float32Array(AT * AT);
   for (let i = 0; i < AT; i++) {
@@ -108,13 +108,13 @@ function alibiLines(pe: Posenc, variant: AlibiVariant, head: number, q: Float32A
   const weights = r.weights!.subarray(head * AT * AT, (head + 1) * AT * AT);
   const lines: CodeLine[] = [
     { code: SLOPE_CODE[variant], note: variant === 'simple' ? 'examples.alibisteps.l.simple' : 'examples.alibisteps.l.paper', shape: [AH], values: { data: slopes, shape: [AH] } },
-    { code: 'distance = (pos[:, None] - pos[None, :]).clamp(min=0).float()', note: 'examples.alibisteps.l.distance', shape: [AT, AT], values: { data: distance, shape: [AT, AT] } },
-    { code: 'alibi_bias = -slopes.view(n_heads, 1, 1) * distance', note: 'examples.alibisteps.l.bias', shape: [AH, AT, AT], values: { data: bias, shape: [AT, AT], label: `alibi_bias[${head}]` } },
-    { code: 'scores = torch.matmul(Q, K.transpose(-2, -1)) / math.sqrt(d_k)', note: 'examples.alibisteps.l.scores', shape: [1, AH, AT, AT], values: { data: scores, shape: [AT, AT], label: `scores[0, ${head}]` } },
-    { code: 'scores = scores + alibi_bias', note: 'examples.alibisteps.l.add', shape: [1, AH, AT, AT], values: { data: biased, shape: [AT, AT], label: `scores[0, ${head}]` } },
-    { code: 'scores = scores.masked_fill(causal_mask == 0, -1e9)', note: 'examples.alibisteps.l.mask', shape: [1, AH, AT, AT] },
-    { code: 'attn = F.softmax(scores, dim=-1)', note: 'examples.alibisteps.l.softmax', shape: [1, AH, AT, AT], values: { data: weights, shape: [AT, AT], label: `attn[0, ${head}]` } },
-    { code: 'out = torch.matmul(attn, V)', note: 'examples.alibisteps.l.out', shape: [1, AH, AT, AD], values: { data: r.out.subarray(head * AT * AD, (head + 1) * AT * AD), shape: [AT, AD], label: `out[0, ${head}]` } },
+    { code: 'dist = torch.tril(pos[:, None] - pos)', note: 'examples.alibisteps.l.distance', shape: [AT, AT], values: { data: distance, shape: [AT, AT] } },
+    { code: 'bias = -torch.einsum("h,mn->hmn", slopes, dist)', note: 'examples.alibisteps.l.bias', shape: [AH, AT, AT], values: { data: bias, shape: [AT, AT], label: `bias[${head}]` } },
+    { code: 'scores = q @ k.mT * head_dim ** -0.5', note: 'examples.alibisteps.l.scores', shape: [1, AH, AT, AT], values: { data: scores, shape: [AT, AT], label: `scores[0, ${head}]` } },
+    { code: 'logits = scores + bias', note: 'examples.alibisteps.l.add', shape: [1, AH, AT, AT], values: { data: biased, shape: [AT, AT], label: `logits[0, ${head}]` } },
+    { code: 'logits = torch.where(pos[None, :] <= pos[:, None], logits, float("-inf"))', note: 'examples.alibisteps.l.mask', shape: [1, AH, AT, AT] },
+    { code: 'weights = logits.softmax(dim=-1)', note: 'examples.alibisteps.l.softmax', shape: [1, AH, AT, AT], values: { data: weights, shape: [AT, AT], label: `weights[0, ${head}]` } },
+    { code: 'out = weights @ v', note: 'examples.alibisteps.l.out', shape: [1, AH, AT, AD], values: { data: r.out.subarray(head * AT * AD, (head + 1) * AT * AD), shape: [AT, AD], label: `out[0, ${head}]` } },
   ];
   return { lines, weights, mine };
 }
@@ -127,6 +127,8 @@ export function alibiAttentionExample(pe: Posenc): HTMLElement {
   const check = liveText('p', 'lesson-readout');
   check.el.id = 'ex-alibisteps-check';
   let last: ReturnType<typeof alibiLines> | undefined;
+  const setup = el('pre', { class: 'code', id: 'ex-alibisteps-setup' },
+    `n_heads, seq_len, head_dim = ${AH}, ${AT}, ${AD}\npos = torch.arange(seq_len, dtype=torch.float32)\nq, k, v = queries, keys, values   # [1, ${AH}, ${AT}, ${AD}] each`);
   const steps = codeSteps('ex-alibisteps-steps', () => (last = alibiLines(pe, st.variant, st.head, q, k, v)));
   const render = (): void => {
     steps.show();
@@ -147,5 +149,5 @@ export function alibiAttentionExample(pe: Posenc): HTMLElement {
   st.variant = variant.value();
   st.head = head.value();
   render();
-  return stepsLesson('ex-alibisteps', 'examples.alibisteps', [variant.el, head.el], steps.el, check.el);
+  return stepsLesson('ex-alibisteps', 'examples.alibisteps', [variant.el, head.el], setup, steps.el, check.el);
 }

@@ -209,7 +209,7 @@ paper = 2.0 ** (-8.0 * torch.arange(1, n_heads + 1) / n_heads)    # ${c('example
 m = torch.arange(seq_len)[:, None]                                 # query
 n = torch.arange(seq_len)[None, :]                                 # key
 # [4, ${st.len}, ${st.len}]: -slope (m - n) below the diagonal, 0 on it
-bias = slopes[:, None, None] * (n - m).clamp(max=0)
+bias = -torch.einsum("h,mn->hmn", slopes, (m - n).clamp(min=0).float())
 bias = bias.masked_fill(n > m, float("-inf"))   # ${c('examples.alibi.c.mask')}
 print("ALiBi bias shape:", bias[None].shape)
 print("Head ${st.head} bias:")

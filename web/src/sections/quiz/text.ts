@@ -26,7 +26,7 @@ export const en = {
   'quiz.shift.o.same': 'No (up to float rounding)',
   'quiz.shift.o.changes': 'Yes',
   'quiz.shift.check': 'q·k at (12, 5) = {a}; at (112, 105) = {b}; difference {diff}.',
-  'quiz.shift.why': '$(R_m q)^\\top (R_n k) = q^\\top R_{n-m} k$: only the distance $n-m$ is left.',
+  'quiz.shift.why': '$(R_m q)^\\top (R_n k) = q^\\top R_{n-m} k$: only the distance $m-n$ is left.',
 
   'quiz.norm.q': 'How does $\\lVert R_m x \\rVert$ compare with $\\lVert x \\rVert$?',
   'quiz.norm.o.equal': 'Equal, for every m',
@@ -101,10 +101,10 @@ export const en = {
   'quiz.summary.title': 'Summary',
   'quiz.summary': `<ul class="summary">
 <li>Attention by itself has no order: without a mask, shuffling the tokens only shuffles the outputs. Position has to be put in.</li>
-<li><b>Absolute</b> encodings (sinusoidal, learned) add a vector for position $p$ to the token embedding. <b>Relative</b> ones (Shaw, T5, ALiBi) add something that depends on $n-m$ inside attention.</li>
+<li><b>Absolute</b> encodings (sinusoidal, learned) add a vector for position $p$ to the token embedding. <b>Relative</b> ones (Shaw, T5, ALiBi) add something that depends on the distance $m-n$ inside attention.</li>
 <li><b>Sinusoidal</b>: fixed sin / cos at wavelengths from $2\\pi$ to just under $2\\pi b$; $\\mathrm{PE}_p\\cdot\\mathrm{PE}_q$ depends only on $p-q$. It exists for any $p$, but a model need not use unseen positions well.</li>
 <li><b>Learned</b>: a $\\text{max\\_len}\\times d$ table. Past its last row there is nothing: it cannot extrapolate at all.</li>
-<li><b>RoPE</b> rotates each pair of $q$ and $k$ by $p\\,\\theta_i$, $\\theta_i=b^{-2i/d}$. Since $R_m^\\top R_n = R_{n-m}$, the score depends only on $n-m$: absolute rotation, relative score. Norms do not change. Q and K only, never V.</li>
+<li><b>RoPE</b> rotates each pair of $q$ and $k$ by $p\\,\\theta_i$, $\\theta_i=b^{-2i/d}$. Since $R_m^\\top R_n = R_{n-m}$, the score depends only on the distance $m-n$: absolute rotation, relative score. Norms do not change. Q and K only, never V.</li>
 <li><b>In code</b>: a cos / sin cache and <code>rotate_half</code>; the pair layout (half or interleaved) must match the weights; with a KV cache, the new token’s position is the cache length; left padding is left out of the positions.</li>
 <li><b>Longer contexts</b>: slow pairs never complete a turn within the training length, so they are the first to see new angles. PI divides positions by $s$; NTK raises the base; dynamic NTK raises it with the current length; YaRN keeps fast pairs, interpolates slow ones and sharpens attention slightly; LongRoPE searches a factor per pair. All work best with some further training.</li>
 <li><b>ALiBi</b> adds $-s_h(m-n)$ with slopes $s_h=2^{-8(h+1)/H}$ when $H$ is a power of two (for other $H$, $c = 2^{\\lfloor\\log_2 H\\rfloor}$ heads get the $c$-head slopes and the rest take every other slope of the $2c$-head rule): no parameters, extrapolates well, but its prior is fixed and linear. It does not replace the causal mask.</li>
@@ -142,7 +142,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.shift.o.same': '不会（只差浮点舍入）',
   'quiz.shift.o.changes': '会',
   'quiz.shift.check': '(12, 5) 处 q·k = {a}；(112, 105) 处 = {b}；差 {diff}。',
-  'quiz.shift.why': '$(R_m q)^\\top (R_n k) = q^\\top R_{n-m} k$：最后只剩下距离 $n-m$。',
+  'quiz.shift.why': '$(R_m q)^\\top (R_n k) = q^\\top R_{n-m} k$：最后只剩下距离 $m-n$。',
 
   'quiz.norm.q': '$\\lVert R_m x \\rVert$ 和 $\\lVert x \\rVert$ 相比如何？',
   'quiz.norm.o.equal': '相等，对任何 m 都是',
@@ -217,10 +217,10 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.summary.title': '总结',
   'quiz.summary': `<ul class="summary">
 <li>Attention 本身没有顺序：不加 mask 时，打乱 token 只会让输出跟着打乱。位置信息必须另外加进去。</li>
-<li><b>绝对</b>位置编码（正弦位置编码、可学习位置编码）把位置 $p$ 的向量加到 token embedding 上；<b>相对</b>位置编码（Shaw、T5、ALiBi）在注意力内部加一个只取决于 $n-m$ 的量。</li>
+<li><b>绝对</b>位置编码（正弦位置编码、可学习位置编码）把位置 $p$ 的向量加到 token embedding 上；<b>相对</b>位置编码（Shaw、T5、ALiBi）在注意力内部加一个只取决于距离 $m-n$ 的量。</li>
 <li><b>正弦位置编码（Sinusoidal）</b>：固定的 sin / cos，波长从 $2\\pi$ 到略小于 $2\\pi b$；$\\mathrm{PE}_p\\cdot\\mathrm{PE}_q$ 只取决于 $p-q$。任何位置都能算出来，但模型不一定用得好没见过的位置。</li>
 <li><b>可学习</b>：一张 $\\text{max\\_len}\\times d$ 的表。最后一行之后什么都没有，完全不能外推。</li>
-<li><b>RoPE</b> 把 $q$、$k$ 的每个维度对旋转 $p\\,\\theta_i$，$\\theta_i=b^{-2i/d}$。由于 $R_m^\\top R_n = R_{n-m}$，分数只取决于 $n-m$：按绝对位置旋转，得到相对位置的分数。范数不变。只作用于 Q 和 K，不作用于 V。</li>
+<li><b>RoPE</b> 把 $q$、$k$ 的每个维度对旋转 $p\\,\\theta_i$，$\\theta_i=b^{-2i/d}$。由于 $R_m^\\top R_n = R_{n-m}$，分数只取决于距离 $m-n$：按绝对位置旋转，得到相对位置的分数。范数不变。只作用于 Q 和 K，不作用于 V。</li>
 <li><b>工程实现</b>：cos / sin cache 加 <code>rotate_half</code>；维度配对方式（half 或 interleaved）必须和权重一致；有 KV cache 时，新 token 的位置等于 cache 长度；左填充不能算进位置。</li>
 <li><b>长上下文</b>：低频维度对在训练长度内一圈都没转完，所以最先遇到新角度。PI 把位置除以 $s$；NTK 调大 base；动态 NTK 随当前长度调大 base；YaRN 保留高频维度对、插值低频维度对，并把注意力稍微调尖；LongRoPE 为每个维度对搜索一个倍数。配合少量继续训练效果最好。</li>
 <li><b>ALiBi</b> 加上 $-s_h(m-n)$，$H$ 为 2 的幂时斜率 $s_h=2^{-8(h+1)/H}$（其他 $H$：取 $c = 2^{\\lfloor\\log_2 H\\rfloor}$，先按 $c$ 个 head 的规则算出 $c$ 个斜率，其余的从 $2c$ 个 head 那组斜率里隔一个取一个补齐）：没有参数，外推能力强，但先验固定为线性。它不能代替 causal mask。</li>
