@@ -129,6 +129,50 @@ async function visitAll(page: Page): Promise<void> {
 }
 
 describe('the page in two languages (Chromium, strict CSP)', () => {
+  // A label and its value ("最大值： 0.080") keep their space for now; #bias is exempt until its joined
+  // paragraphs are fixed on the branch that edits that section (review C2).
+  it('in Chinese: no space between two CJK characters (punctuation included) nor after 。，, in any block of text (names filled into templates, joined paragraphs)', async () => {
+    const { page, problems } = await h.open('#lang=zh');
+    await visitAll(page);
+    // Each block of text as it reads (text nodes joined, whitespace collapsed as
+    // CSS does); formulas, code and sample data count as one Latin word "X".
+    const blocks = await page.$eval('body', (top) => {
+      const skipSel = '.katex, code, pre, script, style, [translate="no"], [data-sample], body [lang]';
+      const inline = (e: Element): boolean => getComputedStyle(e).display.startsWith('inline') && e.tagName !== 'BR';
+      const text = new Map<Element, string>();
+      const walker = document.createTreeWalker(top, NodeFilter.SHOW_TEXT);
+      let lastSkip: Element | null = null;
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const p = n.parentElement;
+        if (!p || p.closest('[hidden]')) continue;
+        const skipped = p.closest(skipSel);
+        let block: Element = skipped ?? p;
+        const climb = (b: Element): Element => {
+          while (b.parentElement && inline(b)) b = b.parentElement;
+          return b;
+        };
+        block = climb(block);
+        // Display math (a block holding only the formula) stands as "X" in the paragraph around it.
+        while (skipped && block.parentElement && block.textContent?.trim() === skipped.textContent?.trim()) block = climb(block.parentElement);
+        if (block.closest('#bias')) continue;
+        let piece = n.textContent ?? '';
+        if (skipped) {
+          if (skipped === lastSkip) continue;
+          lastSkip = skipped;
+          piece = 'X';
+        }
+        text.set(block, (text.get(block) ?? '') + piece);
+      }
+      return [...text.entries()].map(([b, s]) => ({ where: `${b.closest('section, header, nav, footer')?.id ?? 'page'} <${b.tagName.toLowerCase()}>`, text: s.replace(/\s+/g, ' ').trim() }));
+    });
+    assert.ok(blocks.length > 100, `${blocks.length} blocks`);
+    const cjk = '\u3000-\u303f\u3400-\u9fff\uff00-\uffef';
+    const bad = blocks.filter(({ text }) => new RegExp(`[${cjk}] [${cjk}]|[。，] `).test(text)).map(({ where, text }) => `${where}: ${text}`);
+    assert.deepEqual(bad, [], `Chinese text with a stray space:\n${bad.join('\n')}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('en -> zh -> en: every section, no untranslated or stale UI text', async () => {
     const { page, problems } = await h.open('#e.len=128');
     await visitAll(page);

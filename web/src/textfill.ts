@@ -1,14 +1,41 @@
 // Translated strings with live values: `{name}` placeholders filled at render
 // time, and elements that re-render themselves when the language changes.
-import { onLangChange, t, type Key } from './i18n.js';
+import { lang, onLangChange, t, type Key } from './i18n.js';
 import { renderRich } from './tex.js';
 import { el } from './ui.js';
 
 export type Vars = Readonly<Record<string, string | number | boolean>>;
 
-/** `template` with every `{name}` (letters, digits, `_` and `.`, e.g. a URL key) replaced by `vars[name]` (unknown names stay). */
+/** A CJK character or CJK punctuation (ideographs, 。，：、（） and the other full-width forms). */
+const CJK = '\\u3000-\\u303f\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uff00-\\uffef';
+const CJK_GAP = new RegExp(`([${CJK}]) +(?=[${CJK}])`, 'g');
+const AFTER_STOP = /([。，：；！？、]) +/g;
+
+/**
+ * Chinese text joined from pieces, spaced as Chinese is written: no space
+ * between two CJK characters nor after 。，：；！？、 (a Latin name or a number
+ * keeps its spaces). English text has no CJK characters and passes unchanged.
+ */
+export function tidyCjk(s: string): string {
+  return s.replace(CJK_GAP, '$1').replace(AFTER_STOP, '$1');
+}
+
+/**
+ * `template` with every `{name}` (letters, digits, `_` and `.`, e.g. a URL key)
+ * replaced by `vars[name]` (unknown names stay); a Chinese name filled in next
+ * to Chinese text loses the template's spaces around it (tidyCjk).
+ */
 export function fill(template: string, vars: Vars = {}): string {
-  return template.replace(/\{([\w.]+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
+  return tidyCjk(template.replace(/\{([\w.]+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m)));
+}
+
+/** The gap between two sentences or paragraphs set side by side: a space in English, none in Chinese (a text node that follows the language). */
+export function sentenceGap(): Text {
+  const n = document.createTextNode('');
+  const set = (): void => { n.textContent = lang() === 'zh' ? '' : ' '; };
+  set();
+  onLangChange(set, n);
+  return n;
 }
 
 /** Values made inert for renderRich: no markup, no TeX delimiters. */

@@ -6,7 +6,7 @@
 import { encodingLabel, encodingSpan } from '../../encname.js';
 import { isKey, lang, onLangChange, t, type Key } from '../../i18n.js';
 import { band, bandOf, combine, ENTROPY_RATE, EVAL_SIZE, fmtBand, overlaps, SEEDS, TRAIN_LEN, type Band } from '../../seedbands.js';
-import { liveText } from '../../textfill.js';
+import { liveText, sentenceGap } from '../../textfill.js';
 import { el, text, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
 
@@ -159,7 +159,7 @@ export function mountFamilies(ctx: Ctx, root: HTMLElement): void {
   const stableAll = rows.filter((x) => x.b.max < 1.05).map((x) => x.e);
   stable.el.dataset.names = stableAll.join(',');
   const showStable = (): void => stable.set('ext.fam.stable', { names: stableAll.map(encodingLabel).join(lang() === 'zh' ? '、' : ', ') || '—' });
-  ratios.append(ratiosHead.el, ' ',
+  ratios.append(ratiosHead.el, sentenceGap(),
     ...rows.map((x, i) => {
       const s = el('span', { 'data-model': x.e }, i ? ' · ' : '', encodingSpan(x.e), ` ${fmtBand(x.b, 2).replace(' (', '× (')}`);
       mark(s, x.b);
@@ -187,6 +187,6 @@ export function mountFamilies(ctx: Ctx, root: HTMLElement): void {
     about.el,
     el('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-labelledby': 'families-h' }, table()),
     ratios,
-    el('p', { class: 'look', id: 'fam-look' }, floor.el, ' ', tie.el, ' ', copy.el, ' ', some.el, ' ', why.el),
+    el('p', { class: 'look', id: 'fam-look' }, floor.el, sentenceGap(), tie.el, sentenceGap(), copy.el, sentenceGap(), some.el, sentenceGap(), why.el),
   );
 }

@@ -12,7 +12,7 @@ import { errorText, isKey, onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot, type LineSeries } from '../../plot.js';
 import { CUSTOM, SHIPPED } from '../../protocol.js';
 import { getChoice } from '../../state.js';
-import { tf } from '../../textfill.js';
+import { tf, tidyCjk } from '../../textfill.js';
 import { coalesce, el, figure, lazyPanel, numberControl, select, showError, text, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
 import { makeScaling } from '../rope/mount.js';
@@ -135,7 +135,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     return isKey(key) ? t(key) : name;
   };
   const showStops = (): void => {
-    stops.textContent = [...stopInfo].map(([name, n]) => `${t('extrapolation.stops')}${t('colon')}${stopName(name)} ${tf('extrapolation.stops.learned', { n: String(n) })}`).join(' ');
+    stops.textContent = tidyCjk([...stopInfo].map(([name, n]) => `${t('extrapolation.stops')}${t('colon')}${stopName(name)} ${tf('extrapolation.stops.learned', { n: String(n) })}`).join(' '));
     stops.dataset.value = JSON.stringify(Object.fromEntries(stopInfo));
   };
   onLangChange(showStops);

@@ -12,7 +12,7 @@ import { scalingLabel } from '../../encname.js';
 import { onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot, type LineSeries } from '../../plot.js';
 import { getChoice, getParam } from '../../state.js';
-import { tf } from '../../textfill.js';
+import { sentenceGap, tf } from '../../textfill.js';
 import { applyState, coalesce, el, figure, fmtNum, numberControl, select, showError, text, whenNear } from '../../ui.js';
 import { ropeFacts } from '../../poscommon.js';
 import type { Ctx } from '../context.js';
@@ -159,7 +159,7 @@ function build(ctx: Ctx, box: HTMLElement, tiny: () => Promise<RopeModel>, statu
         text('wl.lambda.look', 'p', 'note')),
       el('div', {},
         figure('wl.angle.fig', angles.el),
-        el('p', { class: 'result' }, text('wl.out'), ' ', text('wl.out.none'), ' ', outNone, ' \u2003 ', text('wl.out.scaled'), ' ', outScaled),
+        el('p', { class: 'result' }, text('wl.out'), sentenceGap(), text('wl.out.none'), ' ', outNone, ' \u2003 ', text('wl.out.scaled'), ' ', outScaled),
         text('wl.angle.look', 'p', 'note'))),
     methodText,
     el('div', { class: 'figs' }, el('div', {}, figure('wl.ratio.fig', ratio.el), text('wl.ratio.look', 'p', 'note'), extra)),

@@ -13,7 +13,7 @@ import { encodingSpan } from '../../encname.js';
 import { lang, onLangChange, t, type Key, type Lang } from '../../i18n.js';
 import { CUSTOM, SHIPPED } from '../../protocol.js';
 import { getBool, getChoice, getParam, setParam } from '../../state.js';
-import { tf } from '../../textfill.js';
+import { sentenceGap, tf } from '../../textfill.js';
 import { bindParam, button, checkbox, coalesce, el, figure, fmtNum, lab, lazyPanel, select, showError, text } from '../../ui.js';
 import { largestAbs } from '../../vec.js';
 import type { Ctx } from '../context.js';
@@ -441,7 +441,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
       ],
       figures: [
         outs,
-        el('p', { class: 'note look' }, text('order.outs.look'), ' ', text('order.weights.look')),
+        el('p', { class: 'note look' }, text('order.outs.look'), sentenceGap(), text('order.weights.look')),
       ],
     }),
   );

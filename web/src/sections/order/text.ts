@@ -63,7 +63,7 @@ export const zh: Record<keyof typeof en, string> = {
   'order.diff': 'max |B − A|（B：打乱后的输出按原顺序排回；A：原顺序下的输出）',
   'order.weights': '注意力权重',
   'order.models': '判断“谁做了这件事”的小模型',
-  'order.models.text': `下面七个小 Transformer 各用一种位置编码，都由 posenc 自己训练，任务是找出短句的主语。这些分类模型双向读整句话（没有 causal mask）。于是不用位置编码（NoPE）时，“我 喜欢 你”和“你 喜欢 我”就是同一组 token，模型只能给两句相同的答案，准确率停在随机水平。（单靠 causal mask 其实就会泄露顺序，见最后的自测题。）`,
+  'order.models.text': `下面七个小 Transformer 各用一种位置编码，都由 posenc 自己训练，任务是找出短句的主语。这些分类模型双向读整句话（没有 causal mask）。于是不用位置编码（NoPE）时，“我喜欢你”和“你喜欢我”就是同一组 token，模型只能给两句相同的答案，准确率停在随机水平。（单靠 causal mask 其实就会泄露顺序，见最后的自测题。）`,
   'order.sentence': '句子',
   'order.model': '模型',
   'order.accuracy': '测试集准确率',
@@ -88,5 +88,5 @@ export const zh: Record<keyof typeof en, string> = {
   'order.input': '句子（会切成下面这些 token）',
   'order.unknown': '下面训练好的语序模型词表里没有这些词：{words}。这里的热力图照样能用（每个词都有自己固定的向量），只是那些模型不认识它们。',
   'order.unknown.sep': '、',
-  'order.models.alibi': 'ALiBi 的偏置只看距离，为什么准确率不是随机水平？这些分类模型用的是对称形式 −s·|m − n|（往左往右斜率相同），单靠它确实分不清一个序列和它的倒序。但每句话都以 <code>&lt;bos&gt;</code> 这个 token 开头：主语离它 1 个 token，宾语离它 3 或 4 个，偏置看到的正是这些距离。<code>&lt;bos&gt; Alice likes Bob</code>倒过来是<code>Bob likes Alice &lt;bos&gt;</code>，并不是那句镜像句子。',
+  'order.models.alibi': 'ALiBi 的偏置只看距离，为什么准确率不是随机水平？这些分类模型用的是对称形式 −s·|m − n|（往左往右斜率相同），单靠它确实分不清一个序列和它的倒序。但每句话都以 <code>&lt;bos&gt;</code> 这个 token 开头：主语离它 1 个 token，宾语离它 3 或 4 个，偏置看到的正是这些距离。<code>&lt;bos&gt; Alice likes Bob</code> 倒过来是 <code>Bob likes Alice &lt;bos&gt;</code>，并不是那句镜像句子。',
 };

@@ -10,7 +10,7 @@ import { LinePlot, type LineSeries } from '../../plot.js';
 import { idsFromMask, leftPadMask } from '../../posids.js';
 import { getChoice } from '../../state.js';
 import { chipRow, lossTable, rename, ropeFacts, seeded, type RopeFacts } from '../../poscommon.js';
-import { liveText, tf, type Vars } from '../../textfill.js';
+import { liveText, sentenceGap, tf, type Vars } from '../../textfill.js';
 import { coalesce, el, figure, fmtNum, lazyPanel, numberControl, select, text } from '../../ui.js';
 import { dot } from '../../vec.js';
 import type { Ctx } from '../context.js';
@@ -229,7 +229,7 @@ function mismatchPart(ctx: Ctx, facts: () => Promise<RopeFacts>): HTMLElement {
     text('pad.c.title', 'h4'), about.el,
     el('div', { class: 'controls' }, kindSel.el, nControl.el),
     rows,
-    el('p', { class: 'result' }, text('pad.c.score'), ' ', text('pad.c.correct'), ' ', good, ' \u2003 ', text('pad.c.mismatch'), ' ', bad),
+    el('p', { class: 'result' }, text('pad.c.score'), sentenceGap(), text('pad.c.correct'), ' ', good, ' \u2003 ', text('pad.c.mismatch'), ' ', bad),
     gap,
     figure('pad.c.fig', plot.el),
     look.el,
