@@ -202,13 +202,14 @@ describe('RoPE, ALiBi / T5 and extrapolation visuals (Chromium, strict CSP)', ()
     const series = async (id: string): Promise<Map<string, string>> =>
       new Map(JSON.parse(await page.$eval(id, (e) => (e as HTMLElement).dataset.series!)) as Array<[string, string]>);
     const loss = await series('#ext-loss'), ret = await series('#ext-retrieval');
-    for (const e of ['nope', 'sinusoidal', 'learned', 'rope', 'alibi', 't5', 'shaw', 'xpos']) {
+    // The legends use the encodings' display names, in English too (review B4).
+    for (const e of ['NoPE', 'Sinusoidal', 'Learned', 'RoPE', 'ALiBi', 'T5', 'Shaw', 'xPos']) {
       assert.ok(loss.has(e) && ret.has(e), `${e} in both charts`);
       assert.equal(loss.get(e), ret.get(e), `${e}: same colour in both charts`);
     }
     assert.equal(new Set([...ret.values()]).size, ret.size, 'distinct colours');
     // The scaled RoPE curve has a colour of its own, shared with no encoding (review 3, item 7); dropping it changes no other colour.
-    assert.ok(loss.has('rope + yarn ×4'));
+    assert.ok(loss.has('RoPE + YaRN ×4'));
     assert.equal(new Set([...loss.values()]).size, loss.size, 'distinct colours in the loss chart');
     await page.selectOption('#ext-scaling', 'none');
     await page.waitForSelector('#ext-loss[data-ready="128"]');

@@ -20,7 +20,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 
 import { launchChromium } from './chromium.js';
-import { num, root, setRange, startHarness, type Harness } from './page-harness.js';
+import { num, reachAndWait, root, setRange, startHarness, type Harness } from './page-harness.js';
 
 const D = 16;
 let h: Harness;
@@ -87,6 +87,19 @@ async function chipTexts(page: Page): Promise<string[]> {
 }
 
 describe('sections 1 and sinusoidal (Chromium, strict CSP)', () => {
+  it('"who does it?": the default pair is in the page\'s language, o.pair picks another, rows name the encodings (review B4)', async () => {
+    for (const [hash, want] of [['', ['Alice likes Bob', 'Bob likes Alice']], ['lang=zh', ['我 喜欢 你', '你 喜欢 我']], ['o.pair=3', ['Carol really sees Dave', 'Dave really sees Carol']]] as const) {
+      const { page, problems } = await h.open(`#${hash}`);
+      await reachAndWait(page, '#order-answers', '#order-answers[data-ready="1"]', 120000);
+      const heads = await page.$$eval('#order-answers thead th[data-sample]', (es) => es.map((e) => e.textContent));
+      assert.deepEqual(heads, want, hash);
+      const rows = await page.$$eval('#order-answers tbody tr > th', (es) => es.map((e) => e.textContent ?? ''));
+      assert.ok(rows.includes('RoPE') && rows.includes('ALiBi') && !rows.includes('rope'), `${hash}: ${rows.join(', ')}`);
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+
   it('every heatmap has named axes, ticks and a colour bar with values; token names sit on their rows', async () => {
     const { page, problems } = await h.open('#o.text=the+cat+sat+on+the+mat&o.perm=2.0.1.3.5.4');
     await page.$eval('#sinusoidal', (e) => e.scrollIntoView());

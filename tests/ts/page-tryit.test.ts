@@ -227,7 +227,7 @@ describe('"Try this" prompts (Chromium, strict CSP)', () => {
       const series = document.querySelector<HTMLElement>('#ext-loss')?.dataset.series ?? '';
       return !document.querySelector<HTMLElement>('#extrapolation .status')?.dataset.i18n
         && document.querySelector<HTMLElement>('#ext-loss')?.dataset.ready === '1024'
-        && series.includes('"rope"') && series.includes('rope + yarn') === y;
+        && series.includes('"RoPE"') && series.includes('RoPE + YaRN') === y;
     }, withYarn, { timeout: 300000 }).then(() => undefined);
     await press(page, 'ext.none', lossDone(false));
     const outNone = await num(page, '#wl-out-none');

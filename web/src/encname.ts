@@ -1,5 +1,5 @@
 // How the page names a positional encoding to its reader.
-import { isKey, lang, onLangChange, t, type Key } from './i18n.js';
+import { isKey, onLangChange, t, type Key } from './i18n.js';
 import { el } from './ui.js';
 
 /** Method names stay Latin; the two descriptive ones are translated (pipeline.name.*). */
@@ -14,12 +14,12 @@ export function encodingName(e: string): string {
 }
 
 /**
- * An encoding as a legend, a table row or a picker shows it: in English the
- * id as the API spells it (`rope`, `sinusoidal`), in Chinese its name (no raw
- * English ids in the reader's language).
+ * An encoding as a legend, a table row or a picker shows it: its name in the
+ * page's language ("RoPE", "Sinusoidal" / "正弦位置编码"), never the API's
+ * lower-case id (review B4).
  */
 export function encodingLabel(e: string): string {
-  return lang() === 'zh' ? encodingName(e) : e;
+  return encodingName(e);
 }
 
 /** A span showing encodingLabel(e) that follows language changes (for table cells built once). */
@@ -29,8 +29,8 @@ export function encodingSpan(e: string): HTMLElement {
   return span;
 }
 
-/** A RoPE scaling type as a legend shows it: the API's id in English (`yarn`), its name in Chinese (YaRN, 线性插值（PI）). */
+/** A RoPE scaling type as a legend shows it: its name (YaRN, NTK-aware, 线性插值（PI）); an unknown type as it is. */
 export function scalingLabel(s: string): string {
   const k = `scaling.${s}`;
-  return lang() === 'zh' && isKey(k) ? t(k) : s;
+  return isKey(k) ? t(k) : s;
 }

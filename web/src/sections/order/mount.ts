@@ -458,8 +458,11 @@ function mountModels(ctx: Ctx, root: HTMLElement): void {
     ['小明 常常 帮助 小红', '小红 常常 帮助 小明'],
     ['Carol really sees Dave', 'Dave really sees Carol'],
   ];
-  let pair = Number(getParam('o.pair') ?? 0);
-  if (!(pair >= 0 && pair < PAIRS.length)) pair = 0;
+  // The default pair is in the page's language (the first English pair in English); o.pair picks any.
+  const defaultPair = (): number => (lang() === 'zh' ? 0 : 1);
+  const chosen = Number(getParam('o.pair') ?? NaN);
+  let pair = chosen >= 0 && chosen < PAIRS.length ? chosen : defaultPair();
+  let picked = pair === chosen;
   const sel = el('select', { id: 'order-pair', 'aria-label': t('order.sentence'), 'data-i18n-aria': 'order.sentence', 'data-sample': '' });
   PAIRS.forEach(([a, b], i) => sel.append(el('option', { value: String(i) }, `${a}  /  ${b}`)));
   sel.value = String(pair);
@@ -491,11 +494,15 @@ function mountModels(ctx: Ctx, root: HTMLElement): void {
   const rerender = (): void => { render().catch((e: unknown) => showError(table, e)); };
   sel.addEventListener('change', () => {
     pair = Number(sel.value);
+    picked = true;
     setParam('o.pair', pair);
     rerender();
   });
   ctx.onCustomModel(rerender);
-  onLangChange(rerender);
+  onLangChange(() => {
+    if (!picked) sel.value = String(pair = defaultPair());
+    rerender();
+  });
   root.append(
     el('h3', {}, text('order.models')),
     el('p', { class: 'explain', 'data-i18n-rich': 'order.models.text' }),

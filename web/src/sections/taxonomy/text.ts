@@ -114,7 +114,7 @@ export const zh: Record<keyof typeof en, string> = {
   'taxonomy.status.error': '评估失败：{error}',
 
   'taxonomy.pos.title': '可学习位置表长什么样',
-  'taxonomy.pos.heat': '页面自带的 language-learned 模型的位置表 P[p, c]（直接从它的 safetensors 文件读出）',
+  'taxonomy.pos.heat': '页面自带的、用可学习位置编码的语言模型的位置表 P[p, c]（直接从它的 safetensors 文件读出）',
   'taxonomy.pos.sim': '同一张表中第 p 行与第 q 行的余弦相似度',
   'taxonomy.ax.position': '位置 p',
   'taxonomy.ax.positionQ': '位置 q',
@@ -122,7 +122,7 @@ export const zh: Record<keyof typeof en, string> = {
   'taxonomy.ax.value': '颜色：P[p, c]（无单位）',
   'taxonomy.ax.cos': '颜色：cos(P[p], P[q])（无单位）',
   'taxonomy.pos.look': '没有任何东西告诉模型相邻位置彼此相关，它学出来的各行却确实相关：相隔 1 行的两行平均余弦相似度为 {d1}，相隔 8 行为 {d8}，16 行为 {d16}，32 行为 {d32}，于是沿对角线有一条亮带，越往外越淡。第 0 行（第一个 token 总在这里）和邻居都不像（与第 1 行的余弦：{r01}）。最后一行也和邻居不像：训练时那个位置上的 token 没有下一个 token 可预测，没有任何 loss 依赖这一行，所以它还是随机初始化时的值。',
-  'taxonomy.pos.beyond': '超出这张表会怎样？让 posenc 核心库取第 {max} 行：',
+  'taxonomy.pos.beyond': '超出这张表会怎样？让 posenc 核心库取第 {max} 行，下面是它的原始报错（英文，写明了出错的参数）：',
 
   'taxonomy.shaw.title': 'Shaw 等人：超过 k 的距离共用同一个向量',
   'taxonomy.shaw.clip': '截断距离 k',
