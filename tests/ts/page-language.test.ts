@@ -225,7 +225,7 @@ describe('the page in two languages (Chromium, strict CSP)', () => {
     await page.$eval('#positions', (e) => e.scrollIntoView({ behavior: 'instant' }));
     for (const sc of ['prefill', 'kv', 'padding', 'window', 'restart']) {
       await page.selectOption('#pos-scenario', sc);
-      await page.waitForSelector(`#pos-loss[data-ready="${sc}"]`, { timeout: 120000 });
+      await page.waitForSelector(`#pos-loss[data-ready="${sc}"]`, { state: 'attached', timeout: 120000 });
       await look('#positions', `scenario ${sc}`);
     }
     assert.deepEqual(bad, [], `untranslated UI text in Chinese:\n${bad.join('\n')}`);

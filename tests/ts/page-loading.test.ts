@@ -166,7 +166,9 @@ describe('opening the page (Chromium, strict CSP)', () => {
       await quiet(l);
       assert.equal(await ready(), undefined, `${part.target}: not run before the reader comes near`);
       assert.ok(!models().includes(part.model), `${part.model} requested before ${part.target} was near: ${models().join(' ')}`);
-      await reachAndWait(page, part.target, `${part.ready}[data-ready="${part.readyValue}"]`, 120000);
+      // Attached, not necessarily visible: section 9's loss table runs for the default scenario but stays hidden (nothing to compare).
+      await page.$eval(part.target, (e) => e.scrollIntoView({ block: 'center', behavior: 'instant' }));
+      await page.waitForSelector(`${part.ready}[data-ready="${part.readyValue}"]`, { state: 'attached', timeout: 120000 });
       assert.ok(models().includes(part.model), `${part.model} fetched once ${part.target} was reached`);
       assert.deepEqual(l.problems, []);
       await page.close();

@@ -253,6 +253,7 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
   const diffOut = el('output', { id: 'pos-pad-diff', class: 'big zero' });
   const diffLine = el('p', { class: 'result' }, text('positions.pad.diff'), ' ', diffOut);
   const lossBox = el('div', { id: 'pos-loss' });
+  const lossPart = el('div', { id: 'pos-loss-part', hidden: '' }, el('h3', {}, text('positions.loss.title')), lossBox);
   let near = false;
 
   const countBox = checkbox({ label: 'positions.count', param: 'p.count', value: st.count, onChange: (v) => { st.count = v; update(); runLoss(); } });
@@ -283,11 +284,16 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
       if (gen !== generation) return;
       const spec = lossSpec(st, trainLen);
       const about = liveText('p', 'note');
-      about.set(spec.bug === 'none' && spec.window === undefined ? 'positions.loss.reference' : `positions.loss.about.${sc}` as Key,
+      // The ids the model was trained with have nothing to compare against: the table waits (hidden)
+      // for a scenario with wrong ids or a window, whose 'correct' column is this same number (review B7).
+      const reference = spec.bug === 'none' && spec.window === undefined;
+      lossPart.hidden = reference;
+      about.set(reference ? 'positions.loss.reference' : `positions.loss.about.${sc}` as Key,
         { M: trainLen, n: trainLen - PADS, pads: PADS, last: trainLen - 1 });
       lossBox.replaceChildren(about.el, lossTable(ctx, spec, 'pos-loss', () => { if (gen === generation) lossBox.dataset.ready = sc; }));
     }, (e: unknown) => {
       if (gen !== generation) return;
+      lossPart.hidden = false;
       const fail = el('p', { class: 'error' });
       const show = (): void => { fail.textContent = errorText(e); };
       show();
@@ -337,8 +343,7 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
     about, rowsBox, legend,
     el('div', { class: 'figs' }, ...figs),
     look, diffLine,
-    el('h3', {}, text('positions.loss.title')),
-    lossBox,
+    lossPart,
   );
   showControls();
   describe();
