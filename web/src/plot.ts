@@ -314,6 +314,17 @@ export class LinePlot {
     vs.forEach((x, k) => {
       if (!vt[k]) return;
       const w = ctx.measureText(vt[k]!).width;
+      if (this.o.endLabels) {
+        // A chart with end labels has a band above the plot (its top padding):
+        // the text goes there, level, beside the line's top end, clear of every curve.
+        const lx = u.valToPos(x, 'x', true), base = u.bbox.top - 4 * dpr;
+        const x0 = lx + 3 * dpr + w <= ctx.canvas.width ? lx + 3 * dpr : lx - 3 * dpr - w;
+        ctx.textAlign = 'left';
+        ctx.strokeText(vt[k]!, x0, base);
+        ctx.fillText(vt[k]!, x0, base);
+        this.markerBoxes.push({ x0, x1: x0 + w, y0: base - h, y1: base + 2 * dpr });
+        return;
+      }
       const px = u.valToPos(x, 'x', true) - 4 * dpr;
       const mid = u.bbox.top + u.bbox.height / 2, room = (u.bbox.height - w) / 2 - 4 * dpr;
       const cy = room <= 0 ? mid : clearest([mid, mid - room, mid + room], (c) => ({ x0: px - h, x1: px + 2 * dpr, y0: c - w / 2, y1: c + w / 2 }));
@@ -343,9 +354,10 @@ export class LinePlot {
   /**
    * Labels at the last drawn point of each visible series. Lines that end at
    * the right form a column, spread apart vertically and kept between the top
-   * of the plot and the x axis; a line that ends earlier gets its label on
-   * the first side of its end point where it overlaps neither the marker
-   * texts nor another label, or none (the legend names it anyway).
+   * of the plot and the x axis; a line that ends earlier gets its label beside
+   * its end point, on the first side where it overlaps neither the marker
+   * texts nor another label (preferring one no line crosses), farther only if
+   * every side is taken, or none (the legend names it anyway).
    */
   private drawEndLabels(u: uPlot): void {
     const ctx = u.ctx;
@@ -416,7 +428,10 @@ export class LinePlot {
         const b = labelBox(x, y, it.w, h);
         return b.x1 <= it.x + it.w / 2 + 1 && b.x0 >= lo && b.x1 <= hi && y >= top && y <= bottom && !placed.some((p) => overlaps(p, b));
       };
-      const spot = [...spots, ...far].find((p) => free(p) && !crossed(labelBox(p[0], p[1], it.w, h))) ?? spots.find(free);
+      // Beside its end point first (review B8: a label rows away reads as another line's), across a
+      // line if need be (the halo keeps it legible); farther only when every near spot is taken.
+      const spot = spots.find((p) => free(p) && !crossed(labelBox(p[0], p[1], it.w, h))) ?? spots.find(free)
+        ?? far.find((p) => free(p) && !crossed(labelBox(p[0], p[1], it.w, h))) ?? far.find(free);
       if (!spot) continue;
       placed.push(labelBox(spot[0], spot[1], it.w, h));
       drawn.push({ ...it, x: spot[0], y: spot[1] });
