@@ -163,6 +163,24 @@ describe('page layout', () => {
     }
   });
 
+  it('390 px: section 5 step 2\'s matrix product, result included, fits the screen (review D1)', async () => {
+    for (const lang of ['en', 'zh']) {
+      const { page, problems } = await h.open(`#lang=${lang}&section=derivation`, PHONE);
+      await page.$eval('#der-product', (e) => e.scrollIntoView({ block: 'center', behavior: 'instant' }));
+      await page.waitForSelector('#der-product .katex');
+      const { right, scroll } = await page.$eval('#der-product', (e) => {
+        const boxes = Array.from(e.querySelectorAll('.katex-html *')).map((x) => x.getBoundingClientRect()).filter((b) => b.width > 0);
+        const s = e.closest('.tex-scroll') ?? e;
+        return { right: Math.max(...boxes.map((b) => b.right)), scroll: [s.scrollWidth, s.clientWidth] };
+      });
+      assert.ok(right <= PHONE.width, `${lang}: the product ends at ${right.toFixed(0)} px`);
+      assert.ok(scroll[0]! <= scroll[1]! + 1, `${lang}: no sideways scroll (${scroll.join(' > ')})`);
+      if (lang === 'zh') await screenshot(page, 'layout-derivation-product-390', '#der-product');
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+
   it('RoPE lab: the lesson is stated up front; finer parameters behind More, opened by a link', async () => {
     for (const lang of ['en', 'zh']) {
       const { page, problems } = await h.open(`#lang=${lang}&section=rope`, DESKTOP);

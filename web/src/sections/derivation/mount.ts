@@ -216,6 +216,9 @@ function rotationStep(pe: Posenc, shared: Shared): HTMLElement {
 
 // ---- Step 2: R_m^T R_n = R_{n-m}
 
+/** Screens too narrow for section 5's one-line matrix product. */
+const narrow = window.matchMedia('(max-width: 640px)');
+
 function relativeStep(pe: Posenc, shared: Shared): HTMLElement {
   const st = {
     m: numberControl({ label: 'derivation.s2.m', param: 'd.m2', min: 0, max: 24, step: 1, initial: 2 }, () => update()),
@@ -223,6 +226,7 @@ function relativeStep(pe: Posenc, shared: Shared): HTMLElement {
   };
   const q = Float32Array.of(1.0, 0.4), k = Float32Array.of(-0.5, 0.9);
   const product = texBox(), relative = texBox();
+  product.el.id = 'der-product';
   const matDiff = valueOut('der-mat-diff', 'big zero');
   const sMN = valueOut('der-score-mn'), sRel = valueOut('der-score-rel'), sMat = valueOut('der-score-mat');
   const render = (): void => {
@@ -230,7 +234,11 @@ function relativeStep(pe: Posenc, shared: Shared): HTMLElement {
     const th = shared.theta.value();
     const rm = rotMatrix(pe, m, th), rn = rotMatrix(pe, n, th), rnm = rotMatrix(pe, n - m, th);
     const p = matMul2(transpose2(rm), rn);
-    product.set(`$$R_{${m}}^\\top R_{${n}} = ${pmatrix(transpose2(rm))}${pmatrix(rn)} = ${pmatrix(p)}$$`);
+    // On a narrow screen the product stacks: the left side, "= the two factors", "= the result" (review D1).
+    const lhs = `R_{${m}}^\\top R_{${n}}`, factors = `${pmatrix(transpose2(rm))}${pmatrix(rn)}`;
+    product.set(narrow.matches
+      ? `$$\\begin{aligned}&${lhs}\\\\ &= ${factors}\\\\ &= ${pmatrix(p)}\\end{aligned}$$`
+      : `$$${lhs} = ${factors} = ${pmatrix(p)}$$`);
     relative.set(`$$R_{n-m} = R_{${n - m}} = ${pmatrix(rnm)}$$`);
     setValue(matDiff, maxDiff(p, rnm), 3);
     matDiff.dataset.product = JSON.stringify(Array.from(p));
@@ -241,6 +249,7 @@ function relativeStep(pe: Posenc, shared: Shared): HTMLElement {
     setValue(sMat, dot(q, pk), 5);
   };
   const update = coalesce(render);
+  narrow.addEventListener('change', update);
   shared.onTheta.push(update);
   const controls = el(
     'div', { class: 'controls' },
