@@ -227,34 +227,36 @@ function hold(target: HTMLElement, ms: number): void {
 }
 
 /**
- * Watches which section crosses a line a third of the way down the space
- * below the sticky nav: that one is current (marked and written to the URL).
- * Above the first section (the page header) no section is current.
+ * The current section (marked and written to the URL) is the last one whose
+ * top has passed a reading line 40% of the way down the space below the
+ * sticky nav: a section becomes current as soon as its heading is read, not
+ * once the one before has left the upper third (review D4). Above the first
+ * section (the page header) none is.
  */
 function observe(): void {
-  if (observing || typeof IntersectionObserver === 'undefined') return;
+  if (observing) return;
   observing = true;
-  const inBand = new Set<string>();
   const update = (): void => {
     if (travelling || pinned) return;
-    const first = sections().find((s) => inBand.has(s.id));
+    const navH = document.getElementById('nav')?.getBoundingClientRect().height ?? 0;
+    const line = navH + 0.4 * (window.innerHeight - navH);
+    const passed = sections().filter((s) => s.getBoundingClientRect().top <= line);
     // At the very top (the header in view) no section is current.
-    const id = window.scrollY < 8 ? '' : (first?.id ?? current);
+    const id = window.scrollY < 8 ? '' : (passed[passed.length - 1]?.id ?? '');
     if (id === current) return;
     mark(id);
     if (id) setParam('section', id);
     else deleteParam('section');
   };
-  const io = new IntersectionObserver((entries) => {
-    for (const e of entries) {
-      if (e.isIntersecting) inBand.add(e.target.id);
-      else inBand.delete(e.target.id);
-    }
-    update();
-  }, { rootMargin: '-30% 0px -69% 0px' });
-  for (const s of sections()) io.observe(s);
+  let queued = false;
+  window.addEventListener('scroll', () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; update(); });
+  }, { passive: true });
   window.addEventListener('scrollend', update);
   refresh = update;
+  update();
 }
 
 /**
