@@ -71,7 +71,7 @@ function route(root) {
   const skippable = minutes.reduce((a, m, i) => a + (optional[i] ? m : 0), 0);
   const items = ids.map((id, i) =>
     `<li${optional[i] ? ' class="route-optional"' : ''}><a href="#${id}" data-i18n="nav.${id}"></a> <span class="route-min" data-i18n="route.minutes" ${vars({ m: minutes[i] })}></span>` +
-    `${optional[i] ? ` <span class="route-opt" data-i18n="${id}.optional"></span>` : ''}</li>`);
+    `${optional[i] ? `<span class="route-opt" data-i18n="${id}.optional"></span>` : ''}</li>`);
   return `<div id="route" class="route" role="navigation" aria-labelledby="route-h"><h2 id="route-h" data-i18n="route.title" ` +
     `${vars({ sections: ids.length, minutes: total, optional: skippable })}></h2><ol>${items.join('')}</ol></div>`;
 }
