@@ -25,7 +25,7 @@ export const en = {
   'task.retrieval': 'retrieval: copy the value of a key seen earlier',
 
   'error.gloss': '',
-  'route.title': 'The route: {sections} sections, about {minutes} minutes of reading ({optional} of them optional)',
+  'route.title': 'The route: {sections} sections, about {minutes} minutes of reading, {optional} of them in an optional section',
   'route.minutes': '{m} min',
   'section.failed': 'This section could not be loaded; the rest of the page works.',
   'error.none': '(no error)',

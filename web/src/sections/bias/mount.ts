@@ -7,7 +7,7 @@ import { errorText, onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot, type LineSeries } from '../../plot.js';
 import { band, bandOf, combine, ENTROPY_RATE, fmtBand, overlaps, SEEDS, TRAIN_LEN } from '../../seedbands.js';
 import { getBool, getChoice } from '../../state.js';
-import { liveText, tf } from '../../textfill.js';
+import { liveText, sentenceGap, tf, tidyCjk } from '../../textfill.js';
 import { checkbox, coalesce, el, figure, lab, lazyPanel, numberControl, select, text } from '../../ui.js';
 import type { Ctx } from '../context.js';
 
@@ -23,7 +23,7 @@ function costText(): HTMLElement {
   const main = liveText('span'), tail = liveText('span');
   main.set('bias.cost', { seeds: SEEDS.length, len: TRAIN_LEN, alibi: fmtBand(alibi, 3), rope: fmtBand(rope, 3), ratio: fmtBand(ratio, 1) });
   tail.set(apart ? 'bias.cost.apart' : 'bias.cost.overlap');
-  const p = el('p', { class: 'look', id: 'bias-cost' }, main.el, ' ', tail.el);
+  const p = el('p', { class: 'look', id: 'bias-cost' }, main.el, sentenceGap(), tail.el);
   p.dataset.overlap = String(!apart);
   for (const [k, b] of [['alibi', alibi], ['rope', rope], ['ratio', ratio]] as const) p.dataset[k] = JSON.stringify([b.mean, b.min, b.max]);
   return p;
@@ -57,7 +57,7 @@ function splitText(b: Int32Array, L: number, maxDistance: number, bidirectional:
   let s = L < 2 ? '' : tf(bidirectional ? 'bias.split.bidir' : 'bias.split.causal', { past: r(pLo, pHi), future: r(fLo, fHi) });
   const [xLo, xHi] = idRange(b, L, (i, j) => i - j >= maxDistance);
   s += ' ' + (xLo <= xHi ? tf('bias.split.far', { d: String(maxDistance), ids: r(xLo, xHi) }) : tf('bias.split.short', { d: String(maxDistance) }));
-  return s;
+  return tidyCjk(s); // no space after 。 in Chinese
 }
 
 export function mount(ctx: Ctx, root: HTMLElement): void {
@@ -184,8 +184,8 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     learnedLines.setData([dist, ...perDistance], lineSeries());
     // Every number of the sentence from the model's config.
     const look = (): void => {
-      learnedLook.textContent = tf('bias.learnedLines.look', { exact: String(c.t5Buckets / 2 - 1), maxd: String(c.t5MaxDistance), len: String(c.trainLen), last: String(c.trainLen - 1) })
-        + (zeroFrom < D ? ` ${tf('bias.learnedLines.zero', { z: String(zeroFrom) })}` : '');
+      learnedLook.textContent = tidyCjk(tf('bias.learnedLines.look', { exact: String(c.t5Buckets / 2 - 1), maxd: String(c.t5MaxDistance), len: String(c.trainLen), last: String(c.trainLen - 1) })
+        + (zeroFrom < D ? ` ${tf('bias.learnedLines.zero', { z: String(zeroFrom) })}` : ''));
     };
     look();
     onLangChange(() => {

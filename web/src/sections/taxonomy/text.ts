@@ -2,7 +2,7 @@
 // {name} placeholders are filled by web/src/textfill.ts with live numbers.
 export const en = {
   'taxonomy.title': 'Absolute or relative: the families',
-  'taxonomy.text': `An <b>absolute</b> encoding tells each token where it is: position $p$ gets its own signal, usually a vector added to the token embedding. A <b>relative</b> encoding tells attention how far apart two tokens are: the score of query $m$ and key $n$ gets a term that depends only on the distance $m-n$. RoPE rotates $q$ and $k$ by their absolute positions, yet their score depends only on the distance. Each row is one family; the <a href="#extrapolation">extrapolation section</a> measures them side by side. <details class="more"><summary>More: what relative schemes cost</summary>Relative schemes have a cost: some add a bias matrix or a table of relative vectors to every attention layer, and since that term belongs to a pair of tokens, not to one, it cannot be stored in the cached keys; every new query works it out again against all of them.</details>`,
+  'taxonomy.text': `An <b>absolute</b> encoding tells each token where it is: position $p$ gets its own signal, usually a vector added to the token embedding. A <b>relative</b> encoding tells attention how far apart two tokens are: the score of query $m$ and key $n$ gets a term that depends only on the distance $m-n$. RoPE rotates $q$ and $k$ by their absolute positions, yet their score depends only on the distance. Each row is one family; the <a href="#extrapolation">extrapolation section</a> measures them side by side. <details class="more"><summary>More: what relative schemes cost</summary>Relative schemes cost less than it may seem. ALiBi's and T5's term is one number per query–key pair (a multiply or a table lookup, as cheap as the mask); Shaw's relative vectors add one dot product per pair. Since the term belongs to a pair of tokens, not to one, it cannot be stored in the cached keys; RoPE's rotation can: each key is rotated once, when it is cached.</details>`,
 
   'taxonomy.col.family': 'Encoding',
   'taxonomy.col.where': 'Where it enters',
@@ -70,7 +70,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'taxonomy.title': '绝对还是相对：位置编码的几大类',
-  'taxonomy.text': `<b>绝对</b>位置编码告诉每个 token 它在哪：位置 $p$ 有自己的信号，通常是一个加到 token embedding 上的向量。<b>相对</b>位置编码告诉注意力两个 token 相隔多远：query $m$ 与 key $n$ 的注意力分数多出一项，只取决于距离 $m-n$。RoPE 按绝对位置旋转 $q$ 和 $k$，算出来的分数却只取决于距离。下表每行是一类方法；到<a href="#extrapolation">长度外推</a>一节再把它们放在一起实测比较。<details class="more"><summary>展开：相对位置编码的代价</summary>相对位置编码也有代价：有的实现要在每个注意力层额外加一个偏置矩阵或一张相对位置表；这一项描述的是两个 token 之间的关系，不属于任何单个 token，没法存进缓存的 key 里，每来一个新 query 都要和所有缓存的 key 重新算一遍。</details>`,
+  'taxonomy.text': `<b>绝对</b>位置编码告诉每个 token 它在哪：位置 $p$ 有自己的信号，通常是一个加到 token embedding 上的向量。<b>相对</b>位置编码告诉注意力两个 token 相隔多远：query $m$ 与 key $n$ 的注意力分数多出一项，只取决于距离 $m-n$。RoPE 按绝对位置旋转 $q$ 和 $k$，算出来的分数却只取决于距离。下表每行是一类方法；到<a href="#extrapolation">长度外推</a>一节再把它们放在一起实测比较。<details class="more"><summary>展开：相对位置编码的代价</summary>相对位置编码的代价没有看上去那么大。ALiBi 和 T5 的偏置是每对 query–key 一个数（一次乘法或一次查表，和因果掩码一样便宜）；Shaw 的相对向量每对多一次点积。这一项描述的是两个 token 之间的关系，不属于任何单个 token，没法存进缓存的 key 里；RoPE 的旋转却可以：每个 key 进入缓存时按自己的位置旋转一次即可。</details>`,
 
   'taxonomy.col.family': '位置编码',
   'taxonomy.col.where': '作用在哪里',
