@@ -327,20 +327,26 @@ class TrainerJs {
         Ptr<double>(loss));
     return s.ok() ? "" : s.message();
   }
-  // grad: float [n], n = paramCount(): the step's gradient (micro-batches
-  // summed in order); loss: their summed losses. out: float64 [4] (step,
+  // grad: float [n], n = rows · paramCount(): the step's gradient in rows,
+  // summed in order (Trainer::ApplyGradientRows; one row: the gradient
+  // itself); loss: the micro-batches' summed losses. out: float64 [4] (step,
   // loss, grad norm, lr) in a buffer of `capacity` doubles.
   std::string applyGradient(uintptr_t grad, double n, double loss,
                             uintptr_t out, double capacity) {
     if (!trainer_) return error_;
-    if (n != static_cast<double>(trainer_->num_params())) {
-      return StrCat("grad must have ", trainer_->num_params(), " floats, got ",
-                    n);
+    const double P = static_cast<double>(trainer_->num_params());
+    const double rows = n / P;
+    if (!(rows >= 1 && rows == std::floor(rows) &&
+          rows <= trainer_->micro_batches())) {
+      return StrCat("grad must have k · ", trainer_->num_params(),
+                    " floats (k gradients, 1 <= k <= ",
+                    trainer_->micro_batches(), "), got ", n);
     }
     const std::string room = CheckCapacity("out", 4, capacity, "doubles");
     if (!room.empty()) return room;
     TrainProgress p;
-    const Status s = trainer_->ApplyGradient(Ptr<float>(grad), loss, &p);
+    const Status s = trainer_->ApplyGradientRows(
+        Ptr<float>(grad), static_cast<int>(rows), loss, &p);
     if (!s.ok()) return s.message();
     double* o = Ptr<double>(out);
     o[0] = p.step;

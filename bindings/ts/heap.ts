@@ -34,6 +34,16 @@ export class Frame {
     this.m.HEAPF32.set(a, p >>> 2);
     return p;
   }
+  /** Allocates and copies typed arrays in, one after another (rows of a matrix). */
+  f32Rows(rows: readonly Float32Array[]): number {
+    const p = this.alloc(rows.reduce((n, r) => n + r.length, 0) * 4);
+    let at = p >>> 2;
+    for (const r of rows) {
+      this.m.HEAPF32.set(r, at);
+      at += r.length;
+    }
+    return p;
+  }
   i32(a: Int32Array): number {
     const p = this.alloc(a.length * 4);
     this.m.HEAP32.set(a, p >>> 2);

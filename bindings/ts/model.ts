@@ -121,7 +121,7 @@ export function evaluateLengths(v: unknown): number[] {
 /**
  * A trainer driven step by step for data parallelism (the Worker pool, pool.ts): replicas made from
  * the same request sample the same batches; `gradient(j)` gives micro-batch j's gradient, and `apply`
- * takes their sum in j order (float32) and their losses' sum in j order. Not part of the public API.
+ * sums such parts in j order (float32) and steps with their losses' sum. Not part of the public API.
  */
 export interface TrainReplica {
   /** Steps the request asks for. */
@@ -137,8 +137,12 @@ export interface TrainReplica {
    * order as `pe.train` sums them (a copy), and their summed loss.
    */
   gradient(first: number, count: number): { grad: Float32Array; loss: number };
-  /** The optimiser step from the summed gradient and loss. */
-  apply(grad: Float32Array, loss: number): StepRow;
+  /**
+   * The optimiser step from the step's gradient given as parts in micro-batch order (a first block's
+   * sum, then one array per later micro-batch, each of `params` floats; summed in that order in
+   * float32, as `pe.train` sums) and the micro-batches' losses summed in order.
+   */
+  apply(grads: readonly Float32Array[], loss: number): StepRow;
   /** The model as trained so far (a TinyModel of this module). */
   model(): TinyModel;
   /** Frees the trainer (idempotent). */
@@ -482,10 +486,10 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
         check(t.blockGradient(first, count, g, P, l, 1));
         return { grad: heap.readF32(g, P), loss: heap.readF64(l, 1)[0] as number };
       }),
-      apply: (grad, loss) => heap.call((f) => {
-        const g = f.f32(grad);
+      apply: (grads, loss) => heap.call((f) => {
+        const g = f.f32Rows(grads);
         const out = f.alloc(4 * 8);
-        check(t.applyGradient(g, grad.length, loss, out, 4));
+        check(t.applyGradient(g, grads.reduce((n, r) => n + r.length, 0), loss, out, 4));
         const r = heap.readF64(out, 4);
         return { step: r[0] as number, loss: r[1] as number, gradNorm: r[2] as number, lr: r[3] as number };
       }),

@@ -1,6 +1,6 @@
 /** The Worker pool, Node entry (`posenc/pool` under the `node` condition): worker threads. */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { Worker, type TransferListItem } from 'node:worker_threads';
 
 import { compileWasm, init } from './node.js';
 import { createPoolWith, type PoolWorker } from './pool.js';
@@ -23,7 +23,8 @@ function spawnWorker(): PoolWorker {
     post: (req, transfer) => {
       waiting++;
       hold();
-      w.postMessage(req, transfer);
+      // (The run's MessagePorts are Node's here: the global MessageChannel is worker_threads'.)
+      w.postMessage(req, transfer as unknown as TransferListItem[]);
     },
     listen(onReply, onFail) {
       w.on('message', (reply: PoolReply) => {

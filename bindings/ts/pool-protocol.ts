@@ -10,13 +10,15 @@ export type WireReplicaSpec =
 export type PoolRequest =
   | { id: number; op: 'init'; module: WebAssembly.Module; simd: boolean }
   | { id: number; op: 'attention'; options: AttentionOptions }
-  // Training run `run`: a replica of the trainer computing micro-batches `micro` of every step.
-  | { id: number; op: 'trainStart'; run: number; models: WebAssembly.Module; spec: WireReplicaSpec; micro: number[] }
-  // Applies the last step's summed gradient (when given), then samples the next batch and computes its
-  // micro-batches. `presum`: reply with their sum (in order) instead of each (the first block only).
-  | { id: number; op: 'trainStep'; run: number; grad?: Float32Array; loss?: number; presum: boolean }
-  // Applies a step's summed gradient (the last of a chunk: its row is the progress report).
-  | { id: number; op: 'trainApply'; run: number; grad: Float32Array; loss: number }
+  // Training run `run`: a replica of the trainer computing micro-batches `micro` (a contiguous block)
+  // of every step, as Worker `worker` of the run; `peers[k]`: the port to the run's Worker k (null at
+  // `worker`), over which the Workers swap their blocks' gradients each step (PeerMessage).
+  | { id: number; op: 'trainStart'; run: number; models: WebAssembly.Module; spec: WireReplicaSpec; micro: number[]; worker: number; peers: Array<MessagePort | null> }
+  // `steps` optimiser steps: sample the batch, compute the block, swap blocks with the peers, sum every
+  // block in micro-batch order, apply. Replies with the last step's row.
+  | { id: number; op: 'trainRun'; run: number; steps: number }
+  // Stops run `run` now (not queued behind its calls): a step waiting for a peer's block fails.
+  | { id: number; op: 'trainAbort'; run: number }
   // Ends a run; `save`: reply with the trained model's safetensors bytes first.
   | { id: number; op: 'trainEnd'; run: number; save: boolean }
   // model.evaluate(options) of a model's safetensors bytes, on the models module `models`.
@@ -24,13 +26,20 @@ export type PoolRequest =
 
 export type PoolReply =
   /**
-   * `inputs`: the buffers of the request's arrays, moved back for the pool to reuse. trainStep: `grads`
-   * = the micro-batches' gradients one after the other ([micro.length, params], or [1, params], their
-   * sum, with `presum`), `losses` = theirs; `row`: the optimiser step a trainStep or trainApply applied.
-   * trainEnd with `save`: `model`.
+   * `inputs`: the buffers of the request's arrays, moved back for the pool to reuse. `row`: the last
+   * optimiser step a trainRun applied. trainEnd with `save`: `model`.
    */
   | {
-    id: number; ok: true; result?: AttentionResult; inputs?: ArrayBuffer[]; grads?: Float32Array; losses?: Float64Array;
-    row?: StepRow; model?: Uint8Array; evaluated?: EvaluateResult[];
+    id: number; ok: true; result?: AttentionResult; inputs?: ArrayBuffer[]; row?: StepRow; model?: Uint8Array; evaluated?: EvaluateResult[];
   }
   | { id: number; ok: false; error: { name: string; message: string } };
+
+/**
+ * What a training Worker sends each peer per step: its block's gradients in micro-batch order
+ * ([rows, params]: the first block as one row, its sum; any other block a row per micro-batch) and
+ * their losses; or, when its step failed, why.
+ */
+export type PeerMessage = { grads: Float32Array; losses: Float64Array } | { failed: string };
+
+/** The message of the error a training Worker fails with when a peer failed first. */
+export const PEER_FAILED = 'posenc pool: another Worker of this training run failed';

@@ -6,18 +6,21 @@
  * way to start a Worker; everything else is here.
  */
 import { registerPoolTraining, trainReplica } from './internal.js';
-import { evaluateLengths, trainOptions, type ReplicaSpec, type StepRow, type TrainReplica } from './model.js';
+import { evaluateLengths, trainOptions, type ReplicaSpec, type TrainReplica } from './model.js';
 import { attentionWork, joinAttention, resultArrays, splitAttention, transfersOf } from './pool-split.js';
-import type { PoolReply, PoolRequest, WireReplicaSpec } from './pool-protocol.js';
+import { PEER_FAILED, type PoolReply, type PoolRequest, type WireReplicaSpec } from './pool-protocol.js';
 import type {
   AlibiVariant, AttentionOptions, AttentionResult, ContinueTrainingConfig, EvaluateOptions, EvaluateResult, Posenc, PosencPool, PoolOptions,
   TinyModel, TrainConfig, TrainOptions,
 } from './types.js';
 import { requireObject } from './validate.js';
 
+/** What a request moves to a Worker instead of copying: its arrays' buffers, a training run's ports. */
+export type Transfer = ArrayBuffer | MessagePort;
+
 /** A started Worker, whatever the runtime's Worker type. */
 export interface PoolWorker {
-  post(request: PoolRequest, transfer: ArrayBuffer[]): void;
+  post(request: PoolRequest, transfer: Transfer[]): void;
   /** Calls `onReply` with each reply, `onFail` if the Worker dies (an uncaught error or an exit). */
   listen(onReply: (reply: PoolReply) => void, onFail: (e: Error) => void): void;
   terminate(): Promise<void>;
@@ -160,7 +163,7 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
     if (!ok.ok) throw new Error(`posenc pool: a Worker could not start: ${ok.error.message}`);
     return slot;
   };
-  const send = (slot: Slot, req: PoolRequest, transfer: ArrayBuffer[]): Promise<PoolReply> =>
+  const send = (slot: Slot, req: PoolRequest, transfer: Transfer[]): Promise<PoolReply> =>
     new Promise((resolve, reject) => {
       slot.pending.set(req.id, { resolve, reject });
       slot.worker.post(req, transfer);
@@ -223,11 +226,11 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
 
   /**
    * Data-parallel training: every Worker used holds a replica of the trainer (same request, same seed:
-   * the same batches); per step each computes its block of micro-batches (the first block sends their
-   * sum, in order), the calling thread sums the blocks in micro-batch order (float32, as
-   * Trainer::Step does) and sends the sum back with the next step, and every replica applies the same
-   * AdamW step. The calling thread only sums: a replica made here checks the request (pe.train's
-   * errors) and is freed; the trained model comes back from the first Worker as its saved bytes.
+   * the same batches) and computes its block of each step's micro-batches; the Workers swap their
+   * blocks over a channel between every two of them, each sums all blocks in micro-batch order
+   * (float32, as Trainer::Step does) and applies the same AdamW step. The calling thread only starts a
+   * chunk of steps and reports it: a replica made here checks the request (pe.train's errors) and is
+   * freed; the trained model comes back from the first Worker as its saved bytes.
    */
   async function runTraining(spec: ReplicaSpec, options: TrainOptions | undefined): Promise<TinyModel> {
     if (closed) throw terminatedError();
@@ -239,81 +242,66 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
       ? { kind: 'train', config: wireConfig(spec.config) }
       : { kind: 'continue', model: spec.model instanceof Uint8Array ? spec.model : spec.model.save(), config: wireConfig(spec.config) };
     const check: TrainReplica = await trainReplica(pe, wire);
-    const { steps, microBatches: J, params: P } = check;
+    const { steps, microBatches: J } = check;
     check.free();
     const run = nextRun++;
     const used = slots.slice(0, Math.min(slots.length, J));
     const W = used.length;
-    const blocks = used.map((_, w) => microBatchesOf(w, W, J));
     const quiet = (p: Promise<unknown>): void => void p.catch(() => undefined);
-    const call = async (slot: Slot, req: PoolRequest, transfer: ArrayBuffer[] = []): Promise<Extract<PoolReply, { ok: true }>> => {
+    const call = async (slot: Slot, req: PoolRequest, transfer: Transfer[] = []): Promise<Extract<PoolReply, { ok: true }>> => {
       if (closed) throw terminatedError();
       const r = await send(slot, req, transfer);
       if (!r.ok) rethrow(r.error);
       return r;
     };
-    /** The summed gradient for Worker w: a copy moved to it (a copy is cheaper than a structured clone), the last Worker gets the sum itself. */
-    const gradFor = (grad: Float32Array, w: number): Float32Array => (w === used.length - 1 ? grad : grad.slice());
+    /**
+     * The replies of one call to every Worker of the run; when some fail, the first error that is not
+     * a Worker reporting another's failure.
+     */
+    const all = async (calls: Array<Promise<Extract<PoolReply, { ok: true }>>>): Promise<Array<Extract<PoolReply, { ok: true }>>> => {
+      const settled = await Promise.allSettled(calls);
+      const failed = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+      if (failed.length === 0) return settled.map((r) => (r as PromiseFulfilledResult<Extract<PoolReply, { ok: true }>>).value);
+      throw failed.find((e) => !(e instanceof Error && e.message.startsWith(PEER_FAILED))) ?? failed[0];
+    };
+    // A channel between every two Workers of the run: peers[w][k] is Worker w's end towards k.
+    const peers: Array<Array<MessagePort | null>> = used.map(() => used.map(() => null));
+    for (let a = 0; a < W; a++) {
+      for (let b = a + 1; b < W; b++) {
+        const c = new MessageChannel();
+        peers[a]![b] = c.port1;
+        peers[b]![a] = c.port2;
+      }
+    }
     let started = false;
     let saved: Uint8Array | undefined;
     try {
       // From here on a failure ends the run in every Worker (a Worker without it just answers).
       started = true;
-      await Promise.all(used.map((slot, w) =>
-        call(slot, { id: nextId++, op: 'trainStart', run, models, spec: wire, micro: blocks[w]! })));
+      await all(used.map((slot, w) => call(slot, {
+        id: nextId++, op: 'trainStart', run, models, spec: wire, micro: microBatchesOf(w, W, J), worker: w, peers: peers[w]!,
+      }, peers[w]!.filter((p): p is MessagePort => p !== null))));
       const { chunk, onProgress, signal } = o;
-      // The summed gradient and loss of the last step: the Workers apply it with the next step, or
-      // by itself at the end of a chunk (its row is the progress report).
-      let sum: { grad: Float32Array; loss: number } | undefined;
-      let last: StepRow | undefined;
       for (let done = 0; done < steps;) {
         if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
         const n = Math.min(chunk, steps - done);
-        for (let i = 0; i < n; i++) {
-          const given = sum;
-          const replies = used.map((slot, w) => {
-            const grad = given ? gradFor(given.grad, w) : undefined;
-            return call(slot, {
-              id: nextId++, op: 'trainStep', run, presum: w === 0 && blocks[0]!.length > 1, ...(grad ? { grad, loss: given!.loss } : {}),
-            }, grad ? [grad.buffer as ArrayBuffer] : []);
-          });
-          replies.forEach(quiet);
-          // ((g_0 + g_1) + g_2) + ...: the blocks in order, each in order (a Float32Array store rounds
-          // the double sum of two floats to their float32 sum exactly); the first block comes summed.
-          const got = await Promise.all(replies);
-          const first = got[0]!;
-          // (The first reply's array is ours, moved from its Worker: kept when it is just the sum.)
-          const grad = first.grads!.length === P ? first.grads! : first.grads!.slice(0, P);
-          let loss = first.losses![0] as number;
-          for (let w = 0; w < got.length; w++) {
-            const g = got[w]!.grads!, l = got[w]!.losses!;
-            for (let k = w === 0 ? 1 : 0; k < l.length; k++) {
-              const at = k * P;
-              for (let x = 0; x < P; x++) grad[x] = (grad[x] as number) + (g[at + x] as number);
-              loss += l[k] as number;
-            }
-          }
-          sum = { grad, loss };
-        }
-        const rows = await Promise.all(used.map((slot, w) => {
-          const grad = gradFor(sum!.grad, w);
-          return call(slot, { id: nextId++, op: 'trainApply', run, grad, loss: sum!.loss }, [grad.buffer as ArrayBuffer]);
-        }));
-        sum = undefined;
-        last = rows[0]!.row!;
+        const rows = await all(used.map((slot) => call(slot, { id: nextId++, op: 'trainRun', run, steps: n })));
+        const last = rows[0]!.row!;
         done += n;
         onProgress?.({ step: done, steps, loss: last.loss, gradNorm: last.gradNorm, lr: last.lr });
-        // No timer here (pe.train yields with one): every step already waits for the Workers'
-        // messages, so the caller's events (an abort) run between steps, and a browser clamps a
+        // No timer here (pe.train yields with one): every chunk already waits for the Workers'
+        // messages, so the caller's events (an abort) run between chunks, and a browser clamps a
         // timer in a loop like this one to 4 ms.
       }
       if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
       if (closed) throw terminatedError();
       const ends = used.map((slot, w) => call(slot, { id: nextId++, op: 'trainEnd', run, save: w === 0 }));
       started = false;
-      saved = (await Promise.all(ends))[0]!.model!;
+      saved = (await all(ends))[0]!.model!;
     } finally {
       if (started && !closed) {
+        // A step may wait for a block that a failed Worker will not send: stop it, then end the run.
+        for (const slot of used) quiet(send(slot, { id: nextId++, op: 'trainAbort', run }, []));
         for (const slot of used) quiet(send(slot, { id: nextId++, op: 'trainEnd', run, save: false }, []));
       }
     }

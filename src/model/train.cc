@@ -218,6 +218,23 @@ Status Trainer::ApplyGradient(const float* grad, double loss,
   return Update(loss, p);
 }
 
+Status Trainer::ApplyGradientRows(const float* rows, int count, double loss,
+                                  TrainProgress* p) {
+  if (count < 1) {
+    return Status::Invalid(StrCat("rows must be >= 1, got ", count));
+  }
+  if (!begun_) {
+    return Status::Invalid("ApplyGradient: no step begun (BeginStep)");
+  }
+  const size_t n = grad_.size();
+  std::copy(rows, rows + n, grad_.begin());
+  for (int r = 1; r < count; ++r) {
+    const float* row = rows + static_cast<size_t>(r) * n;
+    for (size_t i = 0; i < n; ++i) grad_[i] += row[i];
+  }
+  return Update(loss, p);
+}
+
 Status Trainer::BlockGradient(int first, int count, float* grad, double* loss) {
   if (count < 1 || first < 0 || first + count > micro_batches()) {
     return Status::Invalid(StrCat("micro-batches [", first, ", ", first + count,

@@ -128,6 +128,13 @@ class Trainer {
   // grad: [num_params()] the step's gradient (the micro-batches' summed in j
   // order); loss: their losses summed in j order (double). The AdamW update.
   Status ApplyGradient(const float* grad, double loss, TrainProgress* p);
+  // rows: [count, num_params()] consecutive parts of the step's gradient in
+  // j order (a block's sum, or one micro-batch's); the gradient is
+  // ((rows[0] + rows[1]) + rows[2]) + ... in float, Step's sum when rows[0]
+  // is a first block's sum and each later row one micro-batch. Then as
+  // ApplyGradient.
+  Status ApplyGradientRows(const float* rows, int count, double loss,
+                           TrainProgress* p);
   const Model& model() const { return model_; }
   Model* mutable_model() { return &model_; }
   const TrainConfig& config() const { return c_; }

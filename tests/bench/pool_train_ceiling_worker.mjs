@@ -19,7 +19,7 @@ const replica = await trainReplica(pe, { kind: 'train', config });
 const step = () => {
   replica.begin();
   const { grad, loss } = replica.gradient(first, count);
-  replica.apply(grad, loss);
+  replica.apply([grad], loss);
 };
 step();
 parentPort.once('message', () => {

@@ -105,9 +105,12 @@ class MicroBatchTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(MicroBatchTest, StepIsTheSumOfIndependentMicroBatchesInOrder) {
   const TrainConfig c = Config(GetParam());
-  std::unique_ptr<Trainer> whole, parts;
+  // rows: each step applied as ApplyGradientRows of a first block's sum
+  // and the later micro-batches one by one (a pool Worker's sum).
+  std::unique_ptr<Trainer> whole, parts, rows;
   ASSERT_TRUE(Trainer::Create(c, &whole).ok());
   ASSERT_TRUE(Trainer::Create(c, &parts).ok());
+  ASSERT_TRUE(Trainer::Create(c, &rows).ok());
   const int J = (c.batch + kMicroBatch - 1) / kMicroBatch;
   ASSERT_EQ(parts->micro_batches(), J);
   SplitMix64 seeds(c.seed);
@@ -157,10 +160,31 @@ TEST_P(MicroBatchTest, StepIsTheSumOfIndependentMicroBatchesInOrder) {
       }
       loss += ref_loss[static_cast<size_t>(j)];
     }
-    TrainProgress pp, pw;
+    // The first block: micro-batches [0, split), split cycling over the steps.
+    const int split = 1 + step % J;
+    const size_t P = rows->num_params();
+    std::vector<float> packed(static_cast<size_t>(J - split + 1) * P);
+    double rows_loss = 0.0;
+    ASSERT_TRUE(rows->BeginStep().ok());
+    ASSERT_TRUE(rows->BlockGradient(0, split, packed.data(), &rows_loss).ok());
+    for (int j = split; j < J; ++j) {
+      double l = 0.0;
+      ASSERT_TRUE(rows->MicroBatchGradient(
+                          j, packed.data() + static_cast<size_t>(j - split + 1) * P, &l)
+                      .ok());
+      rows_loss += l;
+    }
+    TrainProgress pp, pw, pr;
+    ASSERT_TRUE(rows->ApplyGradientRows(packed.data(), J - split + 1,
+                                        rows_loss, &pr)
+                    .ok());
     ASSERT_TRUE(parts->ApplyGradient(sum.data(), loss, &pp).ok());
     ASSERT_TRUE(whole->Step(&pw).ok());
     EXPECT_TRUE(SameBits(whole->model().w, parts->model().w));
+    EXPECT_TRUE(SameBits(whole->model().w, rows->model().w))
+        << "first block of " << split;
+    EXPECT_EQ(pw.loss, pr.loss);
+    EXPECT_EQ(pw.grad_norm, pr.grad_norm);
     EXPECT_EQ(pw.step, pp.step);
     EXPECT_EQ(pw.loss, pp.loss);
     EXPECT_EQ(pw.grad_norm, pp.grad_norm);
@@ -189,6 +213,10 @@ TEST(MicroBatch, CallsOutOfOrderAreErrors) {
             "MicroBatchGradient: no step begun (BeginStep)");
   EXPECT_EQ(t->ApplyGradient(g.data(), 0.0, &p).message(),
             "ApplyGradient: no step begun (BeginStep)");
+  EXPECT_EQ(t->ApplyGradientRows(g.data(), 1, 0.0, &p).message(),
+            "ApplyGradient: no step begun (BeginStep)");
+  EXPECT_EQ(t->ApplyGradientRows(g.data(), 0, 0.0, &p).message(),
+            "rows must be >= 1, got 0");
   ASSERT_TRUE(t->BeginStep().ok());
   EXPECT_EQ(t->MicroBatchGradient(2, g.data(), &loss).message(),
             "micro-batch must be an integer in [0, 2), got 2");

@@ -160,6 +160,11 @@ for (const [flavour, ready] of flavours) {
           // A block past the batch's micro-batches (batch 2: one).
           refuses(mm, (b) => trainer.blockGradient(0, 2, b.out(P * 4), P, b.out(8), 1), /^micro-batches \[0, 2\) must be integers in \[0, 1\) and not empty$/);
           refuses(mm, (b) => trainer.applyGradient(b.input(new Float32Array(P)), P, 0, b.out(3 * 8), 3), /^out must hold 4 doubles, got a buffer of 3$/);
+          // Rows of P floats, at most one per micro-batch (here one): not P - 1, 0 or 2 · P.
+          for (const n of [P - 1, 0, 2 * P]) {
+            refuses(mm, (b) => trainer.applyGradient(b.input(new Float32Array(Math.max(n, 1))), n, 0, b.out(4 * 8), 4),
+              new RegExp(`^grad must have k · ${P} floats \\(k gradients, 1 <= k <= 1\\), got ${n}$`));
+          }
         } finally {
           trainer.delete();
         }
