@@ -13,6 +13,8 @@ import { compileWasm, init } from './index.js';
 import { createPoolWith, type PoolWorker } from './pool.js';
 import type { PoolOptions, PosencPool } from './types.js';
 
+export type { PoolOptions, PosencPool } from './types.js';
+
 /** A module Worker running pool-worker.js (a literal `new URL`, so that bundlers emit it). */
 function spawnWorker(): PoolWorker {
   const w = new Worker(new URL('./pool-worker.js', import.meta.url), { type: 'module' });

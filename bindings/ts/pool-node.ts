@@ -7,6 +7,8 @@ import { createPoolWith, type PoolWorker } from './pool.js';
 import type { PoolReply } from './pool-protocol.js';
 import type { PoolOptions, PosencPool } from './types.js';
 
+export type { PoolOptions, PosencPool } from './types.js';
+
 /** A worker thread running pool-worker-node.js. */
 function spawnWorker(): PoolWorker {
   const w = new Worker(new URL('./pool-worker-node.js', import.meta.url));
@@ -21,10 +23,11 @@ function spawnWorker(): PoolWorker {
   hold();
   return {
     post: (req, transfer) => {
+      // (The run's MessagePorts are Node's here: the global MessageChannel is worker_threads'.) A
+      // message that cannot be sent throws here, before it counts as waiting.
+      w.postMessage(req, transfer as unknown as TransferListItem[]);
       waiting++;
       hold();
-      // (The run's MessagePorts are Node's here: the global MessageChannel is worker_threads'.)
-      w.postMessage(req, transfer as unknown as TransferListItem[]);
     },
     listen(onReply, onFail) {
       w.on('message', (reply: PoolReply) => {
@@ -51,4 +54,14 @@ function spawnWorker(): PoolWorker {
 export function createPool(options?: PoolOptions): Promise<PosencPool> {
   if (options?.connect !== undefined) return Promise.reject(new TypeError('connect is for the browser entry (posenc/pool in a page); Node starts worker threads itself'));
   return createPoolWith(options, { spawn: spawnWorker, cores: availableParallelism, init, compile: compileWasm });
+}
+
+/**
+ * The browser entry's way to start a pool Worker for a pool in another Worker (`connect`). Node's
+ * pool starts its worker threads itself, so here it only says so (the types are the browser
+ * entry's, shared by both).
+ */
+export function startPoolWorker(port: unknown): never {
+  void port;
+  throw new TypeError('startPoolWorker is for the browser entry (posenc/pool in a page); Node starts worker threads itself');
 }

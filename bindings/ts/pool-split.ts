@@ -33,6 +33,23 @@ export type Alloc = (length: number) => Float32Array;
 
 const fresh: Alloc = (length) => new Float32Array(length);
 
+/**
+ * `x` with what a Worker cannot be sent dropped: functions and symbols at any depth, which
+ * `pe.attention` ignores as it ignores any key it does not know, but which a postMessage refuses.
+ * Typed arrays are kept as they are (the parts' own arrays are cut separately).
+ */
+function sendable(x: unknown): unknown {
+  if (typeof x === 'function' || typeof x === 'symbol') return undefined;
+  if (typeof x !== 'object' || x === null || ArrayBuffer.isView(x) || x instanceof ArrayBuffer) return x;
+  if (Array.isArray(x)) return x.map(sendable);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(x)) {
+    const w = sendable(v);
+    if (w !== undefined) out[k] = w;
+  }
+  return out;
+}
+
 /** `rows` consecutive rows of `width` values from `x`, starting at row `from` (a copy the part owns). */
 function rowsOf(x: Float32Array, from: number, rows: number, width: number, alloc: Alloc): Float32Array {
   const part = alloc(rows * width);
@@ -85,7 +102,7 @@ export function splitAttention(options: AttentionOptions, parts: number, slopesO
     const { q, k, v, bias, t5 } = o;
     const cut = (alloc: Alloc = fresh): AttentionOptions => {
       const part: AttentionOptions = {
-        ...o,
+        ...(sendable(o) as AttentionOptions),
         heads: h,
         kvHeads: g1 - g0,
         q: rowsOf(q, h0, h, Tq * D, alloc),

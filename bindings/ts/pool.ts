@@ -53,6 +53,8 @@ class Slot {
   readonly pending = new Map<number, { resolve: (r: PoolReply) => void; reject: (e: Error) => void }>();
   /** Input buffers back from the Worker: the next call's parts are cut into them (memory already mapped). */
   private spare: ArrayBuffer[] = [];
+  /** Set when the Worker died (it is replaced once). */
+  dead = false;
   constructor(readonly worker: PoolWorker) {}
 
   keep(buffers: readonly ArrayBuffer[] | undefined): void {
@@ -102,9 +104,10 @@ function rethrow(error: { name: string; message: string }): never {
 function workerCount(o: PoolOptions, cores: number): number {
   if (o.workers === undefined) return Math.max(1, Math.min(cores, MAX_DEFAULT_WORKERS));
   const w: unknown = o.workers;
-  if (typeof w !== 'number' || !Number.isInteger(w) || w < 1 || w > 64) {
-    throw new RangeError(`workers must be an integer in [1, 64], got ${typeof w === 'number' ? String(w) : typeof w}`);
+  if (typeof w !== 'number') {
+    throw new TypeError(`workers must be an integer in [1, 64], got ${typeof w}${typeof w === 'string' ? ` ${JSON.stringify(w)}` : ''}`);
   }
+  if (!Number.isInteger(w) || w < 1 || w > 64) throw new RangeError(`workers must be an integer in [1, 64], got ${w}`);
   return w;
 }
 
@@ -149,6 +152,9 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
       (e) => {
         for (const p of slot.pending.values()) p.reject(e);
         slot.pending.clear();
+        // Once per Worker: a Node worker thread that throws reports an error and then its exit.
+        if (slot.dead) return;
+        slot.dead = true;
         // A dead Worker is replaced, so that later calls still have all of them.
         const i = slots.indexOf(slot);
         if (i >= 0 && !closed) {
@@ -166,7 +172,12 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
   const send = (slot: Slot, req: PoolRequest, transfer: Transfer[]): Promise<PoolReply> =>
     new Promise((resolve, reject) => {
       slot.pending.set(req.id, { resolve, reject });
-      slot.worker.post(req, transfer);
+      try {
+        slot.worker.post(req, transfer);
+      } catch (e) {
+        slot.pending.delete(req.id);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      }
     });
   try {
     slots.push(...(await Promise.all(Array.from({ length: n }, start))));

@@ -169,15 +169,16 @@ TEST_P(MicroBatchTest, StepIsTheSumOfIndependentMicroBatchesInOrder) {
     ASSERT_TRUE(rows->BlockGradient(0, split, packed.data(), &rows_loss).ok());
     for (int j = split; j < J; ++j) {
       double l = 0.0;
-      ASSERT_TRUE(rows->MicroBatchGradient(
-                          j, packed.data() + static_cast<size_t>(j - split + 1) * P, &l)
-                      .ok());
+      ASSERT_TRUE(
+          rows->MicroBatchGradient(
+                  j, packed.data() + static_cast<size_t>(j - split + 1) * P, &l)
+              .ok());
       rows_loss += l;
     }
     TrainProgress pp, pw, pr;
-    ASSERT_TRUE(rows->ApplyGradientRows(packed.data(), J - split + 1,
-                                        rows_loss, &pr)
-                    .ok());
+    ASSERT_TRUE(
+        rows->ApplyGradientRows(packed.data(), J - split + 1, rows_loss, &pr)
+            .ok());
     ASSERT_TRUE(parts->ApplyGradient(sum.data(), loss, &pp).ok());
     ASSERT_TRUE(whole->Step(&pw).ok());
     EXPECT_TRUE(SameBits(whole->model().w, parts->model().w));

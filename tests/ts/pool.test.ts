@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import type { AttentionOptions, PosencPool } from 'posenc';
-import { createPool } from 'posenc/pool';
+import { createPool, startPoolWorker } from 'posenc/pool';
 
 import { flavours } from './flavours.js';
 
@@ -116,6 +116,15 @@ for (const [flavour, ready] of flavours) {
       for (const pool of pools) assert.ok(bytes((await pool.attention(good)).out).equals(bytes(pe.attention(good).out)));
     });
 
+    it('ignores what it cannot send, as pe.attention ignores unknown keys (a function, a symbol), and stays usable', async () => {
+      const pe = await ready;
+      const [, o] = cases()[0]!;
+      const odd = { ...o, onDone: () => undefined, rope: { layout: 'half', base: 10000, extra: Symbol('x') } } as unknown as AttentionOptions;
+      const want = pe.attention(odd);
+      for (const pool of pools) assert.ok(bytes((await pool.attention(odd)).out).equals(bytes(want.out)), `${pool.workers} workers`);
+      assert.ok(bytes((await pools[1]!.attention(o)).out).equals(bytes(pe.attention(o).out)));
+    });
+
     it('a call too small to split gives the same result', async () => {
       const pe = await ready;
       const o: AttentionOptions = { q: wave(2 * 4 * 8, 1), k: wave(2 * 4 * 8, 2), v: wave(2 * 4 * 8, 3), heads: 2, queryLength: 4, keyLength: 4, headDim: 8 };
@@ -148,12 +157,14 @@ describe('pool lifetime and options', () => {
   it('refuses bad options, naming them', async () => {
     await assert.rejects(createPool({ workers: 0 }), { name: 'RangeError', message: 'workers must be an integer in [1, 64], got 0' });
     await assert.rejects(createPool({ workers: 2.5 }), { name: 'RangeError', message: 'workers must be an integer in [1, 64], got 2.5' });
-    await assert.rejects(createPool({ workers: '2' as unknown as number }), { name: 'RangeError', message: 'workers must be an integer in [1, 64], got string' });
+    await assert.rejects(createPool({ workers: '2' as unknown as number }), { name: 'TypeError', message: 'workers must be an integer in [1, 64], got string "2"' });
+    await assert.rejects(createPool({ workers: null as unknown as number }), { name: 'TypeError', message: 'workers must be an integer in [1, 64], got object' });
     await assert.rejects(createPool(7 as unknown as object), { name: 'TypeError', message: 'pool options must be an object, got number' });
     await assert.rejects(createPool({ wasmUrl: 'x.wasm', module: {} as WebAssembly.Module }), { name: 'TypeError', message: 'pass module or wasmUrl to createPool(), not both' });
     await assert.rejects(createPool({ minSplitWork: -1 }), { name: 'RangeError', message: 'minSplitWork must be a number >= 0, got -1' });
     await assert.rejects(createPool({ minSplitWork: Number.NaN }), { name: 'RangeError', message: 'minSplitWork must be a number >= 0, got NaN' });
     // Node starts its own worker threads: a page's connect() has no meaning here.
     await assert.rejects(createPool({ connect: () => new MessageChannel().port1 }), { name: 'TypeError', message: /connect is for the browser entry/ });
+    assert.throws(() => startPoolWorker(new MessageChannel().port1), { name: 'TypeError', message: /startPoolWorker is for the browser entry/ });
   });
 });
