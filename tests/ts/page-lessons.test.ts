@@ -381,6 +381,24 @@ describe('section "derivation": RoPE step by step, against float64 references', 
     await page.close();
   });
 
+  it('by default the key comes before the query (n < m, review N3): the product shown is R_{m-n}^T, the key turned back by m - n', async () => {
+    const { page, problems } = await h.open('#section=derivation');
+    const m = Number(await page.$eval('#der-mat-diff', (e) => (e as HTMLElement).dataset.m));
+    const n = Number(await page.$eval('#der-mat-diff', (e) => (e as HTMLElement).dataset.n));
+    assert.ok(m > n, `default query m = ${m}, key n = ${n}`);
+    const theta = 0.4;  // step 1's default angle step
+    // R(a) = [[cos a, -sin a], [sin a, cos a]] row-major; R_{m-n}^T in float64.
+    const a = (m - n) * theta;
+    const back = [Math.cos(a), Math.sin(a), -Math.sin(a), Math.cos(a)];
+    assertClose(await data<number[]>(page, '#der-mat-diff', 'product'), back, 1e-5, `R_${m}^T R_${n} = R_${m - n}^T`);
+    // The rotation matrix shown under the product names the distance m - n.
+    const tex = await page.$eval('#der-relative', (e) => (e as HTMLElement).dataset.tex ?? '');
+    assert.ok(tex.includes(`R_{${n - m}} = R_{${m - n}}^\\top`), `R_{n-m} = R_{m-n}^T shown: ${tex}`);
+    assert.ok(await page.$eval('#der-relative', (e) => e.querySelector('.katex') !== null), 'typeset');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('R_m^T R_n = R_{n-m}, and (R_m q).(R_n k) = q.(R_{n-m} k)', async () => {
     const { page, problems } = await h.open('#section=derivation&d.theta=0.6');
     const q = [1.0, 0.4].map(Math.fround), k = [-0.5, 0.9].map(Math.fround);

@@ -1,5 +1,5 @@
 // Section "derivation": RoPE step by step, every number from the wasm core.
-// 1 a rotation keeps the norm; 2 R_m^T R_n = R_{n-m}; 3 x*cos + rotate_half(x)*sin
+// 1 a rotation keeps the norm; 2 R_m^T R_n = R_{n-m} = R_{m-n}^T; 3 x*cos + rotate_half(x)*sin
 // in both pair layouts; 4 why Q and K but not V; 5 additive sinusoidal vs RoPE
 // inside the score. Shapes: x [heads, seqLen, headDim] as posenc takes them.
 import type { Posenc, RopeLayout } from 'posenc';
@@ -29,7 +29,13 @@ function math(tex: string): HTMLElement {
 /** A TeX block whose content is set from numbers (no translation needed). */
 function texBox(cls = 'tex-row'): { el: HTMLElement; set(tex: string): void } {
   const e = el('div', { class: cls });
-  return { el: e, set: (tex) => renderRich(e, tex) };
+  return {
+    el: e,
+    set: (tex) => {
+      e.dataset.tex = tex;  // the source, for readers of the DOM (tests)
+      renderRich(e, tex);
+    },
+  };
 }
 
 const f3 = (v: number): string => (Math.abs(v) < 5e-4 ? '0.000' : v.toFixed(3));
@@ -221,12 +227,14 @@ const narrow = window.matchMedia('(max-width: 640px)');
 
 function relativeStep(pe: Posenc, shared: Shared): HTMLElement {
   const st = {
-    m: numberControl({ label: 'derivation.s2.m', param: 'd.m2', min: 0, max: 24, step: 1, initial: 2 }, () => update()),
-    n: numberControl({ label: 'derivation.s2.n', param: 'd.n2', min: 0, max: 24, step: 1, initial: 5 }, () => update()),
+    // The key before the query by default (n <= m, as the causal mask allows): the page's distance m - n = 3.
+    m: numberControl({ label: 'derivation.s2.m', param: 'd.m2', min: 0, max: 24, step: 1, initial: 5 }, () => update()),
+    n: numberControl({ label: 'derivation.s2.n', param: 'd.n2', min: 0, max: 24, step: 1, initial: 2 }, () => update()),
   };
   const q = Float32Array.of(1.0, 0.4), k = Float32Array.of(-0.5, 0.9);
   const product = texBox(), relative = texBox();
   product.el.id = 'der-product';
+  relative.el.id = 'der-relative';
   const matDiff = valueOut('der-mat-diff', 'big zero');
   const sMN = valueOut('der-score-mn'), sRel = valueOut('der-score-rel'), sMat = valueOut('der-score-mat');
   const render = (): void => {
@@ -239,10 +247,13 @@ function relativeStep(pe: Posenc, shared: Shared): HTMLElement {
     product.set(narrow.matches
       ? `$$\\begin{aligned}&${lhs}\\\\ &= ${factors}\\\\ &= ${pmatrix(p)}\\end{aligned}$$`
       : `$$${lhs} = ${factors} = ${pmatrix(p)}$$`);
-    relative.set(`$$R_{n-m} = R_{${n - m}} = ${pmatrix(rnm)}$$`);
+    // R_{n-m} = R_{m-n}^T: the key turned back by the distance m - n.
+    relative.set(`$$R_{n-m} = R_{${n - m}} = R_{${m - n}}^\\top = ${pmatrix(rnm)}$$`);
     setValue(matDiff, maxDiff(p, rnm), 3);
     matDiff.dataset.product = JSON.stringify(Array.from(p));
     matDiff.dataset.relative = JSON.stringify(Array.from(rnm));
+    matDiff.dataset.m = String(m);
+    matDiff.dataset.n = String(n);
     setValue(sMN, dot(rope2(pe, q, 1, m, th), rope2(pe, k, 1, n, th)), 5);
     setValue(sRel, dot(q, rope2(pe, k, 1, n - m, th)), 5);
     const pk = [(p[0] as number) * k[0]! + (p[1] as number) * k[1]!, (p[2] as number) * k[0]! + (p[3] as number) * k[1]!];

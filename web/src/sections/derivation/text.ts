@@ -14,13 +14,13 @@ $R$ is orthogonal ($R^\\top R = I$), so $\\lVert R x\\rVert=\\lVert x\\rVert$: t
   'derivation.s1.m': 'Position m',
   'derivation.s1.theta': 'θ (radians per position)',
 
-  'derivation.s2.title': '2. Only the distance is left: Rₘᵀ Rₙ = Rₙ₋ₘ',
-  'derivation.s2.text': `Rotate the query at position $m$ and the key at position $n$. Their dot product is $(R_m q)^\\top (R_n k) = q^\\top R_m^\\top R_n\\, k$, and turning back by $m\\theta$, then forward by $n\\theta$, is one turn by $(n-m)\\theta$: $R_m^\\top R_n = R_{n-m}$. Each vector was rotated by its own absolute position, yet the score depends on the positions only through the distance $m-n$. (θ as set in step 1.)`,
+  'derivation.s2.title': '2. Only the distance is left: Rₘᵀ Rₙ = Rₙ₋ₘ = Rₘ₋ₙᵀ',
+  'derivation.s2.text': `Rotate the query at position $m$ and the key at position $n$. Their dot product is $(R_m q)^\\top (R_n k) = q^\\top R_m^\\top R_n\\, k$, and turning back by $m\\theta$, then forward by $n\\theta$, is one turn by $(n-m)\\theta$: $R_m^\\top R_n = R_{n-m}$. With the key before the query ($n \\le m$, as the causal mask allows), $R_{n-m} = R_{m-n}^\\top$: the key is turned back by the distance $m-n$ relative to the query. Each vector was rotated by its own absolute position, yet the score depends on the positions only through the distance $m-n$. (θ as set in step 1.)`,
   'derivation.s2.look': 'Move m and n by the same amount: the two matrices on the left change, their product and the three scores do not.',
   'derivation.s2.m': 'Query position m',
   'derivation.s2.n': 'Key position n',
   'derivation.s2.mn': '$(R_m q)\\cdot(R_n k)$, applyRope at $m$ and at $n$:',
-  'derivation.s2.rel': '$q\\cdot(R_{n-m} k)$, applyRope at $n-m$:',
+  'derivation.s2.rel': '$q\\cdot(R_{n-m} k)$, applyRope at $n-m$, the key turned back by $m-n$:',
   'derivation.s2.mat': '$q\\cdot(R_m^\\top R_n k)$, from the matrix product:',
 
   'derivation.s3.title': '3. x·cos + rotate_half(x)·sin, in both layouts',
@@ -78,13 +78,13 @@ $R$ 是正交矩阵（$R^\\top R = I$），所以 $\\lVert R x\\rVert=\\lVert x\
   'derivation.s1.m': '位置 m',
   'derivation.s1.theta': 'θ（每个位置转过的弧度）',
 
-  'derivation.s2.title': '2. 只剩下相对距离：Rₘᵀ Rₙ = Rₙ₋ₘ',
-  'derivation.s2.text': `把位置 $m$ 的 query 和位置 $n$ 的 key 分别旋转。它们的点积是 $(R_m q)^\\top (R_n k) = q^\\top R_m^\\top R_n\\, k$；先倒转 $m\\theta$ 再正转 $n\\theta$，等于一次转 $(n-m)\\theta$：$R_m^\\top R_n = R_{n-m}$。每个向量都是按自己的绝对位置旋转的，可注意力分数只通过距离 $m-n$ 依赖位置。（θ 沿用第 1 步的设置。）`,
+  'derivation.s2.title': '2. 只剩下相对距离：Rₘᵀ Rₙ = Rₙ₋ₘ = Rₘ₋ₙᵀ',
+  'derivation.s2.text': `把位置 $m$ 的 query 和位置 $n$ 的 key 分别旋转。它们的点积是 $(R_m q)^\\top (R_n k) = q^\\top R_m^\\top R_n\\, k$；先倒转 $m\\theta$ 再正转 $n\\theta$，等于一次转 $(n-m)\\theta$：$R_m^\\top R_n = R_{n-m}$。key 在 query 之前时（$n \\le m$，causal mask 只允许这种情况），$R_{n-m} = R_{m-n}^\\top$：相对于 query，key 被倒转了距离 $m-n$ 对应的角度。每个向量都是按自己的绝对位置旋转的，可注意力分数只通过距离 $m-n$ 依赖位置。（θ 沿用第 1 步的设置。）`,
   'derivation.s2.look': '让 m 和 n 同时移动相同的步数：左边两个矩阵都在变，它们的乘积和三个分数都不变。',
   'derivation.s2.m': 'query 位置 m',
   'derivation.s2.n': 'key 位置 n',
   'derivation.s2.mn': '$(R_m q)\\cdot(R_n k)$，applyRope 分别在 $m$、$n$ 处旋转：',
-  'derivation.s2.rel': '$q\\cdot(R_{n-m} k)$，applyRope 在 $n-m$ 处旋转：',
+  'derivation.s2.rel': '$q\\cdot(R_{n-m} k)$，applyRope 在 $n-m$ 处旋转，即把 key 倒转 $m-n$：',
   'derivation.s2.mat': '$q\\cdot(R_m^\\top R_n k)$，由矩阵乘积算出：',
 
   'derivation.s3.title': '3. x·cos + rotate_half(x)·sin：两种布局',
