@@ -116,6 +116,16 @@ function chineseInEn(items: Array<{ where: string; text: string }>): string[] {
   return items.filter(({ text }) => /[\u4e00-\u9fff]/.test(text)).map(({ where, text }) => `${where}: "${text.slice(0, 80)}"`);
 }
 
+/**
+ * The API's ids where English prose should name the thing (review N10): model
+ * ids (language-learned), scaling ids (llama3, yarn, ntk, longrope) in lower
+ * case. Code, printed output and data are not UI text (uiText skips them).
+ */
+function rawIdsInEn(items: Array<{ where: string; text: string }>): string[] {
+  const id = /\b(?:language|retrieval|word-order)-[a-z]+\b|\bllama3\b|(?<![\w-])(?:yarn|ntk|longrope)(?![\w-])/;
+  return items.filter(({ text }) => id.test(text)).map(({ where, text }) => `${where}: "${text.slice(0, 100)}"`);
+}
+
 /** Scrolls through every section so that lazily loaded parts render. */
 async function visitAll(page: Page): Promise<void> {
   const ids = await page.$$eval('main > section', (ss) => ss.map((s) => s.id));
@@ -130,7 +140,7 @@ async function visitAll(page: Page): Promise<void> {
 
 describe('the page in two languages (Chromium, strict CSP)', () => {
   // A label and its value ("最大值： 0.080") keep their space for now.
-  it('in Chinese: no space between two CJK characters (punctuation included) nor after 。，, in any block of text (names filled into templates, joined paragraphs)', async () => {
+  it('in Chinese: no space between two CJK characters (punctuation included) nor after 。，, in any block of text (names filled into templates, joined paragraphs); number ranges in full-width brackets', async () => {
     const { page, problems } = await h.open('#lang=zh');
     await visitAll(page);
     // Each block of text as it reads (text nodes joined, whitespace collapsed as
@@ -167,14 +177,23 @@ describe('the page in two languages (Chromium, strict CSP)', () => {
     const cjk = '\u3000-\u303f\u3400-\u9fff\uff00-\uffef';
     const bad = blocks.filter(({ text }) => new RegExp(`[${cjk}] [${cjk}]|[。，] `).test(text)).map(({ where, text }) => `${where}: ${text}`);
     assert.deepEqual(bad, [], `Chinese text with a stray space:\n${bad.join('\n')}`);
+    // A number range or a percentage in brackets inside Chinese text takes full-width brackets,
+    // 0.270（0.268–0.274）, 我（63%）, not ASCII ones (review N9: the seed bands' ranges).
+    const asciiRange = /\((?=\s*[−-]?\d[\d.,]*\s*(?:%|[–~]\s*[−-]?\d))/;
+    assert.ok(asciiRange.test('高出 0.270 (0.268–0.274) nats') && asciiRange.test('我 (63%)') && !asciiRange.test('高出 0.270（0.268–0.274）nats'));
+    const ascii = blocks.filter(({ text }) => /[\u4e00-\u9fff]/.test(text) && asciiRange.test(text)).map(({ where, text }) => `${where}: ${text}`);
+    assert.deepEqual(ascii, [], `ASCII brackets around a number range in Chinese text:\n${ascii.join('\n')}`);
     assert.deepEqual(problems, []);
     await page.close();
   });
 
-  it('en -> zh -> en: every section, no untranslated or stale UI text', async () => {
+  it('en -> zh -> en: every section, no untranslated or stale UI text, no raw ids in English', async () => {
     const { page, problems } = await h.open('#e.len=128');
     await visitAll(page);
     const en1 = chineseInEn(await uiText(page));
+    // No raw ids in English prose (the shipped language-learned model, llama3).
+    const ids = rawIdsInEn(await uiText(page));
+    assert.ok(rawIdsInEn([{ where: 'x', text: 'the shipped language-learned model' }, { where: 'x', text: '(linear, NTK, YaRN, llama3)' }]).length === 2);
     await page.click('#lang-switch');
     await page.waitForTimeout(500);
     await visitAll(page);
@@ -185,7 +204,7 @@ describe('the page in two languages (Chromium, strict CSP)', () => {
     await page.waitForTimeout(500);
     const en2 = chineseInEn(await uiText(page));
     const report = [
-      ...en1.map((x) => `en: ${x}`), ...zh.map((x) => `zh: ${x}`), ...en2.map((x) => `en again (stale): ${x}`)];
+      ...en1.map((x) => `en: ${x}`), ...ids.map((x) => `en, raw id: ${x}`), ...zh.map((x) => `zh: ${x}`), ...en2.map((x) => `en again (stale): ${x}`)];
     assert.deepEqual(report, [], `untranslated or stale UI text:\n${report.join('\n')}`);
     assert.deepEqual(problems, []);
     await page.close();

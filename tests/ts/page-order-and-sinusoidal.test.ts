@@ -229,6 +229,32 @@ describe('sections 1 and sinusoidal (Chromium, strict CSP)', () => {
     await page.close();
   });
 
+  it('in Chinese the default sentence and the samples are written without spaces, and the box cuts the shown text into the same words (review N9)', async () => {
+    const { page, problems } = await h.open('#lang=zh');
+    const box = '#order input[type="text"]';
+    const shown = await page.$eval(box, (e) => (e as HTMLInputElement).value);
+    assert.doesNotMatch(shown, /\s/, `the default sentence: "${shown}"`);
+    const words = await chipTexts(page);
+    assert.ok(words.length > 1, words.join(' | '));
+    assert.equal(words.join(''), shown, 'the chips are the words of the sentence shown');
+    const samples = await page.$$eval('#order .sample', (bs) => bs.map((b) => b.textContent ?? ''));
+    for (const s of samples) assert.doesNotMatch(s, /\s/, `sample "${s}"`);
+    // The text shown, typed back in, is cut into the same words (the vocabulary's longest match).
+    await page.fill(box, '');
+    await page.type(box, shown, { delay: 10 });
+    await page.waitForFunction((n) => document.querySelectorAll('#order .chip').length === n && document.querySelector('#order .chip')?.textContent !== '', words.length, { timeout: 20000 });
+    await page.waitForTimeout(400);
+    assert.deepEqual(await chipTexts(page), words);
+    // A shuffle shows the new order in the box, still without spaces.
+    await page.click('#order button.shuffle');
+    await page.waitForTimeout(300);
+    const after = await page.$eval(box, (e) => (e as HTMLInputElement).value);
+    assert.doesNotMatch(after, /\s/, `after a shuffle: "${after}"`);
+    assert.equal(after, (await chipTexts(page)).join(''));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('the sentence box follows typing; 我喜欢你 typed without spaces becomes the model’s words', async () => {
     const { page, problems } = await h.open('#lang=zh');
     const box = '#order input[type="text"]';

@@ -44,6 +44,8 @@ const fmt = (vs: number[], d: number, pct = false): string => {
   const f = (v: number): string => (pct ? 100 * v : v).toFixed(d);
   return pct ? `${f(s.mean)}% (${f(s.min)}–${f(s.max)}%)` : `${f(s.mean)} (${f(s.min)}–${f(s.max)})`;
 };
+/** The same in Chinese: the range in full-width brackets, no space before them (review N9). */
+const fmtZh = (vs: number[], d: number): string => fmt(vs, d).replace(/ \((.*)\)$/, '（$1）');
 const values = (task: string, enc: string, L: number): number[] | undefined => {
   const vs = J.data[task]?.[enc]?.[String(L)];
   return vs && vs.every((v) => v !== null) ? (vs as number[]) : undefined;
@@ -129,8 +131,11 @@ describe('seed bands', () => {
     await screenshot(page, 'extrapolation-families', '#families');
     await page.click('#lang-switch');
     const floorZh = await text(page, '#fam-floor');
-    for (const want of [fmt(values('language', best, J.trainLen)!, 3), `下限是 ${J.entropyRate.toFixed(3)}`, `比下限高 ${fmt(excess('sinusoidal'), 3)} nats`]) {
+    for (const want of [fmtZh(values('language', best, J.trainLen)!, 3), `下限是 ${J.entropyRate.toFixed(3)}`, `比下限高 ${fmtZh(excess('sinusoidal'), 3)}nats`]) {
       assert.ok(floorZh.includes(want), `${want} in: ${floorZh}`);
+    }
+    for (const e of FAMILIES.filter((x) => values('language', x, 512))) {
+      assert.ok((await text(page, `#fam-ratios [data-model="${e}"]`)).includes(fmtZh(ratio(e), 2).replace('（', '×（')), `${e} in Chinese`);
     }
     const tieZh = await text(page, '#fam-tie');
     assert.match(tieZh, tied.length > 0 ? /取决于随机种子/ : /都排第一/);
@@ -153,7 +158,7 @@ describe('seed bands', () => {
     await screenshot(page, 'bias-cost', '#bias-cost');
     await page.click('#lang-switch');
     const zh = await text(page, '#bias-cost');
-    for (const want of [`高出 ${fmt(alibi, 3)} nats`, `RoPE 高出 ${fmt(rope, 3)}`, `是 RoPE 的 ${fmt(ratio, 1)} 倍`, `各训练 ${J.seeds.length} 次`]) {
+    for (const want of [`高出 ${fmtZh(alibi, 3)}nats`, `RoPE 高出 ${fmtZh(rope, 3)}`, `是 RoPE 的 ${fmtZh(ratio, 1)}倍`, `各训练 ${J.seeds.length} 次`]) {
       assert.ok(zh.includes(want), `${want} in: ${zh}`);
     }
     assert.match(zh, overlap(alibi, rope) ? /有重叠/ : /没有重叠/);

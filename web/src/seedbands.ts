@@ -4,6 +4,7 @@
 // page draws its conclusions from these bands (mean and range over the
 // seeds), never from one seed.
 import json from './data/seed-bands.json';
+import { lang } from './i18n.js';
 
 export type BandTask = 'word-order' | 'language' | 'retrieval';
 
@@ -58,8 +59,15 @@ export function overlaps(a: Band, b: Band): boolean {
   return a.min <= b.max && b.min <= a.max;
 }
 
-/** `mean (min–max)` with `digits` decimals; `percent` shows 100·v with a % after the range. */
-export function fmtBand(b: Band, digits: number, percent = false): string {
+/**
+ * `mean (min–max)` with `digits` decimals, in the page's current language:
+ * Chinese puts the range in full-width brackets, `mean（min–max）`. `percent`
+ * shows 100·v with a % after the mean and the range; `unit` (e.g. ×) follows
+ * the mean. A caller that shows it re-formats on a language change.
+ */
+export function fmtBand(b: Band, digits: number, percent = false, unit = ''): string {
   const f = (v: number): string => (percent ? 100 * v : v).toFixed(digits);
-  return percent ? `${f(b.mean)}% (${f(b.min)}–${f(b.max)}%)` : `${f(b.mean)} (${f(b.min)}–${f(b.max)})`;
+  const pct = percent ? '%' : '';
+  const [open, close] = lang() === 'zh' ? ['（', '）'] : [' (', ')'];
+  return `${f(b.mean)}${pct}${unit}${open}${f(b.min)}–${f(b.max)}${pct}${close}`;
 }

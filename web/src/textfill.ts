@@ -10,14 +10,17 @@ export type Vars = Readonly<Record<string, string | number | boolean>>;
 const CJK = '\\u3000-\\u303f\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uff00-\\uffef';
 const CJK_GAP = new RegExp(`([${CJK}]) +(?=[${CJK}])`, 'g');
 const AFTER_STOP = /([。，：；！？、]) +/g;
+/** Spaces around full-width brackets (a seed band's range, 0.270（0.268–0.274）nats). */
+const BRACKET_GAP = / +(?=（)|(?<=）) +/g;
 
 /**
  * Chinese text joined from pieces, spaced as Chinese is written: no space
- * between two CJK characters nor after 。，：；！？、 (a Latin name or a number
- * keeps its spaces). English text has no CJK characters and passes unchanged.
+ * between two CJK characters, after 。，：；！？、, before （ or after ） (a Latin
+ * name or a number keeps its spaces). English text has no CJK characters and
+ * passes unchanged.
  */
 export function tidyCjk(s: string): string {
-  return s.replace(CJK_GAP, '$1').replace(AFTER_STOP, '$1');
+  return s.replace(CJK_GAP, '$1').replace(AFTER_STOP, '$1').replace(BRACKET_GAP, '');
 }
 
 /**

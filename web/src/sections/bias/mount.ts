@@ -21,7 +21,10 @@ function costText(): HTMLElement {
   const alibi = excess('alibi'), rope = excess('rope'), ratio = combine(alibi, rope, (a, r) => a / r);
   const apart = !overlaps(alibi, rope);
   const main = liveText('span'), tail = liveText('span');
-  main.set('bias.cost', { seeds: SEEDS.length, len: TRAIN_LEN, alibi: fmtBand(alibi, 3), rope: fmtBand(rope, 3), ratio: fmtBand(ratio, 1) });
+  // The bands are formatted for the language shown (full-width brackets in Chinese).
+  const showMain = (): void => main.set('bias.cost', { seeds: SEEDS.length, len: TRAIN_LEN, alibi: fmtBand(alibi, 3), rope: fmtBand(rope, 3), ratio: fmtBand(ratio, 1) });
+  showMain();
+  onLangChange(showMain, main.el);
   tail.set(apart ? 'bias.cost.apart' : 'bias.cost.overlap');
   const p = el('p', { class: 'look', id: 'bias-cost' }, main.el, sentenceGap(), tail.el);
   p.dataset.overlap = String(!apart);

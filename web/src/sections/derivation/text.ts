@@ -88,7 +88,7 @@ $R$ 是正交矩阵（$R^\\top R = I$），所以 $\\lVert R x\\rVert=\\lVert x\
   'derivation.s2.mat': '$q\\cdot(R_m^\\top R_n k)$，由矩阵乘积算出：',
 
   'derivation.s3.title': '3. x·cos + rotate_half(x)·sin：两种布局',
-  'derivation.s3.text': `实际代码从不构造旋转矩阵：分块对角的旋转可以逐元素写成 $x\\odot\\cos + \\mathrm{rotate\\_half}(x)\\odot\\sin$。哪些维度配成一对，只是一种约定。<b>interleaved</b>：$(2i, 2i+1)$ 配对，cos/sin 用 <code>repeat_interleave</code> 展开；文章里的 <code>rotate_half</code>、GPT-J 和 Meta 原版 Llama 代码都是这种。<b>half</b>：$(i, i+d/2)$ 配对，cos/sin 用 <code>cat</code> 拼接；Hugging Face 的 <code>rotate_half</code> 和 GPT-NeoX 是这种。两个函数同名，干的却是不同的事。Meta 发布的 Llama 权重按相邻维度旋转；Hugging Face 的转换脚本对 $W_q$、$W_k$ 投影矩阵的行做了重排，让它的 half 布局算出同样的注意力分数。`,
+  'derivation.s3.text': `实际代码从不构造旋转矩阵：分块对角的旋转可以逐元素写成 $x\\odot\\cos + \\mathrm{rotate\\_half}(x)\\odot\\sin$。哪些维度配成一对，只是一种约定。<b>interleaved（相邻配对）</b>：$(2i, 2i+1)$ 配对，cos/sin 用 <code>repeat_interleave</code> 展开；文章里的 <code>rotate_half</code>、GPT-J 和 Meta 原版 Llama 代码都是这种。<b>half（前后两半配对）</b>：$(i, i+d/2)$ 配对，cos/sin 用 <code>cat</code> 拼接；Hugging Face 的 <code>rotate_half</code> 和 GPT-NeoX 是这种。两个函数同名，干的却是不同的事。Meta 发布的 Llama 权重按相邻维度旋转；Hugging Face 的转换脚本对 $W_q$、$W_k$ 投影矩阵的行做了重排，让它的 half 布局算出同样的注意力分数。`,
   'derivation.s3.look': '颜色相同的维度属于同一个维度对。每种布局下，按公式算出的那一行都和 posenc 的 applyRope 一致。把两种约定混着用（见下方）会改变模长，那就根本不是旋转了。',
   'derivation.s3.m': '位置 m',
   'derivation.s3.dim': '维度',

@@ -161,7 +161,11 @@ export function mountFamilies(ctx: Ctx, root: HTMLElement): void {
   const showStable = (): void => stable.set('ext.fam.stable', { names: stableAll.map(encodingLabel).join(lang() === 'zh' ? '、' : ', ') || '—' });
   ratios.append(ratiosHead.el, sentenceGap(),
     ...rows.map((x, i) => {
-      const s = el('span', { 'data-model': x.e }, i ? ' · ' : '', encodingSpan(x.e), ` ${fmtBand(x.b, 2).replace(' (', '× (')}`);
+      const value = document.createTextNode('');
+      const showValue = (): void => { value.textContent = ` ${fmtBand(x.b, 2, false, '×')}`; };
+      showValue();
+      onLangChange(showValue, value);
+      const s = el('span', { 'data-model': x.e }, i ? ' · ' : '', encodingSpan(x.e), value);
       mark(s, x.b);
       return s;
     }),

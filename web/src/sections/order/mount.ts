@@ -21,7 +21,12 @@ import type { Ctx } from '../context.js';
 const D = 16;
 const ENCODINGS = ['none', 'sinusoidal', 'rope', 'alibi'] as const;
 type Enc = (typeof ENCODINGS)[number];
-/** Sample sentences per language; index 0 is the default. Chinese ones without spaces are cut by `segment`. */
+/**
+ * Sample sentences per language; index 0 is the default, its words split by
+ * spaces so that the page starts without the vocabulary. Every sample is
+ * shown as written (`joinTokens`: Chinese without spaces), and `segment`
+ * cuts the shown text back into the same words (a page test checks it).
+ */
 const SAMPLES: Record<Lang, readonly string[]> = {
   en: ['the cat sat on the mat', 'Alice likes Bob', 'the big dog ran under the red rug'],
   zh: ['我 喜欢 你 ， 你 喜欢 我', '小明常常帮助小红', '她很喜欢他，他也喜欢她'],
@@ -75,6 +80,16 @@ export function segment(raw: string, vocab: readonly string[]): string[] {
       i += n;
     }
   }
+  return out;
+}
+
+/** Tokens as one line of text: a space between two tokens, none between two CJK ones (Chinese is written without spaces). */
+export function joinTokens(tokens: readonly string[]): string {
+  let out = '';
+  tokens.forEach((w, i) => {
+    const gap = i > 0 && !(CJK.test(tokens[i - 1]!.slice(-1)) && CJK.test(w[0] ?? ''));
+    out += (gap ? ' ' : '') + w;
+  });
   return out;
 }
 
@@ -257,7 +272,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     showUnknown();
   };
   /** The box shows the tokens in their current order (after a shuffle or a drag too). */
-  const showOrder = (): void => { input.value = order.map((i) => tokens[i]!).join(' '); };
+  const showOrder = (): void => { input.value = joinTokens(order.map((i) => tokens[i]!)); };
   showOrder();
   const live = el('div', { class: 'sr-only', 'aria-live': 'polite' });
   const diffOut = el('output', { id: 'order-diff', class: 'big' });
@@ -390,13 +405,13 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const showSample = (i: number): void => {
     sample = i;
     const s = SAMPLES[lang()][i]!;
-    void applyText(s, s);
+    void applyText(s, joinTokens(s.split(/\s+/)));
   };
   const samples = el('div', { class: 'samples' });
   const renderSamples = (): void => {
     samples.replaceChildren(text('order.samples', 'span', 'samples-label'),
       ...SAMPLES[lang()].map((s, i) => {
-        const b = el('button', { type: 'button', class: 'sample', 'data-sample': '' }, s.replace(/\s+(?=[，。])|(?<=[，。])\s+/g, ''));
+        const b = el('button', { type: 'button', class: 'sample', 'data-sample': '' }, joinTokens(s.split(/\s+/)));
         b.addEventListener('click', () => showSample(i));
         return b;
       }));
@@ -480,7 +495,9 @@ function mountModels(ctx: Ctx, root: HTMLElement): void {
         const ev = await ctx.worker.call('evaluate', { model: name, lengths: [8], examples: 400 });
         accuracy.set(name, ev[0]!.accuracy);
       }
-      const cell = (x: { answer: string; p: number }): HTMLElement => el('td', {}, el('span', { 'data-sample': '' }, x.answer), ' ', el('small', {}, `(${(x.p * 100).toFixed(0)}%)`));
+      // The answer's probability in brackets: full-width, with no space, in Chinese.
+      const pct = (p: number): string => (lang() === 'zh' ? `（${(p * 100).toFixed(0)}%）` : ` (${(p * 100).toFixed(0)}%)`);
+      const cell = (x: { answer: string; p: number }): HTMLElement => el('td', {}, el('span', { 'data-sample': '' }, x.answer), el('small', {}, pct(x.p)));
       const tr = el('tr', { 'data-model': name, 'data-same': String(ans[0]!.answer === ans[1]!.answer) },
         el('th', {}, name === CUSTOM ? t('train.title').replace(/^\d+\.\s*/, '') : encodingSpan(name.replace('word-order-', ''))),
         cell(ans[0]!), cell(ans[1]!), el('td', {}, `${(accuracy.get(name)! * 100).toFixed(1)}%`));

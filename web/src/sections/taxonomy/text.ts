@@ -46,7 +46,7 @@ export const en = {
   'taxonomy.status.error': 'Evaluation failed: {error}',
 
   'taxonomy.pos.title': 'What a learned position table looks like',
-  'taxonomy.pos.heat': 'The position table P[p, c] of the shipped language-learned model (read from its safetensors file)',
+  'taxonomy.pos.heat': 'The position table P[p, c] of the shipped language model with a learned table (read from its safetensors file)',
   'taxonomy.pos.sim': 'Cosine similarity of rows p and q of the same table',
   'taxonomy.ax.position': 'position p',
   'taxonomy.ax.positionQ': 'position q',

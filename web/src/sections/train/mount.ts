@@ -7,7 +7,7 @@ import { ENCODINGS, TASKS, type EncodingName, type RopeScaling, type TaskName } 
 import { onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot } from '../../plot.js';
 import { getChoice } from '../../state.js';
-import { tf } from '../../textfill.js';
+import { tf, tidyCjk } from '../../textfill.js';
 import { button, el, figure, numberControl, select, text } from '../../ui.js';
 import type { Progress } from '../../protocol.js';
 import type { Ctx } from '../context.js';
@@ -232,7 +232,7 @@ export function verdictText(r: ExtResult): string {
     const key: Key = Math.abs(d) < 0.0005 ? 'train.ext.base.same' : d > 0 ? 'train.ext.base.up' : 'train.ext.base.down';
     s += ' ' + tf(key, { rn: f(r.rn), rf: f(r.rf), d: Math.abs(d).toFixed(3) });
   }
-  return s;
+  return tidyCjk(s); // no space after 。 in Chinese
 }
 
 /**
