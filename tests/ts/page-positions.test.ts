@@ -181,6 +181,8 @@ describe('positions section (Chromium, strict CSP)', () => {
     })));
     assert.match(await page.textContent('#pos-loss thead') ?? '', /W = 4(?!\d)/);
     assert.equal(await page.$eval('#pos-loss-part', (e) => (e as HTMLElement).hidden), false);
+    // The window keeps the ids: the table's title names the window, not the ids (review N11).
+    assert.equal(await page.textContent('#pos-loss-title'), 'What the window costs a trained model');
     // Without a window it is the full-attention model: the same number the plain scenarios show.
     assert.equal((await losses())[0]!.full, reference);
     for (const { m, full, win } of await losses()) {
@@ -234,6 +236,7 @@ describe('positions section (Chromium, strict CSP)', () => {
     const clean = await num(page, '#pos-loss-clean-language-rope');
     const buggy = await num(page, '#pos-loss-buggy-language-rope');
     assert.ok(clean > 0 && buggy > clean + 0.1, `clean ${clean}, restarted ${buggy}`);
+    assert.equal(await page.textContent('#pos-loss-title'), 'What the ids cost a trained model');
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -253,7 +253,10 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
   const diffOut = el('output', { id: 'pos-pad-diff', class: 'big zero' });
   const diffLine = el('p', { class: 'result' }, text('positions.pad.diff'), ' ', diffOut);
   const lossBox = el('div', { id: 'pos-loss' });
-  const lossPart = el('div', { id: 'pos-loss-part', hidden: '' }, el('h3', {}, text('positions.loss.title')), lossBox);
+  // The table's title per scenario: the window keeps the ids and limits the keys instead (review N11).
+  const lossTitle = text('positions.loss.title', 'h3');
+  lossTitle.id = 'pos-loss-title';
+  const lossPart = el('div', { id: 'pos-loss-part', hidden: '' }, lossTitle, lossBox);
   let near = false;
 
   const countBox = checkbox({ label: 'positions.count', param: 'p.count', value: st.count, onChange: (v) => { st.count = v; update(); runLoss(); } });
@@ -288,6 +291,8 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
       // for a scenario with wrong ids or a window, whose 'correct' column is this same number (review B7).
       const reference = spec.bug === 'none' && spec.window === undefined;
       lossPart.hidden = reference;
+      lossTitle.dataset.i18n = sc === 'window' ? 'positions.loss.title.window' : 'positions.loss.title';
+      lossTitle.textContent = t(lossTitle.dataset.i18n as Key);
       about.set(reference ? 'positions.loss.reference' : `positions.loss.about.${sc}` as Key,
         { M: trainLen, n: trainLen - PADS, pads: PADS, last: trainLen - 1 });
       lossBox.replaceChildren(about.el, lossTable(ctx, spec, 'pos-loss', () => { if (gen === generation) lossBox.dataset.ready = sc; }));

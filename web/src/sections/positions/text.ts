@@ -1,7 +1,7 @@
 // Section "positions": its strings (pos.*, its padding panel pad.*), English and Chinese (the same keys).
 export const en = {
   'positions.title': 'Position ids in practice',
-  'positions.text': `An encoding knows where a token is only through the integer <b>position id</b> it is given. Training uses $0, 1, \\dots, T-1$. Inference builds ids in other ways: with a KV cache, in batches with left padding, with a sliding window, after truncation, and each is a place to get them wrong. Pick a scenario: the chips show every token's id, the map shows the attention those ids produce, and the table at the end shows what wrong ids cost a trained model. <details class="more"><summary>More: how the map is made</summary>The map is RoPE inside posenc's attention kernel, on q and k that are nearly the same for every token, so the pattern comes from the ids alone.</details>`,
+  'positions.text': `An encoding knows where a token is only through the integer <b>position id</b> it is given. Training uses $0, 1, \\dots, T-1$. Inference builds ids in other ways: with a KV cache, in batches with left padding, with a sliding window, after truncation, and each is a place to get them wrong. Pick a scenario: the chips show every token's id, the map shows the attention those ids produce, and, for the left padding, sliding window and restart scenarios, a table at the end shows what the ids or the window cost a trained model. <details class="more"><summary>More: how the map is made</summary>The map is RoPE inside posenc's attention kernel, on q and k that are nearly the same for every token, so the pattern comes from the ids alone.</details>`,
 
   'positions.scenario': 'Scenario',
   'positions.scenario.prefill': '1. Plain prefill',
@@ -52,6 +52,7 @@ export const en = {
   'positions.pad.diff': 'Largest change of any attention weight in row B when the pads are counted:',
 
   'positions.loss.title': 'What the ids cost a trained model',
+  'positions.loss.title.window': 'What the window costs a trained model',
   'positions.loss.model': 'Model',
   'positions.loss.clean': 'correct ids',
   'positions.loss.buggy': 'wrong ids',
@@ -106,7 +107,7 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'positions.title': '实践中的位置编号（position id）',
-  'positions.text': `位置编码只能通过每个 token 拿到的整数 <b>position id</b> 知道它在哪儿。训练时 id 就是 $0, 1, \\dots, T-1$；推理时 id 的构造方式各不相同：用 KV cache、batch 里做左填充（left padding）、滑动窗口、截断之后，每一种都可能出错。选一个场景：小方块上标出每个 token 的 id，热力图是这些 id 产生的注意力，最后的表格显示错误的 id 会让训练好的模型 loss 增加多少。<details class="more"><summary>展开：热力图是怎么算的</summary>热力图由 posenc 的注意力内核算出，RoPE 作用于 q、k；各 token 的 q、k 几乎相同，所以图案只由 id 决定。</details>`,
+  'positions.text': `位置编码只能通过每个 token 拿到的整数 <b>position id</b> 知道它在哪儿。训练时 id 就是 $0, 1, \\dots, T-1$；推理时 id 的构造方式各不相同：用 KV cache、batch 里做左填充（left padding）、滑动窗口、截断之后，每一种都可能出错。选一个场景：小方块上标出每个 token 的 id，热力图是这些 id 产生的注意力。左填充、滑动窗口和 id 重新开始这三个场景最后还各有一张表格，显示错误的 id 或窗口会让训练好的模型 loss 增加多少。<details class="more"><summary>展开：热力图是怎么算的</summary>热力图由 posenc 的注意力内核算出，RoPE 作用于 q、k；各 token 的 q、k 几乎相同，所以图案只由 id 决定。</details>`,
 
   'positions.scenario': '场景',
   'positions.scenario.prefill': '1. 普通 prefill',
@@ -157,6 +158,7 @@ export const zh: Record<keyof typeof en, string> = {
   'positions.pad.diff': '把 pad 计入 id 时，第 B 行注意力权重的最大变化：',
 
   'positions.loss.title': '错误的 id 让训练好的模型付出什么代价',
+  'positions.loss.title.window': '滑动窗口让训练好的模型付出什么代价',
   'positions.loss.model': '模型',
   'positions.loss.clean': '正确的 id',
   'positions.loss.buggy': '错误的 id',
