@@ -137,6 +137,13 @@ describe('page layout', () => {
     await page.close();
   });
 
+  it('desktop: section 5\'s 8-dim tables keep one line per row, with no two-line legend', async () => {
+    const { page, problems } = await h.open('#section=derivation', DESKTOP);
+    assert.equal(await page.$eval('#der-layout .pairs-stack', (e) => (e as HTMLElement).offsetParent === null), true);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('390 px: section 5\'s 8-dim tables show dims 4-7 inside the screen', async () => {
     for (const lang of ['en', 'zh']) {
       const { page, problems } = await h.open(`#lang=${lang}&section=derivation`, PHONE);
@@ -157,6 +164,10 @@ describe('page layout', () => {
           for (let j = 0; j < 4; j++) assert.ok(Math.abs(heads[j]! - heads[j + 4]!) < 1, `dims ${j} and ${j + 4} share a column`);
         }
       }
+      // The stacking is said in words above the tables (review N14).
+      const stack = await page.$eval('#der-layout .pairs-stack', (e) => ({ shown: (e as HTMLElement).offsetParent !== null, text: e.textContent ?? '' }));
+      assert.ok(stack.shown, `${lang}: the two-line legend is shown at 390 px`);
+      assert.match(stack.text, lang === 'zh' ? /第 0–3 维.*第 4–7 维/ : /dims 0–3 .*dims 4–7/);
       if (lang === 'en') await screenshot(page, 'layout-derivation-half-390', '#der-table-half');
       assert.deepEqual(problems, []);
       await page.close();

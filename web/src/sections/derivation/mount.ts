@@ -387,6 +387,8 @@ function layoutStep(pe: Posenc): HTMLElement {
     sticky: 'controls',
     controls: [controls],
     figures: [
+      // Shown only where the tables wrap each row in two lines (style.css, phones).
+      text('derivation.s3.stack', 'p', 'note pairs-stack'),
       el('div', { class: 'layout-cards' }, card(0), card(1)),
       text('derivation.s3.look', 'p', 'note'),
       el('div', { class: 'lesson-readout' }, text('derivation.s3.mis'), ' ', el('span', {}, '‖x‖ = '), xNorm, el('span', {}, ', ‖out‖ = '), misNorm),
