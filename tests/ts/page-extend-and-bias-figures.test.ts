@@ -114,6 +114,25 @@ describe('extend verdict, section 10 charts, ALiBi / T5 figures (Chromium, stric
           const scaled = 'RoPE + YaRN ×16';
           assert.ok(series.some(([l]) => l === scaled), `the scaled curve is in the chart: ${JSON.stringify(series)}`);
           assert.ok(labels.length >= 8, `${id}: ${labels.length} end labels`);
+          // The entropy rate's text sits wholly above its dashed line, on a box of its own (review N12).
+          const marks = JSON.parse(await page.$eval(id, (e) => (e as HTMLElement).dataset.hMarkerText ?? '[]')) as Array<[number, number[]]>;
+          assert.equal(marks.length, 1, `${name}: one horizontal marker text`);
+          for (const [line, [x0, y0, x1, y1]] of marks) {
+            assert.ok(y0! < y1! && y1! < line, `${name}: text box ${y0}-${y1} above the line at ${line}`);
+            for (const [l, lx, ly, lw] of labels) {
+              const apart = lx + lw <= x0! + 1 || x1! <= lx + 1 || ly + 5.5 <= y0! + 1 || y1! <= ly - 5.5 + 1;
+              assert.ok(apart, `${name}: the entropy rate's text [${x0}, ${y0}, ${x1}, ${y1}] overlaps the end label "${l}" at (${lx}, ${ly})`);
+            }
+          }
+          // The learned model's line ends at its table: its label is joined to that end by a short leader.
+          const learned = pre.includes('lang=zh') ? '可学习位置编码' : 'Learned';
+          const leaders = JSON.parse(await page.$eval(id, (e) => (e as HTMLElement).dataset.endLeaders ?? '[]')) as Array<[string, number, number, number, number]>;
+          const leader = leaders.find(([l]) => l === learned);
+          assert.ok(leader, `${name}: a leader for ${learned}: ${JSON.stringify(leaders)}`);
+          const [, x0, y0, x1, y1] = leader;
+          assert.ok(Math.hypot(x1 - x0, y1 - y0) <= 40, `${name}: leader ${JSON.stringify(leader)} is short`);
+          const box = labels.find(([l]) => l === learned)!;
+          assert.ok(x1 >= box[1] - 1 && x1 <= box[1] + box[3] + 1 && Math.abs(y1 - box[2]) <= 6.5, `${name}: the leader ends at the label ${JSON.stringify(box)}`);
         }
         await screenshot(page, `fix2-${id.slice(1)}-${name}`, id);
       }

@@ -9,11 +9,14 @@
  * reach small values. Screenshots in both languages, light and dark, 390 px.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import type { Page } from 'playwright-core';
+import { init } from 'posenc';
 
-import { canvasPixels, reachAndWait, screenshot, setRange, startHarness, type Harness } from './page-harness.js';
+import { canvasPixels, reachAndWait, root, screenshot, setRange, startHarness, type Harness } from './page-harness.js';
 
 let h: Harness;
 
@@ -218,7 +221,18 @@ describe('RoPE, ALiBi / T5 and extrapolation visuals (Chromium, strict CSP)', ()
     for (const [k, v] of after1) assert.equal(v, loss.get(k), `${k} keeps its colour`);
     // Ticks of the retrieval length axis: the lengths themselves, plain.
     assert.equal(await page.$eval('#ext-retrieval', (e) => (e as HTMLElement).dataset.xticks), '64,128,256,512,1024');
-    assert.equal(await page.$eval('#ext-loss', (e) => (e as HTMLElement).dataset.xticks), '1,2,4,8,16,32,64,128');
+    // The position axis starts where the losses start: the language task's first scored position
+    // (1-based; the package in Node), then the powers of two (review N12: no empty 1–2 range).
+    const { targets } = await (await init({ simd: true })).sampleTask({ task: 'language', length: 32 });
+    const first = targets.findIndex((v) => v >= 0) + 1;
+    assert.ok(first > 1, `first scored position ${first}`);
+    assert.equal(await page.$eval('#ext-loss', (e) => (e as HTMLElement).dataset.firstX), String(first));
+    // The charts are one run per recipe: the page says so and points to the table of all the seeds (review N12).
+    const seeds = (JSON.parse(readFileSync(join(root, 'web/src/data/seed-bands.json'), 'utf8')) as { seeds: number[] }).seeds.length;
+    assert.match(await page.textContent('#ext-one-seed') ?? '', new RegExp(`one training run of each recipe.*the range of ${seeds} runs`));
+    // The trained models' control row says it is not the wavelength panel's.
+    assert.match(await page.$eval('#ext-controls', (e) => e.nextElementSibling?.textContent ?? ''), /separate from the analysis controls above/);
+    assert.equal(await page.$eval('#ext-loss', (e) => (e as HTMLElement).dataset.xticks), [first, ...[1, 2, 4, 8, 16, 32, 64, 128].filter((v) => v > first)].join(','));
     // No '--' placeholders visible in any legend of the three sections.
     await page.mouse.move(2, 2);
     const dashes = await page.$$eval('#rope .u-legend td, #bias .u-legend td, #extrapolation .u-legend td',

@@ -338,17 +338,28 @@ export class LinePlot {
       // Rotated a quarter turn: the glyphs stand left of px.
       this.markerBoxes.push({ x0: px - h, x1: px + 2 * dpr, y0: cy - w / 2, y1: cy + w / 2 });
     });
-    // Above the horizontal line: at its left end, or further right if fewer lines cross it there.
+    // Above the horizontal line and clear of it, descenders included, so that the dashes do not
+    // run through the letters (review N12); the halo keeps a crossing curve off them too. At
+    // its left end, or further right if fewer lines cross it there.
+    const hBoxes: Array<[number, number[]]> = [];
     hs.forEach((y, k) => {
       if (!ht[k]) return;
-      const w = ctx.measureText(ht[k]!).width, base = u.valToPos(y, 'y', true) - 4 * dpr;
-      const left = u.bbox.left + 4 * dpr, room = u.bbox.width - w - 8 * dpr;
-      const x0 = room <= 0 ? left : clearest([left, left + room / 2, left + room], (x) => ({ x0: x, x1: x + w, y0: base - h, y1: base + 2 * dpr }));
+      const w = ctx.measureText(ht[k]!).width, line = u.valToPos(y, 'y', true), base = line - 7 * dpr;
+      const left = u.bbox.left + 6 * dpr, room = u.bbox.width - w - 12 * dpr;
+      const box = (x: number): Box => ({ x0: x - 2 * dpr, x1: x + w + 2 * dpr, y0: base - h, y1: line - 2 * dpr });
+      // Spots along the line; with end labels not the right end, where their column stands.
+      const spots = Array.from({ length: 8 }, (_, j) => left + (room * j) / 8);
+      if (!this.o.endLabels) spots.push(left + room);
+      const x0 = room <= 0 ? left : clearest(spots, box);
+      const b = box(x0);
       ctx.textAlign = 'left';
       ctx.strokeText(ht[k]!, x0, base);
       ctx.fillText(ht[k]!, x0, base);
-      this.markerBoxes.push({ x0, x1: x0 + ctx.measureText(ht[k]!).width, y0: base - h, y1: base + 2 * dpr });
+      this.markerBoxes.push(b);
+      hBoxes.push([Math.round(line / dpr), [b.x0, b.y0, b.x1, b.y1].map((v) => Math.round(v / dpr))]);
     });
+    // For tests: each horizontal marker's line (y) and its text's box (x0, y0, x1, y1), CSS pixels.
+    this.el.dataset.hMarkerText = JSON.stringify(hBoxes);
   }
 
   /**
@@ -433,16 +444,34 @@ export class LinePlot {
       const spot = spots.find((p) => free(p) && !crossed(labelBox(p[0], p[1], it.w, h))) ?? spots.find(free)
         ?? far.find((p) => free(p) && !crossed(labelBox(p[0], p[1], it.w, h))) ?? far.find(free);
       if (!spot) continue;
-      placed.push(labelBox(spot[0], spot[1], it.w, h));
-      drawn.push({ ...it, x: spot[0], y: spot[1] });
+      const box = labelBox(spot[0], spot[1], it.w, h);
+      placed.push(box);
+      // A short leader from the line's end point to the nearest point of its label (review N12),
+      // so the label reads as that line's end and not as a note on a nearby point of another.
+      const lx = Math.max(box.x0, Math.min(it.x, box.x1)), ly = Math.max(box.y0, Math.min(it.y, box.y1));
+      drawn.push({ ...it, x: spot[0], y: spot[1], leader: [it.x, it.y, lx, ly] });
     }
     ctx.textAlign = 'left';
     ctx.textBaseline = 'middle';
+    ctx.lineJoin = 'round';
+    for (const it of drawn) {
+      if (!it.leader) continue;
+      const [x0, y0, x1, y1] = it.leader;
+      ctx.strokeStyle = it.color;
+      ctx.lineWidth = dpr;
+      ctx.beginPath();
+      ctx.moveTo(x0, y0);
+      ctx.lineTo(x1, y1);
+      ctx.stroke();
+      ctx.fillStyle = it.color;
+      ctx.beginPath();
+      ctx.arc(x0, y0, 3 * dpr, 0, 2 * Math.PI);
+      ctx.fill();
+    }
     // The same halo as the marker texts (a label may still sit over a line
     // when no free spot was found).
     ctx.strokeStyle = cssVar('--bg');
     ctx.lineWidth = 3 * dpr;
-    ctx.lineJoin = 'round';
     for (const it of drawn) {
       ctx.fillStyle = it.color;
       ctx.strokeText(it.text, it.x, it.y);
@@ -451,6 +480,8 @@ export class LinePlot {
     ctx.textBaseline = 'alphabetic';
     // For tests and readers of the DOM: the labels drawn and where (CSS pixels, left edge and middle).
     this.el.dataset.endLabels = JSON.stringify(drawn.map((d) => [d.text, Math.round(d.x / dpr), Math.round(d.y / dpr), Math.round(d.w / dpr)]));
+    // The leaders of the labels of lines that end early: label, end point (x, y), where the leader meets the label (x, y).
+    this.el.dataset.endLeaders = JSON.stringify(drawn.filter((d) => d.leader).map((d) => [d.text, ...d.leader!.map((v) => Math.round(v / dpr))]));
   }
 }
 
@@ -483,7 +514,7 @@ function linePoints(u: uPlot, step: number): Array<[number, number]> {
 /** A rectangle in canvas pixels. */
 interface Box { x0: number; x1: number; y0: number; y1: number }
 /** An end label: anchor or drawn position (left edge, vertical middle), text and its width. */
-interface EndLabel { x: number; y: number; text: string; w: number; color: string }
+interface EndLabel { x: number; y: number; text: string; w: number; color: string; leader?: [number, number, number, number] }
 
 const labelBox = (x: number, y: number, w: number, h: number): Box => ({ x0: x, x1: x + w, y0: y - h / 2, y1: y + h / 2 });
 const overlaps = (a: Box, b: Box): boolean => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;

@@ -11,8 +11,9 @@ import { encodingLabel, scalingLabel } from '../../encname.js';
 import { errorText, isKey, onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot, type LineSeries } from '../../plot.js';
 import { CUSTOM, SHIPPED } from '../../protocol.js';
+import { SEEDS } from '../../seedbands.js';
 import { getChoice } from '../../state.js';
-import { tf, tidyCjk } from '../../textfill.js';
+import { liveText, tf, tidyCjk } from '../../textfill.js';
 import { coalesce, el, figure, lazyPanel, numberControl, select, showError, text, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
 import { makeScaling } from '../rope/mount.js';
@@ -102,9 +103,12 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   // The training length, read from the models as they load (all share it).
   let TRAIN = NaN;
   const trainOut = el('output', { id: 'ext-train' }, '…');
+  // The log x axis starts at the first position that has a loss (the task scores
+  // from its third token on), not at 1: no empty stretch at the left (review N12).
+  let firstX = 1;
   const lossPlot = new LinePlot({
     xLabel: () => t('extrapolation.x.position'), yLabel: () => t('plot.loss'), series: [], height: 320, logX: true,
-    xTicks: () => powersOfTwo(1, length), xRange: () => [1, length],
+    xTicks: () => [firstX, ...powersOfTwo(1, length).filter((v) => v > firstX)], xRange: () => [firstX, length],
     markers: () => (Number.isFinite(TRAIN) ? [TRAIN] : []), hMarkers: () => (Number.isFinite(ENTROPY) ? [ENTROPY] : []),
     markerText: () => [t('extrapolation.marker.train')], hMarkerText: () => [t('extrapolation.marker.entropy')],
     endLabels: true, highlight: true,
@@ -169,7 +173,11 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     const draw = (): void => {
       const bins = logBins(length);
       const xs = bins.map(([a, b]) => Math.sqrt(a * (b - 1)));
-      lossPlot.setData([xs, ...curves.map((c) => (c ? binLog(c, bins) : xs.map(() => null)))], series);
+      const ys = curves.map((c) => (c ? binLog(c, bins) : xs.map(() => null)));
+      const first = xs.findIndex((_, k) => ys.some((y) => y[k] != null));
+      if (first >= 0) firstX = xs[first]!;
+      lossPlot.el.dataset.firstX = String(firstX);
+      lossPlot.setData([xs, ...ys], series);
     };
     status.classList.remove('error');
     status.textContent = t('extrapolation.running');
@@ -269,13 +277,20 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   mountFamilies(ctx, families);
   const why = el('div', { id: 'wavelengths' });
   mountWavelengths(ctx, why);
+  // The charts are the shipped models, one run of each recipe; the families table has the seed bands.
+  const oneSeed = liveText('p', 'note');
+  oneSeed.el.id = 'ext-one-seed';
+  oneSeed.set('extrapolation.oneSeed', { seeds: SEEDS.length });
   root.append(
     why,
     el('h3', {}, text('extrapolation.measured')),
-    el('div', { class: 'controls' },
+    oneSeed.el,
+    el('div', { class: 'controls', id: 'ext-controls' },
       select<string>({ label: 'extrapolation.length', param: 'e.len', value: String(length), options: LENGTHS.map((L) => [String(L), String(L)] as const), onChange: (v) => { length = Number(v); runLoss(); } }).el,
       extScaling.el,
       factorControl.el),
+    // Not the wavelength panel's length and factor: this row has its own (review N12).
+    text('extrapolation.controls.note', 'p', 'note hint'),
     status,
     figure('extrapolation.loss',
       text('extrapolation.loss.key', 'p', 'chart-key'),

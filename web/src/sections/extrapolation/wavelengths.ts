@@ -81,7 +81,7 @@ function build(ctx: Ctx, box: HTMLElement, tiny: () => Promise<RopeModel>, statu
 
   // Wavelengths (these do not move with the controls).
   const wave = new LinePlot({
-    xLabel: () => t('wl.pair'), yLabel: () => t('wl.lambda.y'), series: [{ label: 'λ_i', color: '#1f77b4' }],
+    xLabel: () => t('wl.pair'), yLabel: () => t('wl.lambda.y'), series: [{ label: 'λᵢ', color: '#1f77b4' }],
     height: 230, logY: true, points: true, integerX: true, hMarkers: () => (m ? [m.trainLen] : []),
   });
   wave.el.id = 'wl-lambdas';
