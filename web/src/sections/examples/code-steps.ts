@@ -10,14 +10,22 @@ import { el, text } from '../../ui.js';
 export interface CodeLine {
   code: string;
   note: Key;
-  shape: readonly number[];
+  /** The shape of the line's result (none for a line that makes no tensor). */
+  shape?: readonly number[] | undefined;
   /** The values shown (a slice where the whole tensor is long: `label` says which) and their shape. */
   values?: { data: Float32Array; shape: readonly number[]; label?: string } | undefined;
+  /** A line inside a method (shown indented under its `def` row). */
+  inMethod?: boolean;
+}
+
+/** A method's header (`def forward(self, x):`), shown as a grey separator row. */
+export interface CodeHeader {
+  header: string;
 }
 
 /** What a lesson's render gives the table: the lines, and the error the code stops with after them, if any. */
 export interface CodeRun {
-  lines: readonly CodeLine[];
+  lines: ReadonlyArray<CodeLine | CodeHeader>;
   error?: string | undefined;
 }
 
@@ -33,6 +41,7 @@ export function codeSteps(id: string, run: () => CodeRun): { el: HTMLElement; sh
   const show = (): CodeRun => {
     const r = run();
     body.replaceChildren(...r.lines.map((l, i) => {
+      if ('header' in l) return el('tr', { class: 'code-head' }, el('td', { colspan: '3' }, el('code', {}, l.header)));
       const cell = el('td', { class: 'values' });
       if (l.values) {
         const label = l.values.label === undefined ? '' : `${l.values.label}\n`;
@@ -40,9 +49,9 @@ export function codeSteps(id: string, run: () => CodeRun): { el: HTMLElement; sh
         pre.dataset.values = JSON.stringify(Array.from(l.values.data, (v) => (Number.isFinite(v) ? v : null)));
         cell.append(pre);
       }
-      return el('tr', {},
+      return el('tr', l.inMethod ? { class: 'in-method' } : {},
         el('td', {}, el('code', {}, l.code), text(l.note, 'div', 'note')),
-        el('td', { class: 'shape' }, el('code', {}, `[${l.shape.join(', ')}]`)),
+        el('td', { class: 'shape' }, ...(l.shape ? [el('code', {}, `[${l.shape.join(', ')}]`)] : [])),
         cell);
     }));
     if (r.error === undefined) {

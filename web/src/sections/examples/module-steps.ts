@@ -6,12 +6,12 @@
 // line's numbers from posenc: pe.sinusoidal, pe.alibiSlopes, pe.attention.
 import type { AlibiVariant, Posenc } from 'posenc';
 
-import { t } from '../../i18n.js';
+import { onLangChange, t } from '../../i18n.js';
 import { seeded } from '../../lessonkit.js';
 import { liveText, tf } from '../../textfill.js';
 import { maxDiff } from '../../vec.js';
 import { coalesce, el, numberControl, select } from '../../ui.js';
-import { codeSteps, stepsLesson, type CodeLine, type CodeRun } from './code-steps.js';
+import { codeSteps, stepsLesson, type CodeHeader, type CodeLine, type CodeRun } from './code-steps.js';
 
 // ---- the sinusoidal module: batch 2, d_model 8
 
@@ -23,23 +23,27 @@ function sinusoidalLines(pe: Posenc, maxLen: number, seqLen: number, x: Float32A
   const divTerm = pe.ropeFrequencies({ headDim: DM, base: 10000 }).invFreq;
   const table = pe.sinusoidal({ length: maxLen, dim: DM, layout: 'interleaved' }); // [maxLen, DM]
   const shown = Math.min(seqLen, maxLen);
-  const lines: CodeLine[] = [
-    { code: 'pos = torch.arange(max_len, dtype=torch.float32)[:, None]', note: 'examples.sinmod.l.position', shape: [maxLen, 1] },
-    { code: 'inv_freq = base ** (-torch.arange(0, d_model, 2) / d_model)', note: 'examples.sinmod.l.div', shape: [DM / 2], values: { data: divTerm, shape: [DM / 2] } },
-    { code: 'angle = pos * inv_freq', note: 'examples.sinmod.l.angle', shape: [maxLen, DM / 2] },
-    { code: 'table = torch.stack((angle.sin(), angle.cos()), dim=-1).reshape(max_len, d_model)', note: 'examples.sinmod.l.table', shape: [maxLen, DM], values: { data: table.subarray(0, shown * DM), shape: [shown, DM], label: `table[:${shown}]` } },
-    { code: 'self.register_buffer("table", table[None])', note: 'examples.sinmod.l.buffer', shape: [1, maxLen, DM] },
+  const lines: Array<CodeLine | CodeHeader> = [
+    { code: 'x = token_embeddings', note: 'examples.sinmod.l.x', shape: [B, seqLen, DM], values: { data: x.subarray(0, seqLen * DM), shape: [seqLen, DM], label: 'x[0]' } },
+    { header: 'def __init__(self, d_model, max_len, p, base=10000.0):' },
+    { code: 'pos = torch.arange(max_len, dtype=torch.float32)[:, None]', note: 'examples.sinmod.l.position', shape: [maxLen, 1], inMethod: true },
+    { code: 'inv_freq = base ** (-torch.arange(0, d_model, 2) / d_model)', note: 'examples.sinmod.l.div', shape: [DM / 2], values: { data: divTerm, shape: [DM / 2] }, inMethod: true },
+    { code: 'angle = pos * inv_freq', note: 'examples.sinmod.l.angle', shape: [maxLen, DM / 2], inMethod: true },
+    { code: 'table = torch.stack((angle.sin(), angle.cos()), dim=-1).reshape(max_len, d_model)', note: 'examples.sinmod.l.table', shape: [maxLen, DM], values: { data: table.subarray(0, shown * DM), shape: [shown, DM], label: `table[:${shown}]` }, inMethod: true },
+    { code: 'self.register_buffer("table", table[None])', note: 'examples.sinmod.l.buffer', shape: [1, maxLen, DM], inMethod: true },
+    { code: 'self.p = p', note: 'examples.sinmod.l.p', inMethod: true },
+    { header: 'def forward(self, x):' },
   ];
   const addCode = 'out = x + self.table[:, : x.size(1)]';
   if (seqLen > maxLen) {
-    lines.push({ code: addCode, note: 'examples.sinmod.l.add', shape: [B, seqLen, DM] });
+    lines.push({ code: addCode, note: 'examples.sinmod.l.add', shape: [B, seqLen, DM], inMethod: true });
     return { lines, error: tf('examples.sinmod.short', { len: seqLen, max: maxLen }) };
   }
   // x + table[:, :seq_len], broadcast over the batch; shown: sequence 0.
   const sum = Float32Array.from({ length: seqLen * DM }, (_, e) => Math.fround(x[e]! + table[e]!));
   lines.push(
-    { code: addCode, note: 'examples.sinmod.l.add', shape: [B, seqLen, DM], values: { data: sum, shape: [seqLen, DM], label: 'out[0]' } },
-    { code: 'return F.dropout(out, p=self.p, training=self.training)', note: 'examples.sinmod.l.dropout', shape: [B, seqLen, DM] },
+    { code: addCode, note: 'examples.sinmod.l.add', shape: [B, seqLen, DM], values: { data: sum, shape: [seqLen, DM], label: 'out[0]' }, inMethod: true },
+    { code: 'return F.dropout(out, p=self.p, training=self.training)', note: 'examples.sinmod.l.dropout', shape: [B, seqLen, DM], inMethod: true },
   );
   return { lines };
 }
@@ -55,7 +59,7 @@ export function sinusoidalModuleExample(pe: Posenc): HTMLElement {
     return sinusoidalLines(pe, st.maxLen, st.seqLen, x);
   });
   const render = (): void => {
-    setup.textContent = `base, d_model, max_len, seq_len = 10000.0, ${DM}, ${st.maxLen}, ${st.seqLen}\nx = token_embeddings   # [${B}, ${st.seqLen}, ${DM}]`;
+    setup.textContent = `import torch\nimport torch.nn.functional as F\n\nd_model, max_len, seq_len = ${DM}, ${st.maxLen}, ${st.seqLen}`;
     steps.show();
   };
   const update = coalesce(render);
@@ -127,8 +131,12 @@ export function alibiAttentionExample(pe: Posenc): HTMLElement {
   const check = liveText('p', 'lesson-readout');
   check.el.id = 'ex-alibisteps-check';
   let last: ReturnType<typeof alibiLines> | undefined;
-  const setup = el('pre', { class: 'code', id: 'ex-alibisteps-setup' },
-    `n_heads, seq_len, head_dim = ${AH}, ${AT}, ${AD}\npos = torch.arange(seq_len, dtype=torch.float32)\nq, k, v = queries, keys, values   # [1, ${AH}, ${AT}, ${AD}] each`);
+  const setup = el('pre', { class: 'code', id: 'ex-alibisteps-setup' });
+  const showSetup = (): void => {
+    setup.textContent = `import torch\n\nn_heads, seq_len, head_dim = ${AH}, ${AT}, ${AD}\npos = torch.arange(seq_len, dtype=torch.float32)\nq, k, v = queries, keys, values   # ${tf('examples.alibisteps.c.each', { shape: `[1, ${AH}, ${AT}, ${AD}]` })}`;
+  };
+  showSetup();
+  onLangChange(showSetup, setup);
   const steps = codeSteps('ex-alibisteps-steps', () => (last = alibiLines(pe, st.variant, st.head, q, k, v)));
   const render = (): void => {
     steps.show();

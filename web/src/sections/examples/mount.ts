@@ -8,9 +8,10 @@ import { errorText, onLangChange, t, type Key } from '../../i18n.js';
 import { codePanels, rich, seeded, setValue, valueOut, type CodePanels } from '../../lessonkit.js';
 import { maxDiff } from '../../vec.js';
 import { getChoice } from '../../state.js';
-import { tf } from '../../textfill.js';
+import { liveText, tf } from '../../textfill.js';
+import { EVAL_SIZE, SEEDS } from '../../seedbands.js';
 import { coalesce, el, lazyPanel, numberControl, select, text, timed } from '../../ui.js';
-import { formatTensor, torchSize } from '../../torchfmt.js';
+import { formatTensor, pythonFixed, torchSize } from '../../torchfmt.js';
 import type { Ctx } from '../context.js';
 import { cacheStepsExample } from './cache-steps.js';
 import { alibiAttentionExample, sinusoidalModuleExample } from './module-steps.js';
@@ -55,7 +56,7 @@ const pe = await init();
 const [batch, seqLen, dModel] = [${batch}, ${st.seqLen}, ${st.dModel}];
 // ${c('examples.sin.c.table')}
 const table = pe.sinusoidal({ length: seqLen, dim: dModel, layout: 'interleaved' });
-// ${c('examples.sin.c.zeros')}
+// ${c('examples.sin.c.zeros')}: [batch, seqLen, dModel]
 const x = new Float32Array(batch * seqLen * dModel);
 const out = x.map((v, i) => v + table[i % (seqLen * dModel)]);
 console.log(out.subarray(0, seqLen * dModel)); // out[0]: [${st.seqLen}, ${st.dModel}]`,
@@ -99,6 +100,11 @@ print(out[0])`,
 /** The page's fixed inputs: `f(a * i + b)` for i = 0 .. n-1, in double, rounded to float32 once. */
 export function waveInput(n: number, a: number, b: number, f: (x: number) => number): Float32Array {
   return Float32Array.from({ length: n }, (_, i) => f(a * i + b));
+}
+
+/** torch.allclose(a, b) with its defaults: |a - b| <= 1e-8 + 1e-5 |b| everywhere. */
+function allClose(a: Float32Array, b: Float32Array): boolean {
+  return a.every((v, i) => Math.abs(v - b[i]!) <= 1e-8 + 1e-5 * Math.abs(b[i]!));
 }
 
 /** `[..., D] -> [..., D/2]` norms of the adjacent pairs (x[2i], x[2i+1]). */
@@ -146,10 +152,13 @@ q_rope, k_rope = rope_adjacent(q), rope_adjacent(k)
 print("q shape:", q.shape)
 print("q_rope shape:", q_rope.shape)
 print("k_rope shape:", k_rope.shape)
-print(q[0, ${head}]); print(q_rope[0, ${head}])
+print()
+print("q[0, ${head}]:"); print(q[0, ${head}])
+print("q_rope[0, ${head}]:"); print(q_rope[0, ${head}])
 pair_norm = lambda x: x.unflatten(-1, (-1, 2)).norm(dim=-1)      # [..., d] -> [..., d/2]
-print(pair_norm(q[0, ${head}])); print(pair_norm(q_rope[0, ${head}]))
-print(max((pair_norm(a) - pair_norm(b)).abs().max() for a, b in ((q_rope, q), (k_rope, k))))`,
+print("pair norms of q[0, ${head}]:"); print(pair_norm(q[0, ${head}]))
+print("pair norms of q_rope[0, ${head}]:"); print(pair_norm(q_rope[0, ${head}]))
+print("pair norms unchanged:", all(torch.allclose(pair_norm(a), pair_norm(b)) for a, b in ((q_rope, q), (k_rope, k))))`,
   );
   const update = (): void => {
     const opts = { heads: H, seqLen: T, headDim: D, layout: 'interleaved' } as const;
@@ -161,8 +170,9 @@ print(max((pair_norm(a) - pair_norm(b)).abs().max() for a, b in ((q_rope, q), (k
       `q shape: ${shape}`, `q_rope shape: ${shape}`, `k_rope shape: ${shape}`, '',
       `q[0, ${head}]:`, formatTensor(rows(q), [T, D]),
       `q_rope[0, ${head}]:`, formatTensor(rows(qRope), [T, D]),
-      tf('examples.rope.pairnorms', { x: `q[0, ${head}]` }), formatTensor(pairNorms(rows(q)), [T, D / 2]),
-      tf('examples.rope.pairnorms', { x: `q_rope[0, ${head}]` }), formatTensor(pairNorms(rows(qRope)), [T, D / 2]),
+      `pair norms of q[0, ${head}]:`, formatTensor(pairNorms(rows(q)), [T, D / 2]),
+      `pair norms of q_rope[0, ${head}]:`, formatTensor(pairNorms(rows(qRope)), [T, D / 2]),
+      `pair norms unchanged: ${allClose(pairNorms(qRope), pairNorms(q)) && allClose(pairNorms(kRope), pairNorms(k)) ? 'True' : 'False'}`,
     ].join('\n');
     pre.dataset.q = JSON.stringify(Array.from(rows(q)));
     pre.dataset.values = JSON.stringify(Array.from(rows(qRope)));
@@ -206,14 +216,22 @@ torch.set_printoptions(precision=4, sci_mode=False, linewidth=200)
 n_heads, seq_len = 4, ${st.len}
 slopes = 1.0 / 2.0 ** torch.arange(n_heads)                       # ${c('examples.alibi.c.simple')}
 paper = 2.0 ** (-8.0 * torch.arange(1, n_heads + 1) / n_heads)    # ${c('examples.alibi.c.paperpy')}
-m = torch.arange(seq_len)[:, None]                                 # query
-n = torch.arange(seq_len)[None, :]                                 # key
-# [4, ${st.len}, ${st.len}]: -slope (m - n) below the diagonal, 0 on it
-bias = -torch.einsum("h,mn->hmn", slopes, (m - n).clamp(min=0).float())
-bias = bias.masked_fill(n > m, float("-inf"))   # ${c('examples.alibi.c.mask')}
+
+def alibi_bias(slopes):
+    m = torch.arange(seq_len)[:, None]                             # query
+    n = torch.arange(seq_len)[None, :]                             # key
+    # ${tf('examples.alibi.c.shape', { shape: `[4, ${st.len}, ${st.len}]` })}
+    bias = -torch.einsum("h,mn->hmn", slopes, (m - n).clamp(min=0).float()) + 0.0   # ${c('examples.alibi.c.zero')}
+    return bias.masked_fill(n > m, float("-inf"))                 # ${c('examples.alibi.c.mask')}
+
+bias = alibi_bias(slopes)
 print("ALiBi bias shape:", bias[None].shape)
+print("slopes 1/2^h:", slopes)
 print("Head ${st.head} bias:")
-print(bias[${st.head}])`,
+print(bias[${st.head}])
+print("slopes 2^(-8(h+1)/n):", paper)
+print("Head ${st.head} bias:")
+print(alibi_bias(paper)[${st.head}])`,
   );
   const render = (): void => {
     const { len, head } = st;
@@ -221,10 +239,11 @@ print(bias[${st.head}])`,
     const show = (pre: HTMLElement, variant: 'simple' | 'paper', rule: string): void => {
       const slopes = pe.alibiSlopes(heads, { variant });
       // [heads, len, len], causal: -m (i - j) for j <= i, -inf above the diagonal
-      const bias = pe.alibiBias({ heads, queryLength: len, keyLength: len, variant });
+      // + 0.0, as the snippet adds it: a -0. would print as 0.
+      const bias = pe.alibiBias({ heads, queryLength: len, keyLength: len, variant }).map((v) => v + 0);
       pre.textContent = [
         ...(variant === 'simple' ? [`ALiBi bias shape: ${torchSize([1, heads, len, len])}`] : []),
-        `${tf('examples.alibi.slopes', { rule })}: ${formatTensor(slopes, [heads])}`,
+        `slopes ${rule}: ${formatTensor(slopes, [heads])}`,
         `Head ${head} bias:`,
         formatTensor(block(bias), [len, len]),
       ].join('\n');
@@ -256,18 +275,29 @@ print(bias[${st.head}])`,
 
 // ---- 4. A 128-token prompt in a KV cache: the next token's position id is 128
 
+/** The KV example's inputs: `amp * f(a * i + b)` for i = 0 .. n-1, in double, rounded to float32 once (as the snippet's `wave`). */
+function kvWave(n: number, amp: number, a: number, b: number, f: (x: number) => number): Float32Array {
+  return Float32Array.from({ length: n }, (_, i) => amp * f(a * i + b));
+}
+
+/** The KV example's fixed inputs: `[amp, a, b, f]` of q, k and v (the snippet builds the same). */
+export const KV_WAVES = {
+  q: [2.0, 0.7, 0.2, 'cos'],
+  k: [2.0, 0.53, 0.5, 'sin'],
+  v: [1.0, 1.7, 1.1, 'sin'],
+} as const;
+
 function kvCacheExample(pe: Posenc): HTMLElement {
   const D = 8;
   const steps = 3;
   const promptControl = numberControl({ label: 'examples.kv.prompt', param: 'x.prompt', min: 1, max: 1024, step: 1, initial: 128 }, () => update());
   const prompt = (): number => promptControl.value();
   const pre = el('pre', { class: 'tensor', id: 'ex-kv-out', tabindex: '0' });
-  const nextId = valueOut('ex-kv-next', 'big zero');
-  const cachedDiff = valueOut('ex-kv-diff', 'big zero');
-  const buggyDiff = valueOut('ex-kv-bug', 'big');
+  const wave = (n: number, w: readonly [number, number, number, 'sin' | 'cos']): Float32Array => kvWave(n, w[0], w[1], w[2], Math[w[3]]);
+  const pyWave = (w: readonly [number, number, number, 'sin' | 'cos']): string => `wave(${w[0].toFixed(1)}, ${w[1]}, ${w[2]}, torch.${w[3]})`;
   const code = codePanels(
     'ex-kv',
-    () => `// ${c('examples.kv.c.cache')}
+    () => `// ${c('examples.kv.c.kvcache')}
 const cache = new pe.KvCache({ kvHeads: 1, headDim: 8, rope: { layout: 'interleaved' } });
 cache.append(kPrompt, vPrompt);   // [1, ${prompt()}, 8], ${c('examples.kv.c.positions')} 0..${prompt() - 1}
 const next = cache.length;        // ${prompt()}: ${c('examples.kv.c.next')}
@@ -278,31 +308,63 @@ const full = pe.attention({ q: qNew, k: kAll, v: vAll, heads: 1, queryLength: 1,
   keyLength: ${prompt() + 1}, headDim: 8, rope: { layout: 'interleaved' } }).out;
 cache.delete();`,
     () => `import torch
-prompt_len = ${prompt()}
-# ${c('examples.kv.c.prefill')}
-position_ids = torch.arange(prompt_len)                # [0, 1, ..., ${prompt() - 1}]
-past_len = prompt_len                                   # ${c('examples.kv.c.past')}
-for step in range(${steps}):
-    position_ids = torch.arange(past_len, past_len + 1)  # ${prompt()}, ${prompt() + 1}, ... ${c('examples.kv.c.notzero')}
-    # ${c('examples.kv.c.rotate')}
-    past_len += 1`,
+torch.set_printoptions(precision=4, sci_mode=False, linewidth=200)
+
+def rope(x, pos, base=10000.0):
+    """x: [t, d], pos: [t]; ${c('examples.kv.c.rope')}"""
+    d = x.shape[-1]
+    inv_freq = base ** (-torch.arange(0, d, 2) / d)
+    angle = (pos[:, None].float() * inv_freq).repeat_interleave(2, dim=-1)
+    turned = torch.stack((-x[..., 1::2], x[..., 0::2]), dim=-1).flatten(-2)
+    return x * angle.cos() + turned * angle.sin()
+
+def attend(q, k, v):     # ${c('examples.kv.c.attend')}
+    return (q @ k.T / k.shape[-1] ** 0.5).softmax(dim=-1) @ v
+
+prompt_len, steps, d = ${prompt()}, ${steps}, ${D}
+t_all = prompt_len + steps
+# ${c('examples.kv.c.inputs')}
+wave = lambda amp, a, b, f: (amp * f(a * torch.arange(t_all * d, dtype=torch.float64) + b)).float().view(t_all, d)
+q, k, v = ${pyWave(KV_WAVES.q)}, ${pyWave(KV_WAVES.k)}, ${pyWave(KV_WAVES.v)}
+position_ids = torch.arange(prompt_len)   # ${c('examples.kv.c.prefill')}
+print(f"prompt: {prompt_len} tokens")
+print("position_ids:")
+print(position_ids)
+for restart_at_zero in (False, True):
+    k_cache, v_cache = rope(k[:prompt_len], position_ids), v[:prompt_len]   # ${c('examples.kv.c.cache')}
+    diff = 0.0
+    for step in range(steps):
+        t = prompt_len + step
+        pos = torch.tensor([step if restart_at_zero else len(k_cache)])     # ${c('examples.kv.c.pos')}
+        if not restart_at_zero:
+            print(f"new token {step + 1}: cache length {len(k_cache)} -> position_id {pos.item()}")
+        k_cache = torch.cat((k_cache, rope(k[t:t + 1], pos)))               # ${c('examples.kv.c.append')}
+        v_cache = torch.cat((v_cache, v[t:t + 1]))
+        cached = attend(rope(q[t:t + 1], pos), k_cache, v_cache)
+        # ${c('examples.kv.c.check')}
+        full = attend(rope(q[t:t + 1], torch.tensor([t])), rope(k[:t + 1], torch.arange(t + 1)), v[:t + 1])
+        diff = max(diff, (cached - full).abs().max().item())
+    print("positions restarting at 0 (the bug):" if restart_at_zero else "positions from the cache length:",
+          f"max |cached - full pass| = {diff:.4f}")`,
   );
   const render = (): void => {
     const P = prompt();
     const n = P + steps;
-    // k, v: [1, n, D] for every token; q: [1, n, D] (only the new tokens' are used)
-    const k = seeded(n * D, 41, 1.5), v = seeded(n * D, 42), q = seeded(n * D, 43, 1.5);
+    // q, k, v: [1, n, D] for every token (only the new tokens' q are used)
+    const q = wave(n * D, KV_WAVES.q), k = wave(n * D, KV_WAVES.k), v = wave(n * D, KV_WAVES.v);
     const rope = { layout: 'interleaved' } as const;
-    const run = (bugAtZero: boolean): { ids: number[][]; diffs: number[] } => {
+    const run = (bugAtZero: boolean): { ids: number[][]; lens: number[]; diff: number } => {
       const cache = new pe.KvCache({ kvHeads: 1, headDim: D, rope });
       try {
         const ids: number[][] = [];
+        const lens: number[] = [];
         const start = cache.length;
         cache.append(k.subarray(0, P * D), v.subarray(0, P * D));
         ids.push(Array.from({ length: cache.length - start }, (_, i) => start + i));
-        const diffs: number[] = [];
+        let diff = 0;
         for (let s = 0; s < steps; s++) {
           const at = cache.length;
+          lens.push(at);
           const t0 = P + s;
           const kt = k.subarray(t0 * D, (t0 + 1) * D), vt = v.subarray(t0 * D, (t0 + 1) * D), qt = q.subarray(t0 * D, (t0 + 1) * D);
           if (bugAtZero) cache.append(kt, vt, { positions: Int32Array.of(s) });
@@ -313,9 +375,9 @@ for step in range(${steps}):
             q: qt, k: k.subarray(0, (t0 + 1) * D), v: v.subarray(0, (t0 + 1) * D),
             heads: 1, queryLength: 1, keyLength: t0 + 1, headDim: D, rope,
           }).out;
-          diffs.push(maxDiff(cached, full));
+          diff = Math.max(diff, maxDiff(cached, full));
         }
-        return { ids, diffs };
+        return { ids, lens, diff };
       } finally {
         cache.delete();
       }
@@ -324,17 +386,18 @@ for step in range(${steps}):
     const bad = run(true);
     const promptIds = Int32Array.from(good.ids[0] ?? []);
     const newIds = good.ids.slice(1).map((x) => x[0] as number);
+    // Exactly what the snippet prints, line by line.
     pre.textContent = [
-      tf('examples.kv.out.prompt', { n: P }),
-      `position_ids = ${formatTensor(promptIds, [promptIds.length], { integer: true, threshold: 8 })}`,
-      ...newIds.map((id, s) => tf('examples.kv.out.step', { s: s + 1, len: P + s, id })),
+      `prompt: ${P} tokens`,
+      'position_ids:',
+      formatTensor(promptIds, [promptIds.length], { integer: true }),
+      ...newIds.map((id, s) => `new token ${s + 1}: cache length ${good.lens[s]!} -> position_id ${id}`),
+      `positions from the cache length: max |cached - full pass| = ${pythonFixed(good.diff, 4)}`,
+      `positions restarting at 0 (the bug): max |cached - full pass| = ${pythonFixed(bad.diff, 4)}`,
     ].join('\n');
     pre.dataset.prompt = JSON.stringify([promptIds[0], promptIds[promptIds.length - 1], promptIds.length]);
     pre.dataset.next = JSON.stringify(newIds);
-    nextId.dataset.value = String(newIds[0]);
-    nextId.textContent = String(newIds[0]);
-    setValue(cachedDiff, Math.max(...good.diffs), 3);
-    setValue(buggyDiff, Math.max(...bad.diffs), 3);
+    pre.dataset.diffs = JSON.stringify([good.diff, bad.diff]);
     code.refresh();
   };
   const update = coalesce(render);
@@ -343,13 +406,7 @@ for step in range(${steps}):
   ];
   render();
   onLangChange(update);
-  const out = [
-    pre,
-    el('p', { class: 'lesson-readout' }, text('examples.kv.nextid'), ' ', nextId),
-    el('p', { class: 'lesson-readout' }, text('examples.kv.diff'), ' ', cachedDiff),
-    el('p', { class: 'lesson-readout' }, text('examples.kv.bug'), ' ', buggyDiff),
-  ];
-  return lesson('ex-kv', 'examples.kv.title', 'examples.kv.text', controls, out, code, 'examples.kv.look');
+  return lesson('ex-kv', 'examples.kv.title', 'examples.kv.text', controls, [pre], code, 'examples.kv.look');
 }
 
 // ---- 5. A whole attention layer with RoPE: x -> q, k, v -> rotate q, k ->
@@ -504,21 +561,24 @@ const model = await pe.loadModel(bytes);    // language-learned.safetensors
 model.evaluate({ lengths: [2 * model.config.maxLen] });  // RangeError`,
     () => `import torch
 from torch import nn
+torch.set_printoptions(precision=4, sci_mode=False, linewidth=200)
 
 pos_table = nn.Embedding(1024, 8)     # ${c('examples.learned.c.rows')}
-print(pos_table(torch.tensor([1023])))  # ${c('examples.learned.c.last')}
-pos_table(torch.tensor([${position()}]))
+p = ${position()}
+print(f"position {p}:")
+with torch.no_grad():
+    print(pos_table(torch.tensor([p])))
 # ${position() < rows ? c('examples.learned.c.fine') : 'IndexError: index out of range in self'}`,
   );
   const update = (): void => {
     try {
       const row = pe.learnedPositions({ table, maxLength: rows, dim, positions: Int32Array.of(position()) });
-      pre.textContent = `${tf('examples.learned.out.position', { p: position() })}\n${formatTensor(row, [1, dim])}`;
+      pre.textContent = `position ${position()}:\n${formatTensor(row, [1, dim])}`;
       pre.dataset.error = '';
       pre.classList.remove('error-out');
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
-      pre.textContent = errorText(err);
+      pre.textContent = `position ${position()}:\n${errorText(err)}`;
       pre.dataset.error = err.message;
       pre.classList.add('error-out');
     }
@@ -529,21 +589,31 @@ pos_table(torch.tensor([${position()}]))
   ];
   update();
   onLangChange(update);
+  // The shipped model is a run of its own, evaluated on LEARNED_EXAMPLES sequences: the families table's numbers differ.
+  const about = liveText('p', 'note');
+  about.el.id = 'ex-learned-about';
+  about.set('examples.learned.about', { n: LEARNED_EXAMPLES, len: '…', seeds: SEEDS.length, lm: EVAL_SIZE.languageTokens });
   const node = lesson('ex-learned', 'examples.learned.title', 'examples.learned.text', controls,
-    [pre, text('examples.learned.model', 'div', 'tensor-label'), modelPre], code, 'examples.learned.look');
-  lazyPanel(node, () => evalLearned(ctx), (r) => showLearned(modelPre, r), { errorBox: modelPre });
+    [pre, text('examples.learned.model', 'div', 'tensor-label'), modelPre, about.el], code, 'examples.learned.look');
+  lazyPanel(node, () => evalLearned(ctx), (r) => {
+    showLearned(modelPre, r);
+    about.set('examples.learned.about', { n: LEARNED_EXAMPLES, len: r.config.maxLen, seeds: SEEDS.length, lm: EVAL_SIZE.languageTokens });
+  }, { errorBox: modelPre });
   return node;
 }
+
+/** Sequences the shipped learned model is evaluated on, at each length. */
+const LEARNED_EXAMPLES = 4;
 
 /** The shipped language model with a learned table, evaluated inside and past its table (in the Worker). */
 async function evalLearned(ctx: Ctx): Promise<{ model: string; config: TinyModelConfig; inside: number; past: number; message: string }> {
   const model = 'language-learned';
   const { config } = await ctx.worker.call('describe', { model });
-  const inside = await ctx.worker.call('evaluate', { model, lengths: [config.maxLen], examples: 4 });
+  const inside = await ctx.worker.call('evaluate', { model, lengths: [config.maxLen], examples: LEARNED_EXAMPLES });
   const past = 2 * config.maxLen;
   let message = '';
   try {
-    await ctx.worker.call('evaluate', { model, lengths: [past], examples: 4 });
+    await ctx.worker.call('evaluate', { model, lengths: [past], examples: LEARNED_EXAMPLES });
   } catch (e) {
     message = e instanceof Error ? e.message : String(e);
   }

@@ -6,6 +6,7 @@
 import { encodingLabel, encodingSpan } from '../../encname.js';
 import { isKey, lang, onLangChange, t, type Key } from '../../i18n.js';
 import { band, bandOf, combine, ENTROPY_RATE, EVAL_SIZE, fmtBand, overlaps, SEEDS, TRAIN_LEN, type Band } from '../../seedbands.js';
+import { rich } from '../../lessonkit.js';
 import { liveText, sentenceGap } from '../../textfill.js';
 import { el, text, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
@@ -183,6 +184,10 @@ export function mountFamilies(ctx: Ctx, root: HTMLElement): void {
     }, () => {});
   }, '300px');
 
+  // The sections that run the shipped models (one more run of each recipe, fewer sequences) give other numbers.
+  const shipped = rich('ext.fam.shipped', 'p', 'note');
+  shipped.id = 'fam-shipped';
+
   const show = (): void => { showFloor(); showTie(); showCopy(); showSome(); showStable(); };
   show();
   onLangChange(show);
@@ -190,6 +195,7 @@ export function mountFamilies(ctx: Ctx, root: HTMLElement): void {
     el('h3', { id: 'families-h' }, text('ext.fam.title')),
     about.el,
     el('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-labelledby': 'families-h' }, table()),
+    shipped,
     ratios,
     el('p', { class: 'look', id: 'fam-look' }, floor.el, sentenceGap(), tie.el, sentenceGap(), copy.el, sentenceGap(), some.el, sentenceGap(), why.el),
   );
