@@ -293,13 +293,28 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
         id: nextId++, op: 'trainStart', run, models, spec: wire, micro: microBatchesOf(w, W, J), worker: w, peers: peers[w]!,
       }, peers[w]!.filter((p): p is MessagePort => p !== null))));
       const { chunk, onProgress, signal } = o;
-      for (let done = 0; done < steps;) {
-        if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
-        const n = Math.min(chunk, steps - done);
-        const rows = await all(used.map((slot) => call(slot, { id: nextId++, op: 'trainRun', run, steps: n })));
+      // The next chunk is sent while this one runs (the Workers queue it), so they never wait for a
+      // round trip to the calling thread between chunks; a cancel therefore stops them one chunk
+      // later than the check (and trainAbort stops that chunk at its next step).
+      const sizes: number[] = [];
+      for (let done = 0; done < steps; done += sizes[sizes.length - 1]!) sizes.push(Math.min(chunk, steps - done));
+      const runChunk = (n: number): Promise<Array<Extract<PoolReply, { ok: true }>>> =>
+        all(used.map((slot) => call(slot, { id: nextId++, op: 'trainRun', run, steps: n })));
+      if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
+      let next: Promise<Array<Extract<PoolReply, { ok: true }>>> | undefined = runChunk(sizes[0]!);
+      let done = 0;
+      for (let i = 0; i < sizes.length; i++) {
+        const now = next!;
+        next = undefined;
+        if (i + 1 < sizes.length && !signal?.aborted) {
+          next = runChunk(sizes[i + 1]!);
+          quiet(next);
+        }
+        const rows = await now;
         const last = rows[0]!.row!;
-        done += n;
+        done += sizes[i]!;
         onProgress?.({ step: done, steps, loss: last.loss, gradNorm: last.gradNorm, lr: last.lr });
+        if (signal?.aborted) throw signal.reason ?? new Error('training cancelled');
         // No timer here (pe.train yields with one): every chunk already waits for the Workers'
         // messages, so the caller's events (an abort) run between chunks, and a browser clamps a
         // timer in a loop like this one to 4 ms.
