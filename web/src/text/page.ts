@@ -65,7 +65,7 @@ export const zh: Record<keyof typeof en, string> = {
   'section.failed': '这一节没能加载，页面的其他部分不受影响。',
   'error.gloss': '出错了，下面是原始报错（英文，写明了出错的参数）：',
   'error.none': '（没有报错）',
-  'error.throws': '抛出异常：',
+  'error.throws': '抛出异常（英文原始报错）：',
   'error.start': 'posenc 启动失败：',
   'footer': 'posenc：Transformer 位置编码库，Highway SIMD 内核编译为 WebAssembly。',
   'footer.api': 'API 参考（posenc 包导出的全部函数与类型）',

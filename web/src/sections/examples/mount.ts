@@ -8,7 +8,7 @@ import { errorText, onLangChange, t, type Key } from '../../i18n.js';
 import { codePanels, rich, seeded, setValue, valueOut, type CodePanels } from '../../lessonkit.js';
 import { maxDiff } from '../../vec.js';
 import { getChoice } from '../../state.js';
-import { liveText, tf } from '../../textfill.js';
+import { liveText, sentenceGap, tf } from '../../textfill.js';
 import { EVAL_SIZE, SEEDS } from '../../seedbands.js';
 import { coalesce, el, lazyPanel, numberControl, select, text, timed } from '../../ui.js';
 import { formatTensor, pythonFixed, torchSize } from '../../torchfmt.js';
@@ -135,7 +135,7 @@ const kRope = pe.applyRope(k, opts);`,
 torch.set_printoptions(precision=4, sci_mode=False, linewidth=200)
 
 def rope_adjacent(x, base=10000.0):
-    """x: [batch, heads, seq_len, head_dim]; ${c('examples.rope.c.pairs')}"""
+    """x: [batch, heads, seq_len, head_dim]${c('examples.rope.c.pairs')}"""
     seq_len, d = x.shape[-2], x.shape[-1]
     inv_freq = base ** (-torch.arange(0, d, 2) / d)                  # [d/2]
     angle = torch.outer(torch.arange(seq_len).float(), inv_freq)    # [seq_len, d/2]
@@ -185,7 +185,7 @@ print("pair norms unchanged:", all(torch.allclose(pair_norm(a), pair_norm(b)) fo
   ];
   update();
   onLangChange(update);
-  const summary = el('p', { class: 'lesson-readout' }, text('examples.rope.normdiff'), ' ', normDiff);
+  const summary = el('p', { class: 'lesson-readout' }, text('examples.rope.normdiff'), sentenceGap(), normDiff);
   return lesson('ex-rope', 'examples.rope.title', 'examples.rope.text', controls, [pre, summary], code, 'examples.rope.look');
 }
 
@@ -488,7 +488,7 @@ def attention_layer(x, wq, wk, wv, wo, heads, offset=0, base=10000.0):
     q, k, v = split(x @ wq), split(x @ wk), split(x @ wv)
     inv_freq = base ** (-torch.arange(0, hd, 2) / hd)              # [hd/2]
     pos = torch.arange(offset, offset + t).float()                 # ${c('examples.layer.c.positions')}
-    angle = torch.outer(pos, inv_freq).repeat(1, 2)                # [t, hd]: (angles, angles)
+    angle = torch.outer(pos, inv_freq).repeat(1, 2)                # [t, hd]${c('examples.layer.c.angles')}
     q = q * angle.cos() + rotate_half(q) * angle.sin()             # ${c('examples.layer.c.rotate')}
     k = k * angle.cos() + rotate_half(k) * angle.sin()
     att = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # softmax(q k^T / sqrt(hd)) v

@@ -29,7 +29,8 @@ export const en = {
   'examples.rope.c.inputs': 'fixed inputs, [1, 2, 4, 8] flattened',
   'examples.rope.c.layout': "'interleaved' pairs (x[2i], x[2i+1]), as the articles' rotate_half does",
   'examples.rope.c.shape': 'same shape',
-  'examples.rope.c.pairs': 'turns each adjacent pair (x[2i], x[2i+1])',
+  'examples.rope.c.pairs': '; turns each adjacent pair (x[2i], x[2i+1])',
+  'examples.layer.c.angles': ': (angles, angles)',
 
   'examples.cache.title': 'The cos/sin cache, line by line: built once, indexed by position ids',
   'examples.cache.text': `The notes build RoPE's cos and sin once, for every position up to a maximum length <code>max_len</code>, and at each forward pass take the rows of the current <b>position ids</b>, shaped <code>[1, 1, T, D]</code> so that they broadcast over the batch and the heads. Each line below is one step of that code (this page’s own code for the notes’ steps, not their lines), with the shape it produces and the numbers posenc computes for it: <code>pe.ropeFrequencies</code> for inv_freq, <code>pe.ropeCache</code> for the cache, <code>pe.applyRope</code> for the check at the end. q is [1, 2, 4, 8]; pairs are adjacent, as the articles' rotate_half pairs them.`,
@@ -151,7 +152,7 @@ export const en = {
 export const zh: Record<keyof typeof en, string> = {
   'examples.title': '参考（可选）：文章里的代码，现场重算',
   'examples.optional': '可选',
-  'examples.text': `<b>这一节是可选的参考内容，可以跳过。</b>它把文章里前面三种编码的代码重新算一遍：<a href="#sinusoidal">正弦位置编码</a>（位置表，以及把它加上去的模块）、RoPE（作用在 q 和 k 上，以及它的 cos/sin 缓存；推导见<a href="#derivation">RoPE 推导</a>一节）和 <a href="#bias">ALiBi</a>（偏置本身，以及带偏置的注意力）；然后是 KV cache、带 RoPE 的完整注意力层，以及去查一个不存在的位置的可学习位置表。这里没有 T5 的代码，也没有 RoPE 实验台里的缩放，它们在各自的章节里。后面的章节都不依赖这一节。<a href="#positions">跳到位置编号一节</a>。两篇文章都靠打印几个小的 PyTorch 张量来说明问题。这里把这些例子都交给 posenc 在你的浏览器里重新算一遍，并按 PyTorch 的格式打印出来。每个输出下面有两段代码：一段是等价的 PyTorch 写法，仅供对照（本页不运行 Python），另一段是本页实际调用的 posenc 代码。“逐行看”的几个例子按文章代码的步骤一步一步走，代码是本页自己写的（不是文章的原句），每一步旁边是 posenc 算出的数值。`,
+  'examples.text': `<b>这一节是可选的参考内容，可以跳过。</b>它把文章里前面三种编码的代码重新算一遍：<a href="#sinusoidal">正弦位置编码</a>（位置表，以及把它加上去的模块）、RoPE（作用在 q 和 k 上，以及它的 cos/sin 缓存；推导见 <a href="#derivation">RoPE 推导</a>一节）和 <a href="#bias">ALiBi</a>（偏置本身，以及带偏置的注意力）；然后是 KV cache、带 RoPE 的完整注意力层，以及去查一个不存在的位置的可学习位置表。这里没有 T5 的代码，也没有 RoPE 实验台里的缩放，它们在各自的章节里。后面的章节都不依赖这一节。<a href="#positions">跳到位置编号一节</a>。两篇文章都靠打印几个小的 PyTorch 张量来说明问题。这里把这些例子都交给 posenc 在你的浏览器里重新算一遍，并按 PyTorch 的格式打印出来。每个输出下面有两段代码：一段是等价的 PyTorch 写法，仅供对照（本页不运行 Python），另一段是本页实际调用的 posenc 代码。“逐行看”的几个例子按文章代码的步骤一步一步走，代码是本页自己写的（不是文章的原句），每一步旁边是 posenc 算出的数值。`,
   'examples.output': '输出（PyTorch 打印格式）',
   'examples.tab.ts': 'posenc（TypeScript，本页实际运行）',
   'examples.tab.py': 'PyTorch（等价写法，不运行）',
@@ -177,7 +178,8 @@ export const zh: Record<keyof typeof en, string> = {
   'examples.rope.c.inputs': '固定输入，[1, 2, 4, 8] 展平',
   'examples.rope.c.layout': "'interleaved'：(x[2i], x[2i+1]) 配对，和文章里的 rotate_half 一致",
   'examples.rope.c.shape': '形状不变',
-  'examples.rope.c.pairs': '旋转相邻的每个维度对 (x[2i], x[2i+1])',
+  'examples.rope.c.pairs': '；旋转相邻的每个维度对 (x[2i], x[2i+1])',
+  'examples.layer.c.angles': '：角度拼两遍',
 
   'examples.cache.title': '逐行看 cos/sin 缓存：只建一次，按 position id 取行',
   'examples.cache.text': `笔记里的做法是：按最大长度 <code>max_len</code> 把每个位置的 cos、sin 预先算好一次，每次前向时取出当前 <b>position id</b> 对应的行，形状整理成 <code>[1, 1, T, D]</code>，好在 batch 和 head 两个维度上广播。下表每一行是这段代码的一步（本页自己写的代码，步骤与笔记相同，不是笔记的原句），旁边是它产生的形状和 posenc 为它算出的数值：inv_freq 来自 <code>pe.ropeFrequencies</code>，缓存来自 <code>pe.ropeCache</code>，最后用 <code>pe.applyRope</code> 核对。q 的形状是 [1, 2, 4, 8]；维度对取相邻两维，和文章里 rotate_half 的配对方式一致。`,

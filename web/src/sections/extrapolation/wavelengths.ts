@@ -90,7 +90,7 @@ function build(ctx: Ctx, box: HTMLElement, tiny: () => Promise<RopeModel>, statu
   const angleSeries = (): LineSeries[] => [
     { label: t('wl.angle.train'), color: '#9ecae1', width: 7 },
     { label: t('wl.angle.eval'), color: '#d62728', dash: [5, 4] },
-    { label: `${t('wl.angle.scaled')} (${scalingLabel(st.method)})`, color: '#2ca02c', width: 2 },
+    { label: tf('wl.angle.scaled', { m: scalingLabel(st.method) }), color: '#2ca02c', width: 2 },
   ];
   const angles = new LinePlot({
     xLabel: () => t('wl.pair'), yLabel: () => t('wl.angle.y'), series: angleSeries(), height: 240, points: true, integerX: true,

@@ -1,7 +1,7 @@
 // Text of the "pipeline" section, English and Chinese (see i18n.ts).
 export const en = {
   'pipeline.title': 'Where each encoding enters attention',
-  'pipeline.text': `Every encoding on this page answers the same question at a different step of one attention layer. Absolute encodings change the input before anything else; RoPE and xPos change $q$ and $k$ after the projections; ALiBi, T5 and Shaw add a term to the score just before the causal mask. Pick an encoding to light up the step(s) it touches.`,
+  'pipeline.text': `Every encoding on this page answers the same question at a different step of one attention layer. Absolute encodings change the input before anything else; RoPE and xPos change $q$ and $k$ after the projections; ALiBi, T5 and Shaw add a term to the score just before the causal mask (Shaw's paper adds a second one to the values as well). Pick an encoding to light up the step(s) it touches.`,
   'pipeline.picker': 'Encoding',
   'pipeline.diagram': 'One attention layer, top to bottom',
 
@@ -55,14 +55,14 @@ export const en = {
   'pipeline.say.t5': 'T5 adds one learned scalar per head to the score, looked up by the bucket of the distance m − n (exact for short distances, logarithmic buckets after that).',
   'pipeline.say.shaw': 'Shaw et al. add a learned vector for the clipped distance to each key before the dot product, which amounts to one more term in the score (the index clip(n − m) is negative for keys before the query, as in the paper); the original paper adds a second set of vectors to the values too (lit below as well).',
   'nav.pipeline': 'Where it enters',
-  'pipeline.takeaway': 'Each encoding acts at one step of the layer: absolute ones on the input, RoPE and xPos on q and k, ALiBi, T5 and Shaw on the scores.',
+  'pipeline.takeaway': 'Each encoding acts where it is drawn: absolute ones on the input, RoPE and xPos on q and k, ALiBi and T5 on the scores, Shaw on the scores and, in its paper, on the values too.',
   'pipeline.name.sinusoidal': 'Sinusoidal',
   'pipeline.name.learned': 'Learned',
 };
 
 export const zh: Record<keyof typeof en, string> = {
   'pipeline.title': '各种位置编码作用在注意力的哪一步',
-  'pipeline.text': `本页的每一种位置编码回答的都是同一个问题，只是作用在一层注意力的不同步骤上。绝对位置编码在最前面改输入；RoPE 和 xPos 在投影之后改 $q$ 和 $k$；ALiBi、T5 和 Shaw 在 causal mask 之前给分数加一项。选一种位置编码，看它作用在哪一步。`,
+  'pipeline.text': `本页的每一种位置编码回答的都是同一个问题，只是作用在一层注意力的不同步骤上。绝对位置编码在最前面改输入；RoPE 和 xPos 在投影之后改 $q$ 和 $k$；ALiBi、T5 和 Shaw 在 causal mask 之前给分数加一项（Shaw 的论文还给值向量加了一项）。选一种位置编码，看它作用在哪一步。`,
   'pipeline.picker': '位置编码',
   'pipeline.diagram': '一层注意力，自上而下',
 
@@ -116,7 +116,7 @@ export const zh: Record<keyof typeof en, string> = {
   'pipeline.say.t5': 'T5 按距离 m − n 所在的桶（近距离一一对应，远了按对数分桶）查表，给每个 head 的分数加一个可学习的标量。',
   'pipeline.say.shaw': 'Shaw 等人在点积之前，给每个 key 加上对应截断距离的可学习向量，相当于分数里多出一项（和论文一样，下标 clip(n − m) 对 query 之前的 key 为负）；原论文还给 value 加了另一组向量（下方也一并点亮）。',
   'nav.pipeline': '作用在哪一步',
-  'pipeline.takeaway': '每种编码只作用在层里的一步：绝对位置编码改输入，RoPE 和 xPos 改 q、k，ALiBi、T5 和 Shaw 改注意力分数。',
+  'pipeline.takeaway': '每种编码作用在图里标出的那一步：绝对位置编码改输入，RoPE 和 xPos 改 q、k，ALiBi 和 T5 改注意力分数，Shaw 改注意力分数，在论文里还改值向量。',
   'pipeline.name.sinusoidal': '正弦位置编码',
   'pipeline.name.learned': '可学习位置编码',
 };

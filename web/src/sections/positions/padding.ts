@@ -10,7 +10,7 @@ import { LinePlot, type LineSeries } from '../../plot.js';
 import { idsFromMask, leftPadMask } from '../../posids.js';
 import { getChoice } from '../../state.js';
 import { chipRow, lossTable, rename, ropeFacts, seeded, type RopeFacts } from '../../poscommon.js';
-import { liveText, sentenceGap, tf, type Vars } from '../../textfill.js';
+import { liveText, sentenceGap, tf, tidyCjk, type Vars } from '../../textfill.js';
 import { coalesce, el, figure, fmtNum, lazyPanel, numberControl, select, text } from '../../ui.js';
 import { dot } from '../../vec.js';
 import type { Ctx } from '../context.js';
@@ -204,7 +204,7 @@ function mismatchPart(ctx: Ctx, facts: () => Promise<RopeFacts>): HTMLElement {
     rows.replaceChildren(row('pad.c.correct', okIds, 'pad-ids-correct', false), row(`pad.c.${st.kind}` as Key, wrongIds, 'pad-ids-wrong', true));
     const d = wrongIds.next - wrongIds.prompt[PADS + st.N - 1]!;
     gap.dataset.value = String(d);
-    gap.textContent = `${t('pad.c.gap')} 1 → ${d}`;
+    gap.textContent = tidyCjk(`${t('pad.c.gap')} 1 → ${d}`);
     if (!f) return;
     const { q, k } = demoQk(f);
     const real = (ids: number[]): number[] => ids.slice(PADS);

@@ -5,7 +5,7 @@ import type { Posenc } from 'posenc';
 
 import './style.css';
 import { errorText, t, type Key } from '../../i18n.js';
-import { liveText, rich, type Vars } from '../../textfill.js';
+import { liveText, rich, sentenceGap, type Vars } from '../../textfill.js';
 import { el, fmtNum, text } from '../../ui.js';
 import { dot, maxDiff, norm } from '../../vec.js';
 import type { Ctx } from '../context.js';
@@ -296,7 +296,7 @@ function mountQuestion(pe: Posenc, q: Question, onAnswer: (s: State) => void): H
   const verdict = el('p', { class: 'verdict', 'aria-live': 'polite', 'data-verdict': '' });
   const checked = liveText('output');
   checked.el.id = `quiz-${q.id}-value`;
-  const checkedRow = el('p', { class: 'checked' }, text('quiz.checked'), ' ', checked.el);
+  const checkedRow = el('p', { class: 'checked' }, text('quiz.checked'), sentenceGap(), checked.el);
   const why = rich(`quiz.${q.id}.why` as Key, 'p', 'why');
   for (const e of [verdict, checkedRow, why]) e.hidden = true;
 

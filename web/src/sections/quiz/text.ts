@@ -96,7 +96,7 @@ export const en = {
   'quiz.shaw.o.same': 'No, the same vector',
   'quiz.shaw.o.different': 'Yes, different vectors',
   'quiz.shaw.check': 'pe.shawIndices: distance 200 → row {r200}, distance 20 → row {r20}, distance 16 → row {r16}, distance 3 → row {r3} (of {rows}).',
-  'quiz.shaw.why': 'Distances are clipped to [−k, k] before the lookup, so everything beyond 16 uses the row of 16.',
+  'quiz.shaw.why': 'The relative position clip(n − m, −k, k) picks the row, and it is negative for keys before the query: every key 16 or more tokens back gets −16, row 0, the same vector.',
 
   'quiz.summary.title': 'Summary',
   'quiz.summary': `<ul class="summary">
@@ -212,7 +212,7 @@ export const zh: Record<keyof typeof en, string> = {
   'quiz.shaw.o.same': '不是，同一个向量',
   'quiz.shaw.o.different': '是，不同的向量',
   'quiz.shaw.check': 'pe.shawIndices：距离 200 → 第 {r200} 行，距离 20 → 第 {r20} 行，距离 16 → 第 {r16} 行，距离 3 → 第 {r3} 行（共 {rows} 行）。',
-  'quiz.shaw.why': '查表前先把距离截断到 [−k, k]，所以超过 16 的距离都用距离 16 那一行。',
+  'quiz.shaw.why': '查表用的是相对位置 clip(n − m, −k, k)，key 在 query 之前时它是负数：往前 16 个及以上的 key 都得到 −16，也就是第 0 行，同一个向量。',
 
   'quiz.summary.title': '总结',
   'quiz.summary': `<ul class="summary">
