@@ -211,11 +211,7 @@ Status Trainer::MicroBatchGradient(int j, float* grad, double* loss) {
 
 Status Trainer::ApplyGradient(const float* grad, double loss,
                               TrainProgress* p) {
-  if (!begun_) {
-    return Status::Invalid("ApplyGradient: no step begun (BeginStep)");
-  }
-  std::copy(grad, grad + grad_.size(), grad_.begin());
-  return Update(loss, p);
+  return ApplyGradientRows(grad, 1, loss, p);
 }
 
 Status Trainer::ApplyGradientRows(const float* rows, int count, double loss,
