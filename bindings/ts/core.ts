@@ -19,6 +19,11 @@ import type { MemoryStats, Posenc } from './types.js';
 
 export function createPosenc(m: RawModule, simd: boolean, instantiateModels: () => Promise<RawModels>): Posenc {
   guardModule(m);
+  // A module passed to init() is the build `simd` names (the glue and `pe.simd` follow that flag).
+  const built = m.target() !== 'SCALAR';
+  if (built !== simd) {
+    throw new TypeError(`module is posenc's ${built ? 'SIMD' : 'scalar'} build (target ${m.target()}) but simd is ${simd}: pass simd: ${built} with it`);
+  }
   const heap = new Heap(m);
   const { attention, KvCache } = attentionApi(heap);
   const rope = ropeApi(heap);

@@ -402,6 +402,13 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
     return { t: checked(new m.Trainer(spec)), steps };
   }
 
+  /** The saved bytes of `model`, a TinyModel of any posenc instance. */
+  function savedBytes(model: unknown): Uint8Array {
+    const save = typeof model === 'object' && model !== null ? (model as { save?: unknown }).save : undefined;
+    if (typeof save !== 'function') throw new TypeError('model must be a TinyModel (from loadModel, train or continueTraining)');
+    return (save as () => Uint8Array).call(model);
+  }
+
   /** A trainer continuing `model` with `config` (its error checked) and the steps it runs. */
   function continuedTrainer(model: TinyModel, config: ContinueTrainingConfig): { t: RawTrainer; steps: number } {
     const h = TinyModelImpl.raw('model', model);
@@ -451,11 +458,19 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
   }
 
   async function continueTraining(model: TinyModel, config: ContinueTrainingConfig, options?: TrainOptions): Promise<TinyModel> {
-    TinyModelImpl.raw('model', model);
-    requireObject('config', config);
-    const o = trainOptions(options);
-    const { t, steps } = continuedTrainer(model, config);
-    return run(t, steps, o);
+    // A model of another instance (another init, the other flavour, a pool's result) is continued
+    // from its saved bytes, loaded here; the trainer copies the weights, so the copy is freed then.
+    const copy = model instanceof TinyModelImpl ? undefined : loadModel(savedBytes(model));
+    let made: { t: RawTrainer; steps: number; o: TrainRunOptions };
+    try {
+      TinyModelImpl.raw('model', copy ?? model);
+      requireObject('config', config);
+      const o = trainOptions(options);
+      made = { ...continuedTrainer(copy ?? model, config), o };
+    } finally {
+      (copy as TinyModelImpl | undefined)?.[Symbol.dispose]();
+    }
+    return run(made.t, made.steps, made.o);
   }
 
   function trainReplica(spec: ReplicaSpec): TrainReplica {

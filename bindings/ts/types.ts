@@ -1183,8 +1183,9 @@ export interface Posenc {
   /**
    * Trains a copy of `model` further (e.g. at a longer `seqLen` with a RoPE
    * `scaling`, as production models do after a context extension); resolves
-   * to a new model and leaves `model` unchanged. Same progress, cancelling
-   * and chunking as `train`.
+   * to a new model and leaves `model` unchanged. `model` may come from any
+   * instance (another `init`, the other flavour, a pool): it is copied by
+   * value. Same progress, cancelling and chunking as `train`.
    */
   continueTraining(model: TinyModel, config: ContinueTrainingConfig, options?: TrainOptions): Promise<TinyModel>;
   /** The task's reference loss and accuracy levels (chance, best possible, ...). */

@@ -126,5 +126,20 @@ for (const [flavour, ready] of flavours) {
       using again = await pe.loadModel(loaded.save());
       assert.deepEqual(again.config, loaded.config);
     });
+
+    it("takes a model of another instance (the other flavour's) and continues from its weights, leaving it usable", async () => {
+      const pe = await ready;
+      const other = await flavours[flavour === 'simd' ? 1 : 0]![1];
+      using theirs = await other.loadModel(shipped('language-rope'));
+      using ours = await pe.loadModel(shipped('language-rope'));
+      const more = { steps: 3, seqLen: 128, scaling: linear2 };
+      const live = pe.memoryStats().models;
+      using a = await pe.continueTraining(theirs, more);
+      using b = await pe.continueTraining(ours, more);
+      assert.deepEqual(a.save(), b.save());
+      // a and b, nothing left of the copy of theirs.
+      assert.equal(pe.memoryStats().models, live + 2);
+      assert.deepEqual(theirs.save(), ours.save());
+    });
   });
 }

@@ -9,6 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 import { compileWasm, init, type Posenc } from 'posenc';
+import { createPool } from 'posenc/pool';
 
 const root = join(fileURLToPath(import.meta.url), '../../../../..');
 
@@ -44,6 +45,22 @@ describe('init({ module })', () => {
       // Two instances of one module have separate memories.
       assert.notEqual(a.heapBytes(), 0);
     }
+  });
+
+  it('refuses a module of the other flavour than simd names (pe.simd would be wrong), in init and createPool', async () => {
+    const scalar = await compileWasm({ simd: false });
+    const simdBuild = await compileWasm({ simd: true });
+    await assert.rejects(init({ module: scalar, simd: true }), {
+      name: 'TypeError', message: "module is posenc's scalar build (target SCALAR) but simd is true: pass simd: false with it",
+    });
+    await assert.rejects(init({ module: simdBuild, simd: false }), {
+      name: 'TypeError', message: "module is posenc's SIMD build (target WASM) but simd is false: pass simd: true with it",
+    });
+    await assert.rejects(createPool({ workers: 1, module: scalar, simd: true }), { name: 'TypeError', message: /scalar build .* pass simd: false/ });
+    // With the right flag both work, and report their flavour.
+    assert.equal((await init({ module: scalar, simd: false })).target, 'SCALAR');
+    await using pool = await createPool({ workers: 1, module: scalar, simd: false });
+    assert.equal(pool.simd, false);
   });
 
   it('works in a worker thread the module is posted to', async () => {

@@ -88,6 +88,20 @@ for (const [flavour, ready] of flavours) {
       assert.equal(base.config.trainLen, 32);
     });
 
+    it("pe.continueTraining takes pool.train's model (another instance's) and continues from its weights", async () => {
+      const pool = pools[1]!;
+      using fromPool = await pool.train({ ...CONFIGS[0]!, steps: 10 });
+      using here = await pe.train({ ...CONFIGS[0]!, steps: 10 });
+      assert.ok(Buffer.from(fromPool.save()).equals(Buffer.from(here.save())));
+      const more = { steps: 6, seed: 5 };
+      const want = await record((o) => pe.continueTraining(here, more, o), 3);
+      const got = await record((o) => pe.continueTraining(fromPool, more, o), 3);
+      assert.ok(got.bytes.equals(want.bytes), "continuing the pool's model differs from continuing the same weights here");
+      assert.deepEqual(got.rows, want.rows);
+      // Not deleted, and still the pool's weights.
+      assert.ok(Buffer.from(fromPool.save()).equals(Buffer.from(here.save())));
+    });
+
     it('a bad call rejects as pe.train does, and the pool keeps training', async () => {
       const pool = pools[1]!;
       const good = { ...CONFIGS[0]!, steps: 3 };
