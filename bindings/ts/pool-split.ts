@@ -1,11 +1,14 @@
 /**
  * How one attention call is cut into per-Worker calls and put back together.
  * A call splits by key-value group: part p gets the query heads of groups
- * [g0, g1) and those groups' keys and values, with every per-head input
- * (ALiBi slopes, the T5 table's columns, the additive bias) cut the same way;
- * what every head shares (masks, RoPE, Shaw tables) goes to each part as is.
- * Each head then runs the same kernel on the same numbers as in the whole
- * call, so the joined result is the whole call's, bit for bit.
+ * [g0, g1) and those groups' keys and values. With fewer groups than parts
+ * (multi-query, or few groups on many Workers) a group's query heads are cut
+ * instead, and each part of the group gets a copy of its keys and values.
+ * Every per-head input (ALiBi slopes, the T5 table's columns, the additive
+ * bias) is cut as the query heads are; what every head shares (masks, RoPE,
+ * Shaw tables) goes to each part as is. Each head then runs the same kernel
+ * on the same numbers as in the whole call, so the joined result is the
+ * whole call's, bit for bit.
  */
 import type { AlibiVariant, AttentionOptions, AttentionResult } from './types.js';
 
@@ -50,6 +53,43 @@ function sendable(x: unknown): unknown {
   return out;
 }
 
+/** A part's query heads [h0, h0 + h) and key-value groups [g0, g0 + g). */
+export interface PartHeads {
+  h0: number;
+  h: number;
+  g0: number;
+  g: number;
+}
+
+/**
+ * The parts of a call with `heads` query heads in `kvHeads` groups over at most `parts` Workers:
+ * whole groups when there are at least as many groups as parts; else each group's query heads cut
+ * into about parts / kvHeads runs (a part never spans two groups, so its heads stay grouped as in
+ * the whole call).
+ */
+export function partHeads(heads: number, kvHeads: number, parts: number): PartHeads[] {
+  const group = heads / kvHeads;
+  const out: PartHeads[] = [];
+  if (kvHeads >= parts) {
+    for (let p = 0; p < parts; p++) {
+      const g0 = Math.floor((p * kvHeads) / parts);
+      const g1 = Math.floor(((p + 1) * kvHeads) / parts);
+      out.push({ h0: g0 * group, h: (g1 - g0) * group, g0, g: g1 - g0 });
+    }
+    return out;
+  }
+  const n = Math.min(parts, heads);
+  for (let g = 0; g < kvHeads; g++) {
+    // Group g's parts: at least one (n >= kvHeads), at most its `group` heads (n <= heads).
+    const m = Math.floor(((g + 1) * n) / kvHeads) - Math.floor((g * n) / kvHeads);
+    for (let i = 0; i < m; i++) {
+      const a = Math.floor((i * group) / m), b = Math.floor(((i + 1) * group) / m);
+      out.push({ h0: g * group + a, h: b - a, g0: g, g: 1 });
+    }
+  }
+  return out;
+}
+
 /** `rows` consecutive rows of `width` values from `x`, starting at row `from` (a copy the part owns). */
 function rowsOf(x: Float32Array, from: number, rows: number, width: number, alloc: Alloc): Float32Array {
   const part = alloc(rows * width);
@@ -58,9 +98,9 @@ function rowsOf(x: Float32Array, from: number, rows: number, width: number, allo
 }
 
 /**
- * `options` cut into at most `parts` calls over contiguous key-value groups, or undefined when the
- * options are not well-formed enough to cut (the caller then runs the whole call, which reports the
- * problem in its own words) or there is only one group.
+ * `options` cut into at most `parts` calls (`partHeads`), or undefined when the options are not
+ * well-formed enough to cut (the caller then runs the whole call, which reports the problem in its
+ * own words) or there is only one query head.
  */
 export function splitAttention(options: AttentionOptions, parts: number, slopesOf: SlopesOf): AttentionPart[] | undefined {
   if (typeof options !== 'object' || options === null) return undefined;
@@ -68,7 +108,7 @@ export function splitAttention(options: AttentionOptions, parts: number, slopesO
   const { heads, queryLength: Tq, keyLength: Tk, headDim: D } = o;
   const kvHeads = o.kvHeads ?? heads;
   if (!isCount(heads) || !isCount(kvHeads) || !isLength(Tq) || !isLength(Tk) || !isCount(D)) return undefined;
-  if (heads % kvHeads !== 0 || kvHeads < 2 || parts < 2) return undefined;
+  if (heads % kvHeads !== 0 || heads < 2 || parts < 2) return undefined;
   if (!isF32(o.q) || !isF32(o.k) || !isF32(o.v)) return undefined;
   if (o.q.length !== heads * Tq * D || o.k.length !== kvHeads * Tk * D || o.v.length !== kvHeads * Tk * D) return undefined;
   if (o.bias !== undefined && !(isF32(o.bias) && o.bias.length === heads * Tq * Tk)) return undefined;
@@ -91,23 +131,17 @@ export function splitAttention(options: AttentionOptions, parts: number, slopesO
     buckets = o.t5.table.length / heads;
   }
 
-  const group = heads / kvHeads;
-  const n = Math.min(parts, kvHeads);
   const out: AttentionPart[] = [];
-  for (let p = 0; p < n; p++) {
-    const g0 = Math.floor((p * kvHeads) / n);
-    const g1 = Math.floor(((p + 1) * kvHeads) / n);
-    const h0 = g0 * group;
-    const h = (g1 - g0) * group;
+  for (const { h0, h, g0, g } of partHeads(heads, kvHeads, parts)) {
     const { q, k, v, bias, t5 } = o;
     const cut = (alloc: Alloc = fresh): AttentionOptions => {
       const part: AttentionOptions = {
         ...(sendable(o) as AttentionOptions),
         heads: h,
-        kvHeads: g1 - g0,
+        kvHeads: g,
         q: rowsOf(q, h0, h, Tq * D, alloc),
-        k: rowsOf(k, g0, g1 - g0, Tk * D, alloc),
-        v: rowsOf(v, g0, g1 - g0, Tk * D, alloc),
+        k: rowsOf(k, g0, g, Tk * D, alloc),
+        v: rowsOf(v, g0, g, Tk * D, alloc),
       };
       if (slopes !== undefined) part.alibi = { slopes: slopes.slice(h0, h0 + h) };
       if (t5 !== undefined) {

@@ -33,6 +33,8 @@ function cases(): Array<[string, AttentionOptions]> {
     ['causal', base()],
     ['grouped-query (4 groups), full attention, key padding', { ...base({ kvHeads: 4 }), causal: false, keyPadding: pad }],
     ['multi-query (1 group)', base({ kvHeads: 1 })],
+    ['grouped-query (2 groups: cut within a group on 3-4 Workers)', base({ kvHeads: 2 })],
+    ['multi-query, ALiBi, additive bias and the weights', { ...base({ kvHeads: 1 }), alibi: true, bias: wave(H * T * T, 8), returnWeights: true }],
     ['ALiBi, paper slopes', { ...base(), alibi: true }],
     ['ALiBi, variant', { ...base({ heads: 12 }), alibi: { variant: 'simple' } }],
     ['ALiBi, explicit slopes, bidirectional', { ...base(), causal: false, alibi: { slopes: Float32Array.from({ length: H }, (_, h) => 0.5 / (h + 1)) } }],
@@ -75,7 +77,7 @@ for (const [flavour, ready] of flavours) {
     });
 
     it('leaves the caller\'s arrays as they were (copied into the Workers, never detached)', async () => {
-      const [, o] = cases()[8]!;
+      const [, o] = cases().find(([name]) => name === 'additive bias and the weights')!;
       const q = o.q.slice(), bias = o.bias!.slice();
       await pools[1]!.attention(o);
       assert.deepEqual(o.q, q);
