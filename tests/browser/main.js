@@ -14,6 +14,8 @@ async function poolMatches(pe, simd) {
   const calls = [
     { ...base, alibi: true, returnWeights: true },
     { ...base, kvHeads: 2, k: wave(2 * T * D, 2), v: wave(2 * T * D, 3), rope: { layout: 'half', scaling: { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 32 } } },
+    // Multi-query: one group, its query heads cut over the two Workers.
+    { ...base, kvHeads: 1, k: wave(T * D, 2), v: wave(T * D, 3), rope: { layout: 'interleaved' } },
   ];
   const same = (a, b) => a === b || (a && b && a.length === b.length && new Uint8Array(a.buffer).every((x, i) => x === new Uint8Array(b.buffer)[i]));
   const pool = await createPool({ workers: 2, simd, minSplitWork: 0 });

@@ -26,7 +26,7 @@ export function checkBrowserResult(result: BrowserResult, problems: string[]): v
   ]);
   for (const r of result.runs) assert.ok(r.relDiff < 1e-4, `RoPE relative invariance in the browser: ${r.relDiff}`);
   // The Worker pool: two module Workers, the same bits as the calling thread's call.
-  assert.deepEqual(result.runs.map((r) => r.pool), [true, false].map((simd) => ({ workers: 2, simd, same: [true, true] })));
+  assert.deepEqual(result.runs.map((r) => r.pool), [true, false].map((simd) => ({ workers: 2, simd, same: [true, true, true] })));
   // Data-parallel training: pe.train's weights for 1-4 Workers, both tasks; a bad call and the pool after it.
   const four = [true, true, true, true];
   assert.deepEqual(result.runs.map((r) => r.train), [true, false].map(() => ({ same: [four, four], badSame: true, afterSame: true })));
