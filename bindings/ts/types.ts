@@ -16,6 +16,28 @@ import type {
   TASKS,
 } from './names.js';
 
+declare global {
+  // The platform types the API names, declared so that a project whose libs lack them type-checks
+  // these files: WebAssembly.Module, MessagePort and Worker without the DOM lib (Node with
+  // `lib: ["ES2022"]`), the disposables of TypeScript's `esnext.disposable` lib (a page with
+  // `lib: ["ES2022", "DOM"]`). Where a lib declares them, these merge with it and change nothing.
+  namespace WebAssembly {
+    interface Module {}
+  }
+  interface MessagePort {}
+  interface Worker {}
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+    readonly asyncDispose: unique symbol;
+  }
+  interface Disposable {
+    [Symbol.dispose](): void;
+  }
+  interface AsyncDisposable {
+    [Symbol.asyncDispose](): PromiseLike<void>;
+  }
+}
+
 /**
  * Which elements of a head vector form a rotated pair (`ROPE_LAYOUTS`):
  * `'half'` is Hugging Face's `rotate_half` (GPT-NeoX, and Hugging Face's

@@ -101,12 +101,28 @@ describe('npm pack', () => {
       const pool = await createPool({ workers: 2 });
       export const out: [number, string, number] = [m.config.dModel, pe.target, pool.workers];
     `);
-    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, lib: ['ES2022', 'DOM', 'ESNext.Disposable'], types: [], typeRoots: [join(root, 'node_modules/@types')] },
-      files: ['check.ts'],
-    }));
-    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--types', 'node'], { cwd: app, encoding: 'utf8' });
-    assert.equal(tsc.status, 0, `tsc on an app using the installed packages:\n${tsc.stdout}${tsc.stderr}`);
+    // Under the libs apps use: Node without the DOM lib, a page without esnext.disposable (ES2020 +
+    // DOM, as a Vite template), and both; the declarations supply the platform types a lib lacks.
+    writeFileSync(join(app, 'page.ts'), `
+      import { createPool, startPoolWorker } from 'posenc/pool';
+      const channel = new MessageChannel();
+      const worker: Worker = startPoolWorker(channel.port2);
+      await using pool = await createPool({ connect: () => channel.port1, module: await WebAssembly.compile(new Uint8Array(8)) });
+      export const n: number = pool.workers + (worker ? 1 : 0);
+    `);
+    const setups: Array<{ lib: string[]; node: boolean; file: string }> = [
+      { lib: ['ES2022'], node: true, file: 'check.ts' },
+      { lib: ['ES2022', 'DOM', 'ESNext.Disposable'], node: true, file: 'check.ts' },
+      { lib: ['ES2020', 'DOM', 'DOM.Iterable'], node: false, file: 'page.ts' },
+    ];
+    for (const { lib, node, file } of setups) {
+      writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, lib, types: node ? ['node'] : [], typeRoots: [join(root, 'node_modules/@types')] },
+        files: [file],
+      }));
+      const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: app, encoding: 'utf8' });
+      assert.equal(tsc.status, 0, `tsc on ${file} (lib ${lib.join(', ')}${node ? ', Node types' : ''}) using the installed packages:\n${tsc.stdout}${tsc.stderr}`);
+    }
 
     // Browser path: the default entry and everything it imports.
     const dist = join(app, 'node_modules/posenc/dist');
