@@ -771,6 +771,8 @@ export interface PosencPool extends AsyncDisposable {
   evaluate(model: TinyModel, options: EvaluateOptions): Promise<EvaluateResult[]>;
   /** Stops every Worker; calls still waiting reject, later calls reject. */
   terminate(): Promise<void>;
+  /** `terminate()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
