@@ -164,6 +164,24 @@ describe('controls, navigation, theme (Chromium, strict CSP)', () => {
     await page.close();
   });
 
+  it('section 11, YaRN applied twice: the text names the setting and the attention factors the page computes (review F8)', async () => {
+    for (const lang of ['en', 'zh']) {
+      const { page, problems } = await h.open(`#lang=${lang}&section=bugs&z.bug=yarn-magnitude-twice`);
+      await page.waitForSelector('#bugs .body[data-ready$=":yarn-magnitude-twice"]', { timeout: 120000 });
+      const about = await page.$eval('#bug-about', (e) => ({ text: e.textContent ?? '', attention: (e as HTMLElement).dataset.attention ?? '' }));
+      // YaRN's attention factor, 0.1 ln s + 1 (Peng et al.), at ×16 and ×4, as the page prints it.
+      const want = [16, 4].map((s) => (0.1 * Math.log(s) + 1).toFixed(3));
+      assert.equal(about.attention, want.join(','), about.text);
+      const expect = lang === 'en'
+        ? `Shown at 256 tokens with YaRN ×16, which stretches the 64 trained positions to 1024: the larger the factor, the larger the attention factor (${want[0]} at ×16, ${want[1]} at ×4)`
+        : `这里在 256 个 token 上用 YaRN ×16 演示，它把训练时的 64 个位置拉伸到 1024 个：倍数越大，注意力因子越大（×16 时为 ${want[0]}，×4 时为 ${want[1]}）`;
+      assert.ok(about.text.includes(expect), `${lang}: ${about.text}`);
+      assert.match(about.text, lang === 'en' ? /“Correct” here is the same model with YaRN ×16 applied once/ : /“正确”指同一个模型只用一次 YaRN ×16/);
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+
   it('en -> zh -> en: bugs and training leave no stale string', async () => {
     const { page, problems } = await h.open('#lang=en&section=bugs&z.bug=qk-position-mismatch&t.steps=20&t.task=word-order');
     await page.waitForSelector('#bugs .body[data-ready]', { timeout: 120000 });

@@ -130,9 +130,19 @@ describe('extend verdict, section 10 charts, ALiBi / T5 figures (Chromium, stric
           const leader = leaders.find(([l]) => l === learned);
           assert.ok(leader, `${name}: a leader for ${learned}: ${JSON.stringify(leaders)}`);
           const [, x0, y0, x1, y1] = leader;
-          assert.ok(Math.hypot(x1 - x0, y1 - y0) <= 40, `${name}: leader ${JSON.stringify(leader)} is short`);
+          // Short: the label is at most five rows (of 12 px) from the end, clear of the other lines (review F5).
+          assert.ok(Math.hypot(x1 - x0, y1 - y0) <= 5 * 12 + 6, `${name}: leader ${JSON.stringify(leader)} is short`);
           const box = labels.find(([l]) => l === learned)!;
           assert.ok(x1 >= box[1] - 1 && x1 <= box[1] + box[3] + 1 && Math.abs(y1 - box[2]) <= 6.5, `${name}: the leader ends at the label ${JSON.stringify(box)}`);
+          // It starts at the learned line's last point (from the data), and the label stands clear of the
+          // training-length line and of that point, where the other curves bunch (review F5).
+          const ends = JSON.parse(await page.$eval(id, (e) => (e as HTMLElement).dataset.endPoints ?? '[]')) as Array<[string, number, number]>;
+          const end = ends.find(([l]) => l === learned);
+          assert.ok(end && Math.abs(end[1] - x0) <= 1 && Math.abs(end[2] - y0) <= 1, `${name}: the leader starts at the line's end ${JSON.stringify(end)}: ${JSON.stringify(leader)}`);
+          const markerXs = JSON.parse(await page.$eval(id, (e) => (e as HTMLElement).dataset.markerXs ?? '[]')) as number[];
+          assert.equal(markerXs.length, 1, `${name}: the training length's line`);
+          for (const mx of markerXs) assert.ok(box[1] + box[3] < mx - 4 || box[1] > mx + 4, `${name}: the label ${JSON.stringify(box)} off the training-length line at ${mx}`);
+          assert.ok(Math.abs(box[2] - y0) >= 5.5 + 6, `${name}: the label ${JSON.stringify(box)} a row clear of the end point (${x0}, ${y0})`);
         }
         await screenshot(page, `fix2-${id.slice(1)}-${name}`, id);
       }

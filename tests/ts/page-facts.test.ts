@@ -80,6 +80,19 @@ for (const [name, loading] of flavours) {
       assert.match(bugs.zh['bugs.partial-rotary-freq-over-head-dim'], /低频的那些偏得最多；但在训练用的 \{M\} 个 token 之内，角度误差 .* 最大的是第 1 个维度对/);
     });
 
+    it('YaRN: the attention factor grows with the factor (section 11 shows the doubled factor at ×16, not ×4)', async () => {
+      const pe = await loading;
+      // The shipped language-rope model: head dim 16, base 10000, trained on 64 tokens; the demo runs 256.
+      const af = (factor: number): number => pe.ropeFrequencies({
+        headDim: 16, seqLen: 256, scaling: { type: 'yarn', factor, originalMaxPositionEmbeddings: 64 },
+      }).attentionFactor;
+      // Peng et al.: 0.1 ln s + 1.
+      for (const s of [4, 16]) assert.ok(Math.abs(af(s) - (0.1 * Math.log(s) + 1)) < 1e-6, `×${s}: ${af(s)}`);
+      assert.ok(af(16) > af(4));
+      assert.match(bugs.en['bugs.yarn-magnitude-twice'], /the larger the factor, the larger the attention factor \(\{af\} at ×\{factor\}, \{afSmall\} at ×\{small\}\).*“Correct” here is the same model with YaRN ×\{factor\} applied once/);
+      assert.match(bugs.zh['bugs.yarn-magnitude-twice'], /倍数越大，注意力因子越大（×\{factor\} 时为 \{af\}，×\{small\} 时为 \{afSmall\}）.*“正确”指同一个模型只用一次 YaRN ×\{factor\}/);
+    });
+
     it('T5: the near half of the buckets are exact distances, the far half log-spaced', async () => {
       const pe = await loading;
       // One causal query at position 199 against keys 0..199: bucket of distance d = 199 - key.

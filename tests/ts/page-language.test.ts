@@ -139,8 +139,7 @@ async function visitAll(page: Page): Promise<void> {
 }
 
 describe('the page in two languages (Chromium, strict CSP)', () => {
-  // A label and its value ("最大值： 0.080") keep their space for now.
-  it('in Chinese: no space between two CJK characters (punctuation included) nor after 。，, in any block of text (names filled into templates, joined paragraphs); number ranges in full-width brackets', async () => {
+  it('in Chinese: no space between two CJK characters (punctuation included) nor after 。，：, in any block of text (names filled into templates, joined paragraphs); number ranges in full-width brackets', async () => {
     const { page, problems } = await h.open('#lang=zh');
     await visitAll(page);
     // Each block of text as it reads (text nodes joined, whitespace collapsed as
@@ -167,7 +166,8 @@ describe('the page in two languages (Chromium, strict CSP)', () => {
         if (skipped) {
           if (skipped === lastSkip) continue;
           lastSkip = skipped;
-          piece = 'X';
+          // Display math (its own line: a space before it does not show) as ¶.
+          piece = skipped.closest('.katex-display') ? '¶' : 'X';
         }
         text.set(block, (text.get(block) ?? '') + piece);
       }
@@ -175,7 +175,8 @@ describe('the page in two languages (Chromium, strict CSP)', () => {
     });
     assert.ok(blocks.length > 100, `${blocks.length} blocks`);
     const cjk = '\u3000-\u303f\u3400-\u9fff\uff00-\uffef';
-    const bad = blocks.filter(({ text }) => new RegExp(`[${cjk}] [${cjk}]|[。，] `).test(text)).map(({ where, text }) => `${where}: ${text}`);
+    // Nor after ： before a value ("验算：prompt", "最大值：0.080", review F7), except before display math.
+    const bad = blocks.filter(({ text }) => new RegExp(`[${cjk}] [${cjk}]|[。，] |： (?!¶)`).test(text)).map(({ where, text }) => `${where}: ${text}`);
     assert.deepEqual(bad, [], `Chinese text with a stray space:\n${bad.join('\n')}`);
     // A number range or a percentage in brackets inside Chinese text takes full-width brackets,
     // 0.270（0.268–0.274）, 我（63%）, not ASCII ones (review N9: the seed bands' ranges).
@@ -183,6 +184,9 @@ describe('the page in two languages (Chromium, strict CSP)', () => {
     assert.ok(asciiRange.test('高出 0.270 (0.268–0.274) nats') && asciiRange.test('我 (63%)') && !asciiRange.test('高出 0.270（0.268–0.274）nats'));
     const ascii = blocks.filter(({ text }) => /[\u4e00-\u9fff]/.test(text) && asciiRange.test(text)).map(({ where, text }) => `${where}: ${text}`);
     assert.deepEqual(ascii, [], `ASCII brackets around a number range in Chinese text:\n${ascii.join('\n')}`);
+    // Chinese words in brackets take full-width ones too: （上下文长度 L = 113）, not (上下文长度 L = 113) (review F7).
+    const asciiWords = blocks.filter(({ text }) => /\([^()]*[\u4e00-\u9fff][^()]*\)/.test(text)).map(({ where, text }) => `${where}: ${text}`);
+    assert.deepEqual(asciiWords, [], `ASCII brackets around Chinese words:\n${asciiWords.join('\n')}`);
     assert.deepEqual(problems, []);
     await page.close();
   });

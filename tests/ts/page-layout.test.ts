@@ -4,6 +4,7 @@
  *   view together: with any control scrolled up to the top of the screen
  *   the figures stand beside it (sticky figures), or with any figure so
  *   scrolled the controls do (sticky controls);
+ * - at 390 px, code boxes do not wrap their lines (they scroll, with an edge shade) and the page does not scroll sideways;
  * - at 390 px, after section 1's Shuffle a map is on screen, and section
  *   5's 8-dim tables show dims 4-7 inside the screen, nothing scrolled away;
  * - the RoPE lab states its lesson before any control is touched; its
@@ -135,6 +136,54 @@ describe('page layout', () => {
     await screenshot(page, 'layout-order-shuffle-390');
     assert.deepEqual(problems, []);
     await page.close();
+  });
+
+  it('390 px: code boxes keep each line of code on one line and scroll sideways; the page does not (review F3)', async () => {
+    for (const lang of ['zh', 'en']) {
+      const { page, problems } = await h.open(`#lang=${lang}&section=examples`, PHONE);
+      await page.addStyleTag({ content: 'html { scroll-behavior: auto !important; }' });
+      await reachAndWait(page, '#examples', '#ex-rope-py:not([hidden])');
+      const ids = await page.$$eval('main > section', (ss) => ss.map((s) => s.id));
+      for (const id of ids) {
+        await page.$eval(`#${id}`, (e) => e.scrollIntoView({ behavior: 'instant' }));
+        await page.waitForTimeout(100);
+      }
+      // Every code listing (the code panels, both tabs, and each line of the step tables): white-space pre,
+      // no more line boxes than lines of text, and what is wider than the box scrolls inside it.
+      const boxes = await page.$$eval('pre.code, table.code-steps td:first-child > code', (es) => es.map((e) => {
+        const hidden = e.closest('[hidden]') as HTMLElement | null;
+        if (hidden) hidden.hidden = false;
+        const cs = getComputedStyle(e);
+        const range = document.createRange();
+        range.selectNodeContents(e);
+        const tops = new Set(Array.from(range.getClientRects()).filter((r) => r.height > 0).map((r) => Math.round(r.top)));
+        const out = {
+          id: e.id || (e.closest('[id]')?.id ?? '?'), ws: cs.whiteSpace, ox: cs.overflowX, shade: cs.backgroundImage.includes('radial-gradient'),
+          lines: (e.textContent ?? '').replace(/\n$/, '').split('\n').length, boxes: tops.size,
+          sw: e.scrollWidth, cw: e.clientWidth, right: e.getBoundingClientRect().right,
+        };
+        if (hidden) hidden.hidden = true;
+        return out;
+      }));
+      assert.ok(boxes.length >= 20, `${lang}: ${boxes.length} code boxes`);
+      assert.ok(boxes.some((b) => b.sw > b.cw + 20), `${lang}: some line is wider than a phone`);
+      for (const b of boxes) {
+        const what = `${lang} ${b.id}: ${JSON.stringify(b)}`;
+        assert.equal(b.ws, 'pre', what);
+        assert.ok(b.boxes >= 1 && b.boxes <= b.lines, `${what}: a wrapped line`);
+        assert.ok(b.ox === 'auto' || b.ox === 'scroll', `${what}: scrolls sideways`);
+        assert.ok(b.shade, `${what}: the edge shade`);
+        assert.ok(b.right <= PHONE.width + 0.5, `${what}: inside the screen`);
+      }
+      const doc = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+      assert.ok(doc[0]! <= doc[1]!, `${lang}: the page is ${doc[0]} px wide at ${doc[1]}`);
+      if (lang === 'zh') {
+        await page.$eval('#ex-rope-py', (e) => e.scrollIntoView({ block: 'center', behavior: 'instant' }));
+        await screenshot(page, 'layout-code-390', '#ex-rope-py');
+      }
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
   });
 
   it('desktop: section 5\'s 8-dim tables keep one line per row, with no two-line legend', async () => {

@@ -620,16 +620,22 @@ describe('both sections: languages, themes, phone width', () => {
         assert.match(note, /[\u4e00-\u9fff]/);
         assert.match(await page.$eval('#ex-sin-py', (e) => e.textContent ?? ''), /偶数维/, 'code comments follow the language');
       }
-      // Section 8's code opens on PyTorch and no line of it is cut off (it wraps).
+      // Section 8's code opens on PyTorch; a line wider than the box is not wrapped (a wrapped Python line
+      // reads as a line at the wrong indentation, review F3) but scrolls sideways inside the box.
       const panels = await page.$$eval('#examples .code-panels', (ps) => ps.map((p) => {
         const shown = Array.from(p.querySelectorAll<HTMLElement>('pre.code')).filter((e) => !e.hidden);
-        return { shown: shown.map((e) => e.id), cut: shown.map((e) => e.scrollWidth - e.clientWidth) };
+        return {
+          shown: shown.map((e) => e.id),
+          cut: shown.map((e) => (getComputedStyle(e).overflowX === 'auto' ? 0 : e.scrollWidth - e.clientWidth)),
+          ws: shown.map((e) => getComputedStyle(e).whiteSpace),
+        };
       }));
       assert.ok(panels.length >= 6, `${panels.length} code panels`);
       for (const p of panels) {
         assert.equal(p.shown.length, 1);
         assert.match(p.shown[0]!, /-py$/, `${p.shown[0]} is shown first`);
-        assert.ok(p.cut[0]! <= 0, `${p.shown[0]}: ${p.cut[0]} px of its lines hidden at ${width} px`);
+        assert.ok(p.cut[0]! <= 0, `${p.shown[0]}: ${p.cut[0]} px of its lines hidden at ${width} px, and no scrolling`);
+        assert.equal(p.ws[0], 'pre', `${p.shown[0]}: lines kept whole`);
       }
       // Nothing in these two sections sticks out (wide tensors and tables scroll inside their boxes).
       for (const id of ['examples', 'derivation']) {

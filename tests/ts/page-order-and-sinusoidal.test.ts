@@ -88,7 +88,7 @@ async function chipTexts(page: Page): Promise<string[]> {
 
 describe('sections 1 and sinusoidal (Chromium, strict CSP)', () => {
   it('"who does it?": the default pair is in the page\'s language, o.pair picks another, rows name the encodings (review B4)', async () => {
-    for (const [hash, want] of [['', ['Alice likes Bob', 'Bob likes Alice']], ['lang=zh', ['我 喜欢 你', '你 喜欢 我']], ['o.pair=3', ['Carol really sees Dave', 'Dave really sees Carol']]] as const) {
+    for (const [hash, want] of [['', ['Alice likes Bob', 'Bob likes Alice']], ['lang=zh', ['我喜欢你', '你喜欢我']], ['o.pair=3', ['Carol really sees Dave', 'Dave really sees Carol']]] as const) {
       const { page, problems } = await h.open(`#${hash}`);
       await reachAndWait(page, '#order-answers', '#order-answers[data-ready="1"]', 120000);
       const heads = await page.$$eval('#order-answers thead th[data-sample]', (es) => es.map((e) => e.textContent));
@@ -239,6 +239,16 @@ describe('sections 1 and sinusoidal (Chromium, strict CSP)', () => {
     assert.equal(words.join(''), shown, 'the chips are the words of the sentence shown');
     const samples = await page.$$eval('#order .sample', (bs) => bs.map((b) => b.textContent ?? ''));
     for (const s of samples) assert.doesNotMatch(s, /\s/, `sample "${s}"`);
+    // So are the word-order models' sentences: the selector's options and the table's header (review F7).
+    const pairs = await page.$$eval('#order-pair option', (os) => os.map((o) => o.textContent ?? ''));
+    assert.ok(pairs.some((p) => p.includes('我喜欢你') && p.includes('你喜欢我')) && pairs.some((p) => p.includes('小明常常帮助小红')), pairs.join(' | '));
+    for (const p of pairs) assert.doesNotMatch(p, /[\u4e00-\u9fff]\s+[\u4e00-\u9fff]/, `option "${p}"`);
+    await reachAndWait(page, '#order-answers', '#order-answers[data-ready="1"]', 120000);
+    const heads = await page.$$eval('#order-answers thead th[data-sample]', (es) => es.map((e) => e.textContent ?? ''));
+    assert.deepEqual(heads, ['我喜欢你', '你喜欢我']);
+    await page.selectOption('#order-pair', '2');
+    await page.waitForFunction(() => (document.querySelector('#order-answers thead th[data-sample]')?.textContent ?? '') === '小明常常帮助小红', null, { timeout: 60000 });
+    await page.$eval('#order', (e) => e.scrollIntoView({ block: 'start', behavior: 'instant' }));
     // The text shown, typed back in, is cut into the same words (the vocabulary's longest match).
     await page.fill(box, '');
     await page.type(box, shown, { delay: 10 });

@@ -295,7 +295,7 @@ export class LinePlot {
     const hs = this.o.hMarkers?.() ?? [], ht = this.o.hMarkerText?.() ?? [];
     // Each text goes where the fewest drawn lines run through it (the first
     // such spot of its list), so that it does not sit on the data.
-    let ink: Array<[number, number]> | undefined;
+    let ink: Array<[number, number, number]> | undefined;
     const crossings = (b: Box): number => {
       ink ??= linePoints(u, 3 * dpr);
       return ink.filter(([x, y]) => x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1).length;
@@ -386,11 +386,12 @@ export class LinePlot {
       if (last < 0) continue;
       const text = String(s.label ?? '');
       items.push({
-        x: u.valToPos(u.data[0][last]!, 'x', true), y: u.valToPos(ys[last]!, 'y', true), text, w: ctx.measureText(text).width,
+        k, x: u.valToPos(u.data[0][last]!, 'x', true), y: u.valToPos(ys[last]!, 'y', true), text, w: ctx.measureText(text).width,
         color: themed(this.series[k - 1]?.color ?? PALETTE[(k - 1) % PALETTE.length]!),
       });
     }
     const top = u.bbox.top - 14 * dpr + h / 2, bottom = u.bbox.top + u.bbox.height - h / 2;
+    const ends = items.map((d) => [d.text, Math.round(d.x / dpr), Math.round(d.y / dpr)]);
     const right = Math.max(...items.map((it) => it.x));
     const column = items.filter((it) => it.x >= right - 1).sort((a, b) => a.y - b.y);
     const inner = items.filter((it) => it.x < right - 1);
@@ -422,8 +423,16 @@ export class LinePlot {
     // The drawn lines, as points every few pixels: a label that ends early
     // (a model that stops at its table) goes where no line runs through it
     // if there is such a spot, else where it overlaps no other text.
-    const ink: Array<[number, number]> = inner.length === 0 ? [] : linePoints(u, 3 * dpr);
+    const ink: Array<[number, number, number]> = inner.length === 0 ? [] : linePoints(u, 3 * dpr);
     const crossed = (b: Box): boolean => ink.some(([x, y]) => x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1);
+    // Crowded: another line, or a vertical marker (the training length), runs within a margin of the
+    // box. A label there, beside the points where the lines bunch, reads as a note on those points
+    // (review F5: the learned model's label beside the other curves' bump just before the training
+    // length); clear of them, its leader says which end it names.
+    const margin = 6 * dpr;
+    const vx = (this.o.markers?.() ?? []).map((v) => u.valToPos(v, 'x', true));
+    const crowded = (b: Box, k: number): boolean => vx.some((x) => x >= b.x0 - margin && x <= b.x1 + margin)
+      || ink.some(([x, y, s]) => s !== k && x >= b.x0 - margin && x <= b.x1 + margin && y >= b.y0 - margin && y <= b.y1 + margin);
     for (const it of inner) {
       const spots: Array<[number, number]> = [
         [it.x + pad, it.y], [it.x - it.w / 2, it.y - gap], [it.x + pad, it.y - gap], [it.x - pad - it.w, it.y - gap],
@@ -441,7 +450,9 @@ export class LinePlot {
       };
       // Beside its end point first (review B8: a label rows away reads as another line's), across a
       // line if need be (the halo keeps it legible); farther only when every near spot is taken.
-      const spot = spots.find((p) => free(p) && !crossed(labelBox(p[0], p[1], it.w, h))) ?? spots.find(free)
+      const clear = (p: [number, number]): boolean => free(p) && !crossed(labelBox(p[0], p[1], it.w, h)) && !crowded(labelBox(p[0], p[1], it.w, h), it.k);
+      const spot = spots.find(clear) ?? far.find(clear)
+        ?? spots.find((p) => free(p) && !crossed(labelBox(p[0], p[1], it.w, h))) ?? spots.find(free)
         ?? far.find((p) => free(p) && !crossed(labelBox(p[0], p[1], it.w, h))) ?? far.find(free);
       if (!spot) continue;
       const box = labelBox(spot[0], spot[1], it.w, h);
@@ -458,15 +469,18 @@ export class LinePlot {
       if (!it.leader) continue;
       const [x0, y0, x1, y1] = it.leader;
       ctx.strokeStyle = it.color;
-      ctx.lineWidth = dpr;
+      ctx.lineWidth = 1.5 * dpr;
       ctx.beginPath();
       ctx.moveTo(x0, y0);
       ctx.lineTo(x1, y1);
       ctx.stroke();
+      // The end point, ringed in the background's colour so that it stands out on the lines under it.
       ctx.fillStyle = it.color;
+      ctx.strokeStyle = cssVar('--bg');
       ctx.beginPath();
-      ctx.arc(x0, y0, 3 * dpr, 0, 2 * Math.PI);
+      ctx.arc(x0, y0, 3.5 * dpr, 0, 2 * Math.PI);
       ctx.fill();
+      ctx.stroke();
     }
     // The same halo as the marker texts (a label may still sit over a line
     // when no free spot was found).
@@ -480,29 +494,32 @@ export class LinePlot {
     ctx.textBaseline = 'alphabetic';
     // For tests and readers of the DOM: the labels drawn and where (CSS pixels, left edge and middle).
     this.el.dataset.endLabels = JSON.stringify(drawn.map((d) => [d.text, Math.round(d.x / dpr), Math.round(d.y / dpr), Math.round(d.w / dpr)]));
+    // Each labelled line's last point (label, x, y) and the vertical markers' x, from the data and the scales (CSS pixels).
+    this.el.dataset.endPoints = JSON.stringify(ends);
+    this.el.dataset.markerXs = JSON.stringify(vx.map((x) => Math.round(x / dpr)));
     // The leaders of the labels of lines that end early: label, end point (x, y), where the leader meets the label (x, y).
     this.el.dataset.endLeaders = JSON.stringify(drawn.filter((d) => d.leader).map((d) => [d.text, ...d.leader!.map((v) => Math.round(v / dpr))]));
   }
 }
 
-/** Points along every visible line of `u`, at most `step` canvas pixels apart. */
-function linePoints(u: uPlot, step: number): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
+/** Points along every visible line of `u`, at most `step` canvas pixels apart: x, y and the series' index. */
+function linePoints(u: uPlot, step: number): Array<[number, number, number]> {
+  const out: Array<[number, number, number]> = [];
   const xs = u.data[0];
   for (let k = 1; k < u.series.length; k++) {
     if (!u.series[k]!.show) continue;
     const ys = u.data[k] as Array<number | null | undefined>;
-    let prev: [number, number] | undefined;
+    let prev: [number, number, number] | undefined;
     for (let i = 0; i < xs.length; i++) {
       const v = ys[i];
       if (v == null || !Number.isFinite(v)) {
         prev = undefined;
         continue;
       }
-      const p: [number, number] = [u.valToPos(xs[i]!, 'x', true), u.valToPos(v, 'y', true)];
+      const p: [number, number, number] = [u.valToPos(xs[i]!, 'x', true), u.valToPos(v, 'y', true), k];
       if (prev) {
         const n = Math.ceil(Math.hypot(p[0] - prev[0], p[1] - prev[1]) / step);
-        for (let j = 1; j < n; j++) out.push([prev[0] + ((p[0] - prev[0]) * j) / n, prev[1] + ((p[1] - prev[1]) * j) / n]);
+        for (let j = 1; j < n; j++) out.push([prev[0] + ((p[0] - prev[0]) * j) / n, prev[1] + ((p[1] - prev[1]) * j) / n, k]);
       }
       out.push(p);
       prev = p;
@@ -514,7 +531,7 @@ function linePoints(u: uPlot, step: number): Array<[number, number]> {
 /** A rectangle in canvas pixels. */
 interface Box { x0: number; x1: number; y0: number; y1: number }
 /** An end label: anchor or drawn position (left edge, vertical middle), text and its width. */
-interface EndLabel { x: number; y: number; text: string; w: number; color: string; leader?: [number, number, number, number] }
+interface EndLabel { k: number; x: number; y: number; text: string; w: number; color: string; leader?: [number, number, number, number] }
 
 const labelBox = (x: number, y: number, w: number, h: number): Box => ({ x0: x, x1: x + w, y0: y - h / 2, y1: y + h / 2 });
 const overlaps = (a: Box, b: Box): boolean => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;

@@ -41,6 +41,18 @@ export function sentenceGap(): Text {
   return n;
 }
 
+/** A text node that reads `en` in English and `zh` in Chinese (brackets, gaps), following the language. */
+export function byLang(en: string, zh: string): Text {
+  const n = document.createTextNode('');
+  const set = (): void => { n.textContent = lang() === 'zh' ? zh : en; };
+  set();
+  onLangChange(set, n);
+  return n;
+}
+
+/** The gap between a label and the value after it: a space after "label:", none after Chinese "标签：" (review F7). */
+export const valueGap = (): Text => byLang(' ', '');
+
 /** Values made inert for renderRich: no markup, no TeX delimiters. */
 function escapeVars(vars: Vars): Vars {
   const out: Record<string, string | number | boolean> = {};

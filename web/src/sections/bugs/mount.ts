@@ -5,7 +5,7 @@
 // KV cache, and with the bug without a cache (a full pass per token), the
 // symptom the notes name. An odd head dim is not a model bug: its panel
 // shows posenc's error and what a silent implementation computes instead.
-import type { PositionBug, RopeScaling, TinyModelConfig } from 'posenc';
+import type { Posenc, PositionBug, RopeScaling, TinyModelConfig } from 'posenc';
 
 import { errorText, onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot } from '../../plot.js';
@@ -28,7 +28,7 @@ type Bug = (typeof BUGS)[number];
  * past the training length M, its length (a multiple of M) and scaling;
  * the others run at M (each model's own, from describe).
  */
-const DEMO: Record<Bug, { models: string[]; times?: number; scaling?: (M: number) => RopeScaling }> = {
+const DEMO: Record<Bug, { models: string[]; times?: number; scaling?: (M: number) => RopeScaling; compare?: number }> = {
   'rope-on-embeddings': { models: ['language-rope', 'language-xpos'] },
   'only-q': { models: ['language-rope', 'language-xpos'] },
   'qk-position-mismatch': { models: ['language-rope', 'language-xpos'] },
@@ -41,18 +41,40 @@ const DEMO: Record<Bug, { models: string[]; times?: number; scaling?: (M: number
   'wrong-base': { models: ['language-rope', 'language-xpos'] },
   'wrong-scaling': { models: ['language-rope', 'language-xpos'] },
   'partial-rotary-freq-over-head-dim': { models: ['language-rope-partial'] },
+  // ×16 although the demo runs at 4 M: YaRN's attention factor grows with the factor, and at ×4, the factor
+  // 4 M calls for, applying it twice barely moves the loss of this model (review F8); the text says so,
+  // comparing the attention factors at ×16 and at ×`compare`.
   'yarn-magnitude-twice': {
-    models: ['language-rope'], times: 4, scaling: (M) => ({ type: 'yarn', factor: 16, originalMaxPositionEmbeddings: M }),
+    models: ['language-rope'], times: 4, scaling: (M) => ({ type: 'yarn', factor: 16, originalMaxPositionEmbeddings: M }), compare: 4,
   },
 };
 
+/**
+ * YaRN's attention factor (it multiplies cos and sin) at `factor` for a model trained on `M` tokens, run on
+ * `len`, as posenc computes it.
+ */
+export function yarnAttentionFactor(pe: Posenc, c: TinyModelConfig, factor: number, len: number): number {
+  const d = c.dModel / c.heads;
+  return pe.ropeFrequencies({
+    headDim: d, rotaryDim: c.rotaryDim || d, base: c.ropeBase, seqLen: len,
+    scaling: { type: 'yarn', factor, originalMaxPositionEmbeddings: c.trainLen },
+  }).attentionFactor;
+}
+
 /** The numbers a bug's text names, from the chosen model's config ('…' until it is described). */
-function bugVars(c: TinyModelConfig | undefined): Vars {
-  if (c === undefined) return { M: '…', cache: '…', cacheLast: '…', base: '…', d: '…', r: '…' };
+function bugVars(pe: Posenc, bug: Bug, c: TinyModelConfig | undefined): Vars {
+  if (c === undefined) return { M: '…', cache: '…', cacheLast: '…', base: '…', d: '…', r: '…', len: '…', factor: '…', target: '…', small: '…', af: '…', afSmall: '…' };
   const d = c.dModel / c.heads;
   // The short cache holds max(1, M / 2) rows (src/model/position_bug.h).
   const cache = Math.max(1, Math.floor(c.trainLen / 2));
-  return { M: c.trainLen, cache, cacheLast: cache - 1, base: c.ropeBase, d, r: c.rotaryDim || d };
+  const vars = { M: c.trainLen, cache, cacheLast: cache - 1, base: c.ropeBase, d, r: c.rotaryDim || d };
+  const demo = DEMO[bug], scaling = demo.scaling?.(c.trainLen);
+  if (scaling?.type !== 'yarn' || demo.compare === undefined) return vars;
+  const len = c.trainLen * (demo.times ?? 1);
+  return {
+    ...vars, len, factor: scaling.factor, target: c.trainLen * scaling.factor, small: demo.compare,
+    af: fmtNum(yarnAttentionFactor(pe, c, scaling.factor, len)), afSmall: fmtNum(yarnAttentionFactor(pe, c, demo.compare, len)),
+  };
 }
 
 type BugResult = {
@@ -96,7 +118,11 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
 
   /** Everything that shows text: re-run on a language change without new work. */
   const render = (): void => {
-    about.textContent = tf(`bugs.${bug}` as Key, bugVars(config));
+    const vars = bugVars(ctx.pe, bug, config);
+    about.textContent = tf(`bugs.${bug}` as Key, vars);
+    // The attention factors the YaRN text compares (tests read them).
+    if ('af' in vars && vars.af !== '…') about.dataset.attention = `${vars.af},${vars.afSmall}`;
+    else delete about.dataset.attention;
     for (const o of modelSel.options) o.text = modelName(o.value);
     status.textContent = !state ? '' : 'key' in state ? tf(state.key, state.vars) : errorText(state.error);
     if (!last) return;

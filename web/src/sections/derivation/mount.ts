@@ -9,6 +9,7 @@ import { matVec, rich, seeded, setValue, valueOut } from '../../lessonkit.js';
 import { dot, maxDiff, norm } from '../../vec.js';
 import { LinePlot, PALETTE } from '../../plot.js';
 import { renderRich } from '../../tex.js';
+import { valueGap } from '../../textfill.js';
 import { coalesce, el, figure, fmtNum, lab, numberControl, text, timed, type Slider } from '../../ui.js';
 import type { Ctx } from '../context.js';
 
@@ -271,9 +272,9 @@ function relativeStep(pe: Posenc, shared: Shared): HTMLElement {
   const scores = el(
     'div', { class: 'lesson-scores' },
     el('div', { class: 'lesson-readout' }, math('$q = (1.0,\\ 0.4),\\quad k = (-0.5,\\ 0.9)$')),
-    el('div', { class: 'lesson-readout' }, rich('derivation.s2.mn', 'span'), ' ', sMN),
-    el('div', { class: 'lesson-readout' }, rich('derivation.s2.rel', 'span'), ' ', sRel),
-    el('div', { class: 'lesson-readout' }, rich('derivation.s2.mat', 'span'), ' ', sMat),
+    el('div', { class: 'lesson-readout' }, rich('derivation.s2.mn', 'span'), valueGap(), sMN),
+    el('div', { class: 'lesson-readout' }, rich('derivation.s2.rel', 'span'), valueGap(), sRel),
+    el('div', { class: 'lesson-readout' }, rich('derivation.s2.mat', 'span'), valueGap(), sMat),
     el('div', { class: 'lesson-readout' }, math('$\\max\\,|R_m^\\top R_n - R_{n-m}| = $'), ' ', matDiff),
   );
   return step('der-rel', 'derivation.s2.title', 'derivation.s2.text', controls,
@@ -391,8 +392,8 @@ function layoutStep(pe: Posenc): HTMLElement {
       text('derivation.s3.stack', 'p', 'note pairs-stack'),
       el('div', { class: 'layout-cards' }, card(0), card(1)),
       text('derivation.s3.look', 'p', 'note'),
-      el('div', { class: 'lesson-readout' }, text('derivation.s3.mis'), ' ', el('span', {}, '‖x‖ = '), xNorm, el('span', {}, ', ‖out‖ = '), misNorm),
-      el('div', { class: 'lesson-readout' }, text('derivation.s3.perm'), ' ', permDiff),
+      el('div', { class: 'lesson-readout' }, text('derivation.s3.mis'), valueGap(), el('span', {}, '‖x‖ = '), xNorm, el('span', {}, ', ‖out‖ = '), misNorm),
+      el('div', { class: 'lesson-readout' }, text('derivation.s3.perm'), valueGap(), permDiff),
     ],
   }));
 }

@@ -8,7 +8,7 @@ import { errorText, onLangChange, t, type Key } from '../../i18n.js';
 import { codePanels, rich, seeded, setValue, valueOut, type CodePanels } from '../../lessonkit.js';
 import { maxDiff } from '../../vec.js';
 import { getChoice } from '../../state.js';
-import { liveText, sentenceGap, tf } from '../../textfill.js';
+import { liveText, sentenceGap, tf, valueGap } from '../../textfill.js';
 import { EVAL_SIZE, SEEDS } from '../../seedbands.js';
 import { coalesce, el, lazyPanel, numberControl, select, text, timed } from '../../ui.js';
 import { formatTensor, pythonFixed, torchSize } from '../../torchfmt.js';
@@ -311,7 +311,7 @@ cache.delete();`,
 torch.set_printoptions(precision=4, sci_mode=False, linewidth=200)
 
 def rope(x, pos, base=10000.0):
-    """x: [t, d], pos: [t]; ${c('examples.kv.c.rope')}"""
+    """x: [t, d], pos: [t]${c('examples.kv.c.rope')}"""
     d = x.shape[-1]
     inv_freq = base ** (-torch.arange(0, d, 2) / d)
     angle = (pos[:, None].float() * inv_freq).repeat_interleave(2, dim=-1)
@@ -530,7 +530,7 @@ print(y[0])`,
   ];
   render();
   onLangChange(update);
-  const out = [pre, el('p', { class: 'lesson-readout' }, text('examples.layer.shift'), ' ', shift)];
+  const out = [pre, el('p', { class: 'lesson-readout' }, text('examples.layer.shift'), valueGap(), shift)];
   return lesson('ex-layer', 'examples.layer.title', 'examples.layer.text', controls, out, code, 'examples.layer.look');
 }
 

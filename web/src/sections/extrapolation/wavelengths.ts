@@ -12,7 +12,7 @@ import { scalingLabel } from '../../encname.js';
 import { onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot, type LineSeries } from '../../plot.js';
 import { getChoice, getParam } from '../../state.js';
-import { sentenceGap, tf } from '../../textfill.js';
+import { sentenceGap, tf, tidyCjk, valueGap } from '../../textfill.js';
 import { applyState, coalesce, el, figure, fmtNum, numberControl, select, showError, text, whenNear } from '../../ui.js';
 import { ropeFacts } from '../../poscommon.js';
 import type { Ctx } from '../context.js';
@@ -133,7 +133,7 @@ function build(ctx: Ctx, box: HTMLElement, tiny: () => Promise<RopeModel>, statu
     methodText.textContent = t(`wl.m.${st.method}${variant}` as Key);
     methodText.dataset.key = `wl.m.${st.method}${variant}`;
     ratio.el.dataset.own = String(own(rm) !== undefined);
-    extra.textContent = `${t('wl.step')} ${fmtNum(def[0]!, 3)} → ${fmtNum(inv[0]!, 3)} rad · ${t('wl.attnFactor')} ${fmtNum(sc.attentionFactor, 4)}`;
+    extra.textContent = tidyCjk(`${t('wl.step')} ${fmtNum(def[0]!, 3)} → ${fmtNum(inv[0]!, 3)} rad · ${t('wl.attnFactor')} ${fmtNum(sc.attentionFactor, 4)}`);
     extra.dataset.attention = String(sc.attentionFactor);
     box.dataset.len = String(st.len);
     box.dataset.method = st.method;
@@ -155,7 +155,7 @@ function build(ctx: Ctx, box: HTMLElement, tiny: () => Promise<RopeModel>, statu
     el('div', { class: 'figs' },
       el('div', {},
         figure('wl.lambda.fig', wave.el),
-        el('p', { class: 'result' }, text('wl.count'), ' ', count),
+        el('p', { class: 'result' }, text('wl.count'), valueGap(), count),
         text('wl.lambda.look', 'p', 'note')),
       el('div', {},
         figure('wl.angle.fig', angles.el),

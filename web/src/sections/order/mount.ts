@@ -479,7 +479,9 @@ function mountModels(ctx: Ctx, root: HTMLElement): void {
   let pair = chosen >= 0 && chosen < PAIRS.length ? chosen : defaultPair();
   let picked = pair === chosen;
   const sel = el('select', { id: 'order-pair', 'aria-label': t('order.sentence'), 'data-i18n-aria': 'order.sentence', 'data-sample': '' });
-  PAIRS.forEach(([a, b], i) => sel.append(el('option', { value: String(i) }, `${a}  /  ${b}`)));
+  // Shown as written (Chinese without spaces, review F7); the models get the words split by spaces.
+  const shown = (s: string): string => joinTokens(s.split(' '));
+  PAIRS.forEach(([a, b], i) => sel.append(el('option', { value: String(i) }, `${shown(a)}  /  ${shown(b)}`)));
   sel.value = String(pair);
   const table = el('table', { class: 'answers', id: 'order-answers' });
   const accuracy = new Map<string, number>();
@@ -488,7 +490,7 @@ function mountModels(ctx: Ctx, root: HTMLElement): void {
     const [a, b] = PAIRS[pair]!;
     const names = [...SHIPPED['word-order'].map((e) => `word-order-${e}`)];
     if (ctx.custom?.task === 'word-order') names.push(CUSTOM);
-    const head = el('tr', {}, el('th', {}, text('order.model')), el('th', { 'data-sample': '' }, a), el('th', { 'data-sample': '' }, b), el('th', {}, text('order.accuracy')));
+    const head = el('tr', {}, el('th', {}, text('order.model')), el('th', { 'data-sample': '' }, shown(a)), el('th', { 'data-sample': '' }, shown(b)), el('th', {}, text('order.accuracy')));
     const rows = await Promise.all(names.map(async (name) => {
       const ans = await ctx.worker.call('answer', { model: name, sentences: [a, b] });
       if (!accuracy.has(name)) {

@@ -15,7 +15,7 @@ import {
   cachedIds, cachedSteps, idsFromMask, inWindow, leftPadMask, prefillIds, restartIds, type Step,
 } from '../../posids.js';
 import { getBool, getChoice } from '../../state.js';
-import { liveText } from '../../textfill.js';
+import { liveText, valueGap } from '../../textfill.js';
 import { checkbox, coalesce, el, fmtNum, numberControl, select, text, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
 import { mountPaddingPanel, PADS } from './padding.js';
@@ -248,10 +248,10 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
   const captions = [0, 1].map(() => el('figcaption'));
   const lookbacks = [0, 1].map((k) => el('output', { id: k === 0 ? 'pos-lookback' : 'pos-lookback-2' }));
   const figs = mapViews.map((m, k) => el('figure', { class: 'pos-fig' }, captions[k]!, m.el,
-    el('p', { class: 'note' }, text('positions.lookback'), ' ', lookbacks[k]!)));
+    el('p', { class: 'note' }, text('positions.lookback'), valueGap(), lookbacks[k]!)));
   const look = el('p', { class: 'note', id: 'pos-look' });
   const diffOut = el('output', { id: 'pos-pad-diff', class: 'big zero' });
-  const diffLine = el('p', { class: 'result' }, text('positions.pad.diff'), ' ', diffOut);
+  const diffLine = el('p', { class: 'result' }, text('positions.pad.diff'), valueGap(), diffOut);
   const lossBox = el('div', { id: 'pos-loss' });
   // The table's title per scenario: the window keeps the ids and limits the keys instead (review N11).
   const lossTitle = text('positions.loss.title', 'h3');

@@ -105,7 +105,7 @@ function dynamicPart(ctx: Ctx, facts: () => Promise<RopeFacts>): HTMLElement {
     const slowest = (len: number): number => ctx.pe.ropeFrequencies({ headDim, rotaryDim, base, scaling: dyn, seqLen: len }).invFreq[last]!;
     const a = slowest(T), b = slowest(T + PADS);
     slow.dataset.value = `${a},${b}`;
-    slow.textContent = `${t('pad.a.slowest')} ${fmtNum(a, 6)} → ${fmtNum(b, 6)} rad`;
+    slow.textContent = tidyCjk(`${t('pad.a.slowest')} ${fmtNum(a, 6)} → ${fmtNum(b, 6)} rad`);
     Object.assign(box.dataset, {
       t: String(T), n: String(n), m: String(T - 1), pads: String(PADS), factor: String(factor), max: String(f.trainLen),
       base: String(base), dim: String(headDim), q: Array.from(q).join(','), k: Array.from(k).join(','),

@@ -6,7 +6,7 @@ import { AxedHeatmap } from '../../axes.js';
 import { onLangChange, t, type Key } from '../../i18n.js';
 import { cssVar, LinePlot } from '../../plot.js';
 import { getChoice, getNumber, getParam, setParam } from '../../state.js';
-import { liveText, sentenceGap, tf } from '../../textfill.js';
+import { byLang, liveText, sentenceGap, tf } from '../../textfill.js';
 import { rich } from '../../lessonkit.js';
 import { applyState, bindParam, coalesce, el, figure, fmtNum, lab, numberControl, select, text, type ParamValue } from '../../ui.js';
 import type { Ctx } from '../context.js';
@@ -502,7 +502,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
           c.n.el,
           c.s.el),
         el('p', { class: 'result' }, text('rope.score'), ' = ', scoreOut, ' \u2003 ', text('rope.score.shifted'), ' = ', shiftedOut,
-          ' \u2003 (', text('rope.length'), ' L = ', lengthOut, ')'),
+          ' \u2003 ', byLang('(', '（'), text('rope.length'), ' L = ', lengthOut, byLang(')', '）')),
         el('p', { class: 'result' }, text('rope.score.short'), sentenceGap(), 'L = ', shortLengthOut, text('rope.score.shortAt'), shortOut),
         lengthNote,
         figure('rope.pairs', pairsBox, text('rope.pairs.look', 'p', 'note look')),

@@ -9,7 +9,7 @@ import type { EncodingName, Posenc, TinyModelConfig } from 'posenc';
 import './style.css';
 import { AxedHeatmap } from '../../axes.js';
 import { onLangChange, t, type Key } from '../../i18n.js';
-import { liveText, rich } from '../../textfill.js';
+import { liveText, rich, valueGap } from '../../textfill.js';
 import { coalesce, el, fmtNum, lazyPanel, numberControl, text, timed, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
 
@@ -117,7 +117,7 @@ function learnedFigure(ctx: Ctx): { el: HTMLElement; start(trigger: HTMLElement)
     el('div', { class: 'figs' },
       el('figure', {}, text('taxonomy.pos.heat', 'figcaption'), heat.el),
       el('figure', {}, text('taxonomy.pos.sim', 'figcaption'), sim.el)),
-    status, look.el, el('p', { class: 'note' }, beyond.el, ' ', beyondError));
+    status, look.el, el('p', { class: 'note' }, beyond.el, valueGap(), beyondError));
   /** Loads when `trigger` (the section: one trigger for all of it) comes within 300 px. */
   const start = (trigger: HTMLElement): void => {
     lazyPanel(trigger, () => ctx.worker.call('tensor', { model: 'language-learned', name: 'pos.weight' }), ({ shape, data }) => {
