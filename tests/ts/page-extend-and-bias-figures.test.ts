@@ -261,17 +261,42 @@ describe('extend verdict, section 10 charts, ALiBi / T5 figures (Chromium, stric
     };
     const cells = async (): Promise<number[]> => Promise.all(['#extend-before-near', '#extend-after-near', '#extend-before-far', '#extend-after-far'].map((s) => num(page, s)));
     const shownCells = (): Promise<string[]> => page.$$eval('#extend-figs output', (os) => os.map((o) => o.textContent ?? ''));
+    const plainRows = (): Promise<boolean[]> => page.$$eval('#extend-base-row, #extend-plain-row', (rs) => rs.map((r) => (r as HTMLElement).hidden));
     await run();
     const linear = await cells();
     let verdict = await page.$eval('#extend-verdict', (e) => e.textContent ?? '');
     // The four numbers in the order "inside: before -> after; past: before -> after", as the table shows them.
     const quoted = (verdict.match(/\d+\.\d{3}/g) ?? []).map(Number);
     assert.deepEqual(quoted.slice(0, 4), linear.map((v) => Number(v.toFixed(3))), verdict);
-    assert.deepEqual((await shownCells()).map(Number).sort(), linear.map((v) => Number(v.toFixed(3))).sort());
+    // The first two rows: this run's cells (the unscaled rows follow).
+    assert.deepEqual((await shownCells()).slice(0, 4).map(Number).sort(), linear.map((v) => Number(v.toFixed(3))).sort());
     assert.match(verdict, /^Measured for linear \(position interpolation\) at 128 tokens, 10 steps: inside/);
     const [rn, rf, delta] = quoted.slice(4, 7) as [number, number, number];
     assert.ok(Math.abs(Math.abs(linear[0]! - rn) - delta) <= 0.0011, `${verdict}: delta`);
     assert.match(verdict, linear[0]! > rn ? /raised/ : /lowered|unchanged/);
+    // Review 3 F2: the unscaled model trained the same steps (a real run: finite, and not the untrained numbers), and a
+    // reading of the comparison computed from the cells.
+    assert.deepEqual(await plainRows(), [false, false]);
+    const [baseNear, baseFar, plainNear, plainFar] = await Promise.all(
+      ['#extend-base-near', '#extend-base-far', '#extend-plain-near', '#extend-plain-far'].map((sel) => num(page, sel)));
+    for (const v of [baseNear, baseFar, plainNear, plainFar]) assert.ok(Number.isFinite(v) && v > 0, String(v));
+    assert.equal(Number(baseNear.toFixed(3)), rn);
+    assert.equal(Number(baseFar.toFixed(3)), rf);
+    assert.ok(plainNear !== baseNear && plainFar !== baseFar, `trained ${plainNear}, ${plainFar} vs untrained ${baseNear}, ${baseFar}`);
+    // 10 steps at 128 tokens without a scaling bring the loss past the old length down.
+    assert.ok(plainFar < baseFar, `${baseFar} -> ${plainFar}`);
+    const cmp = /Trained the same 10 steps without a scaling, it scores (\d+\.\d{3}) inside and (\d+\.\d{3}) past the old length: with the scaling it ends (.+) past the old length and (.+) inside it\.$/.exec(verdict);
+    assert.ok(cmp, verdict);
+    assert.deepEqual([Number(cmp[1]), Number(cmp[2])], [Number(plainNear.toFixed(3)), Number(plainFar.toFixed(3))]);
+    const reading = (scaled: number, plain: number): string => {
+      const e = Number((scaled - plain).toFixed(3));
+      return e === 0 ? 'level' : `${Math.abs(e).toFixed(3)} nats ${e < 0 ? 'lower' : 'higher'}`;
+    };
+    assert.equal(cmp[3], reading(linear[3]!, plainFar));
+    assert.equal(cmp[4], reading(linear[1]!, plainNear));
+    // The legend's first label is the x axis; the unscaled run is a third curve.
+    assert.deepEqual((await page.$$eval('#extend-loss .u-legend .u-label', (ls) => ls.map((l) => l.textContent ?? ''))).slice(1),
+      ['linear (position interpolation): extended, before training', 'linear (position interpolation): after the extra training', 'no scaling, after the same training']);
     await screenshot(page, 'fix2-extend-linear-en', '#extend-figs');
 
     // A new run: the table empties, the chart greys, and the old result is named.
@@ -290,6 +315,7 @@ describe('extend verdict, section 10 charts, ALiBi / T5 figures (Chromium, stric
     const none = await cells();
     verdict = await page.$eval('#extend-verdict', (e) => e.textContent ?? '');
     assert.equal((verdict.match(/\d+\.\d{3}/g) ?? []).length, 4, 'no baseline sentence for the unscaled run');
+    assert.deepEqual(await plainRows(), [true, true], 'no unscaled rows: this run is the unscaled one');
     // The linear run's baseline is this run's "before" (same model, same seeded data).
     assert.equal(rn, Number(none[0]!.toFixed(3)));
     assert.equal(rf, Number(none[2]!.toFixed(3)));
@@ -306,6 +332,10 @@ describe('extend verdict, section 10 charts, ALiBi / T5 figures (Chromium, stric
     const zv = await zh.page.$eval('#extend-verdict', (e) => e.textContent ?? '');
     assert.match(zv, /^实测（YaRN，长度 128，10 步）：原训练长度以内/);
     assert.ok(!/[a-z]{4,}/.test(zv.replace(/nats|loss|scaling|YaRN/g, '')), zv);
+    assert.match(zv, /不缩放、同样训练 10 步之后，原长度以内是 \d+\.\d{3}，超出部分是 \d+\.\d{3}；加缩放的模型和它相比，超出部分(低|高) \d+\.\d{3} nats|持平/);
+    assert.equal(await zh.page.$eval('#extend-plain-row th', (e) => e.textContent), '不缩放，同样训练之后');
+    const zPlain = await num(zh.page, '#extend-plain-far'), zBase = await num(zh.page, '#extend-base-far');
+    assert.ok(Number.isFinite(zPlain) && zPlain !== zBase, `${zBase} -> ${zPlain}`);
     await screenshot(zh.page, 'fix2-extend-yarn-zh-390', '#extend-figs');
     assert.deepEqual(zh.problems, []);
     await zh.page.close();

@@ -6,6 +6,7 @@ import type { PositionBug } from 'posenc';
 
 import type { Ctx } from './sections/context.js';
 import { encodingSpan } from './encname.js';
+import { EVAL_SET, evalCurve } from './evalset.js';
 import { onLangChange, t, type Key } from './i18n.js';
 import { el, text } from './ui.js';
 
@@ -97,20 +98,30 @@ export interface LossSpec {
 
 /** NaN where that run failed; `error` says why. */
 type LossResult = { clean: number; buggy: number; error?: string };
-const lossCache = new Map<string, Promise<LossResult>>();
+const lossCache = new Map<string, Promise<{ buggy: number; error?: string }>>();
 
-/** Loss of a shipped model with and without a bug or a window (Worker), memoised per page. */
+/**
+ * Loss of a shipped model with correct ids and full attention (the page's
+ * evaluation set at this length, evalset.ts: the same number every section
+ * shows) and, when there is one, with a bug or a window on the same
+ * sequences (Worker, memoised per page).
+ */
 function bugLoss(ctx: Ctx, model: string, bug: PositionBug, length: number, window?: number): Promise<LossResult> {
+  const clean = evalCurve(ctx, model, length).then((r) => r.loss);
+  if (bug === 'none' && window === undefined) {
+    return clean.then((v) => ({ clean: v, buggy: v }), (e: unknown) => ({ clean: NaN, buggy: NaN, error: e instanceof Error ? e.message : String(e) }));
+  }
   const key = `${model}|${bug}|${length}|${window ?? ''}`;
   let p = lossCache.get(key);
   if (!p) {
-    p = ctx.worker.call('bugLoss', { model, bug, length, examples: 16, ...(window === undefined ? {} : { window }) }).then(
-      (r): LossResult => r,
-      (e: unknown): LossResult => ({ clean: NaN, buggy: NaN, error: e instanceof Error ? e.message : String(e) }),
+    p = ctx.worker.call('bugLoss', { model, bug, length, examples: EVAL_SET.examples, seed: EVAL_SET.seed, ...(window === undefined ? {} : { window }) }).then(
+      (r) => r,
+      (e: unknown) => ({ buggy: NaN, error: e instanceof Error ? e.message : String(e) }),
     );
     lossCache.set(key, p);
   }
-  return p;
+  return Promise.all([clean, p]).then(([c, b]) => ({ clean: c, ...b }),
+    (e: unknown) => ({ clean: NaN, buggy: NaN, error: e instanceof Error ? e.message : String(e) }));
 }
 
 const setValue = (o: HTMLOutputElement, v: number, s: string): void => {

@@ -48,15 +48,18 @@ export interface Api {
   sample: { args: { task: TaskName; length: number; seed: number }; result: Int32Array };
   /** Word-order answers for each sentence. */
   answer: { args: { model: string; sentences: string[] }; result: Answer[] };
-  /** Loss and per-position loss at each length. */
-  evaluate: { args: { model: string; lengths: number[]; examples: number; scaling?: RopeScaling }; result: LossCurve[] };
+  /** Loss and per-position loss at each length (`seed`: the data seed, default the package's). */
+  evaluate: { args: { model: string; lengths: number[]; examples: number; seed?: number; scaling?: RopeScaling }; result: LossCurve[] };
   /** Attention maps of one sampled task sequence: [layers, heads, T, T]. */
   maps: { args: { model: string; tokens: Int32Array }; result: { maps: Float32Array; layers: number; heads: number } };
-  /** A bug applied to a model: loss with and without it, and greedy generations from one prompt. */
+  /**
+   * A bug applied to a model: its loss with the bug (the page has the loss
+   * without it from `evaluate`, on the same sequences), and greedy
+   * generations from one prompt.
+   */
   bug: {
-    args: { model: string; bug: PositionBug; length: number; examples: number; scaling?: RopeScaling };
+    args: { model: string; bug: PositionBug; length: number; examples: number; seed: number; scaling?: RopeScaling };
     result: {
-      clean: LossCurve;
       buggy: LossCurve;
       prompt: string;
       /** Greedy continuation through the KV cache, without and with the bug. */
@@ -67,13 +70,13 @@ export interface Api {
     };
   };
   /**
-   * Mean loss at one length with correct position ids and with a position
-   * bug, or (`window`) with full causal attention and with a sliding window
-   * of that many keys (NaN + error where a run fails).
+   * Mean loss at one length with a position bug, or (`window`) with a
+   * sliding window of that many keys (NaN + error where the run fails); the
+   * page has the loss with correct ids and full attention from `evaluate`.
    */
   bugLoss: {
-    args: { model: string; bug: PositionBug; length: number; examples: number; window?: number };
-    result: { clean: number; buggy: number; error?: string };
+    args: { model: string; bug: PositionBug; length: number; examples: number; seed: number; window?: number };
+    result: { buggy: number; error?: string };
   };
   /**
    * Trains a model (progress messages while running); it becomes CUSTOM.
@@ -92,11 +95,14 @@ export interface Api {
    * Extends a trained RoPE / xPos model to `seqLen` with `scaling` (none: the
    * plain positions) and keeps training it there for `steps` (progress
    * messages while running; `cancel` stops it). Loss by position at `seqLen`
-   * of the extended model before and after the extra training.
+   * (`examples` sequences from data seed `seed`) of the extended model before
+   * and after the extra training. With a scaling, the same model without one
+   * is then trained the same steps on the same data (progress stage 2 of 2):
+   * `plain` is its loss before and after.
    */
   extend: {
-    args: { model: string; scaling?: RopeScaling; seqLen: number; steps: number; examples: number };
-    result: { before: LossCurve; after: LossCurve; seconds: number; cores: number };
+    args: { model: string; scaling?: RopeScaling; seqLen: number; steps: number; examples: number; seed: number };
+    result: { before: LossCurve; after: LossCurve; plain?: { before: LossCurve; after: LossCurve }; seconds: number; cores: number };
   };
 }
 
@@ -115,11 +121,16 @@ export type Reply =
   // Not a reply: the Worker's pool asks the page to start one of its Workers on this port (see worker.ts).
   | { poolPort: MessagePort };
 
-/** A training progress report; `seconds` since the run started; `cores`: how many the run uses (the Worker pool's Workers, or 1). */
+/**
+ * A training progress report; `seconds` since the run started; `cores`: how many the run uses (the Worker pool's Workers, or 1);
+ * `stage` of `stages`: which of the runs of one request (extend: the scaled model, then the unscaled one), when there are several.
+ */
 export interface Progress {
   step: number;
   steps: number;
   loss: number;
   seconds: number;
   cores: number;
+  stage?: number;
+  stages?: number;
 }

@@ -32,6 +32,22 @@ export const EVAL_SIZE = {
   retrievalSequences: json.evaluation.examples.retrieval,
 };
 
+/**
+ * The page's one evaluation set of the shipped language models at their
+ * training length: the seed bands' own (the same sequences, so a shipped
+ * model's loss here is seed 1's value in the families table). Every section
+ * that shows a shipped language model's loss uses these sequences
+ * (evalset.ts); at another length, the same count and data seed.
+ */
+export const EVAL_SET = {
+  /** Tokens per sequence: the training length. */
+  length: json.trainLen,
+  /** Sequences. */
+  examples: (json.evaluation.examples.language as Record<string, number>)[String(json.trainLen)]!,
+  /** Data seed of the sequences. */
+  seed: json.evaluation.dataSeed,
+} as const;
+
 /** The band of some values (one per seed). */
 export function bandOf(values: readonly number[]): Band {
   return { mean: values.reduce((s, v) => s + v, 0) / values.length, min: Math.min(...values), max: Math.max(...values), values };

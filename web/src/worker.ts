@@ -1,7 +1,7 @@
 // The module Worker: owns its own posenc instance (instantiated from the
 // WebAssembly.Module the page compiled) and the tiny models, so evaluation
 // and training never block the page. Each model file is fetched once.
-import { compileWasm, init, type EvaluateOptions, type EvaluateResult, type Posenc, type PosencPool, type TinyModel, type TrainProgress } from 'posenc';
+import { compileWasm, init, type EvaluateOptions, type EvaluateResult, type Posenc, type PosencPool, type RopeScaling, type TinyModel, type TrainProgress } from 'posenc';
 import { createPool } from 'posenc/pool';
 
 import type { Api, LossCurve, Method, Reply, Request } from './protocol.js';
@@ -130,39 +130,30 @@ const handlers: Handlers = {
       return { answer: m.classes[best] ?? String(best), p: Math.exp(logits[best]! - max) / sum };
     });
   },
-  async evaluate({ model: name, lengths, examples, scaling }) {
+  async evaluate({ model: name, lengths, examples, seed, scaling }) {
     const m = await model(name);
-    return (await evaluate(m, { lengths, examples, ...(scaling ? { scaling } : {}) })).map((r) => ({
+    return (await evaluate(m, { lengths, examples, ...(seed === undefined ? {} : { seed }), ...(scaling ? { scaling } : {}) })).map((r) => ({
       length: r.length, loss: r.loss, accuracy: r.accuracy, positionLoss: r.positionLoss,
     }));
   },
-  async bug({ model: name, bug, length, examples, scaling }) {
+  async bug({ model: name, bug, length, examples, seed, scaling }) {
     const m = await model(name);
     const sc = scaling ? { scaling } : {};
-    const [[clean], [buggy]] = await Promise.all([
-      evaluate(m, { lengths: [length], examples, ...sc }), evaluate(m, { lengths: [length], examples, ...sc, bug })]);
+    const [buggy] = await evaluate(m, { lengths: [length], examples, seed, ...sc, bug });
     const prompt = (await (await ready).sampleTask({ task: 'language', length: 24, seed: 3 })).tokens;
     const gen = (b: typeof bug, cache = true): string[] =>
       m.detokenize(m.generate(prompt, { maxNewTokens: 40, ...sc, bug: b, cache })).split(' ');
-    const strip = (r: typeof clean): LossCurve => ({ length: r!.length, loss: r!.loss, accuracy: r!.accuracy, positionLoss: r!.positionLoss });
+    const strip = (r: typeof buggy): LossCurve => ({ length: r!.length, loss: r!.loss, accuracy: r!.accuracy, positionLoss: r!.positionLoss });
     return {
-      clean: strip(clean), buggy: strip(buggy), prompt: m.detokenize(prompt),
+      buggy: strip(buggy), prompt: m.detokenize(prompt),
       cleanText: gen('none'), buggyText: gen(bug), uncachedText: gen(bug, false),
     };
   },
-  async bugLoss({ model: name, bug, length, examples, window }) {
+  async bugLoss({ model: name, bug, length, examples, seed, window }) {
     const m = await model(name);
-    if (bug === 'none' && window === undefined) {
-      const [clean] = await evaluate(m, { lengths: [length], examples });
-      return { clean: clean!.loss, buggy: clean!.loss };
-    }
-    // Both at once (on two cores when there is a pool); a failing bug run is reported, not thrown.
-    const [[clean], buggy] = await Promise.all([
-      evaluate(m, { lengths: [length], examples }),
-      evaluate(m, { lengths: [length], examples, bug, ...(window === undefined ? {} : { window }) }).then(
-        ([r]) => ({ loss: r!.loss }), (e: unknown) => ({ loss: NaN, error: e instanceof Error ? e.message : String(e) })),
-    ]);
-    return { clean: clean!.loss, buggy: buggy.loss, ...('error' in buggy ? { error: buggy.error } : {}) };
+    // A failing bug run is reported, not thrown.
+    return evaluate(m, { lengths: [length], examples, seed, bug, ...(window === undefined ? {} : { window }) }).then(
+      ([r]) => ({ buggy: r!.loss }), (e: unknown) => ({ buggy: NaN, error: e instanceof Error ? e.message : String(e) }));
   },
   async maps({ model: name, tokens }) {
     const m = await model(name);
@@ -196,7 +187,7 @@ const handlers: Handlers = {
       if (training === ctrl) training = undefined;
     }
   },
-  async extend({ model: name, scaling, seqLen, steps, examples }, id) {
+  async extend({ model: name, scaling, seqLen, steps, examples, seed }, id) {
     training?.abort();
     const ctrl = new AbortController();
     training = ctrl;
@@ -207,23 +198,37 @@ const handlers: Handlers = {
     const sc = scaling ? { scaling } : {};
     const p = await pool();
     const cores = coresOf(p);
-    const [before] = await evaluate(m, { lengths: [seqLen], examples, ...sc });
-    const t0 = performance.now();
-    try {
-      const config = { steps, seqLen, ...sc };
+    const at = (model: TinyModel, o: { scaling?: RopeScaling }): Promise<LossCurve> =>
+      evaluate(model, { lengths: [seqLen], examples, seed, ...o }).then(([r]) => curve(r!));
+    // With a scaling, the same model is also trained without one: the baseline the scaling is compared with.
+    const stages = scaling ? 2 : 1;
+    // Both "before" curves at once (on two cores when there is a pool).
+    const [before, plainBefore] = await Promise.all([at(m, sc), scaling ? at(m, {}) : undefined]);
+    let seconds = 0;
+    /** Trains a copy of m with `o`'s scaling (none: the plain positions) for `steps` at seqLen; its loss curve after. */
+    const trainAt = async (o: { scaling?: RopeScaling }, stage: number): Promise<LossCurve> => {
+      const t0 = performance.now();
+      const config = { steps, seqLen, ...o };
       const options = {
         signal: ctrl.signal, chunk: 10,
-        onProgress: (r: TrainProgress) => post({ id, progress: { step: r.step, steps: r.steps, loss: r.loss, seconds: (performance.now() - t0) / 1000, cores } }),
+        onProgress: (r: TrainProgress) => post({ id, progress: {
+          step: r.step, steps: r.steps, loss: r.loss, seconds: seconds + (performance.now() - t0) / 1000, cores, ...(stages > 1 ? { stage, stages } : {}),
+        } }),
       };
       const ext = p ? await p.continueTraining(m, config, options) : await (await ready).continueTraining(m, config, options);
-      const seconds = (performance.now() - t0) / 1000;
+      seconds += (performance.now() - t0) / 1000;
       try {
         // The extended model carries its scaling: evaluate applies it.
-        const [after] = await evaluate(ext, { lengths: [seqLen], examples });
-        return { before: curve(before!), after: curve(after!), seconds, cores };
+        return await at(ext, {});
       } finally {
         ext.delete();
       }
+    };
+    try {
+      const after = await trainAt(sc, 1);
+      // The same steps and data (continueTraining's default data seed) without a scaling.
+      const plain = plainBefore ? { before: plainBefore, after: await trainAt({}, 2) } : undefined;
+      return { before, after, ...(plain ? { plain } : {}), seconds, cores };
     } finally {
       if (training === ctrl) training = undefined;
     }

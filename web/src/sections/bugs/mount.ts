@@ -7,11 +7,12 @@
 // shows posenc's error and what a silent implementation computes instead.
 import type { Posenc, PositionBug, RopeScaling, TinyModelConfig } from 'posenc';
 
+import { EVAL_SET, evalCurve } from '../../evalset.js';
 import { errorText, onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot } from '../../plot.js';
 import { getChoice } from '../../state.js';
 import { synthText, synthWord } from '../../synthwords.js';
-import { tf, type Vars } from '../../textfill.js';
+import { liveText, tf, type Vars } from '../../textfill.js';
 import { coalesce, el, figure, fmtNum, select, text, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
 import { bin } from '../extrapolation/mount.js';
@@ -102,6 +103,9 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const clean = el('output', { id: 'bug-loss-clean', class: 'big zero' });
   const buggy = el('output', { id: 'bug-loss-buggy', class: 'big' });
   const texts = el('div', { id: 'bug-texts' });
+  // Which sequences the two losses are measured on.
+  const setNote = liveText('p', 'note');
+  setNote.el.id = 'bug-set';
   const plot = new LinePlot({ xLabel: () => t('extrapolation.position'), yLabel: () => t('plot.loss'), series: [], height: 240, markers: () => (config ? [config.trainLen] : []), markerText: () => [t('extrapolation.marker.train')] });
   const modelSel = el('select', { id: 'bug-model' });
   const modelName = (m: string): string => t(`controls.model.${m}` as Key);
@@ -127,7 +131,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     status.textContent = !state ? '' : 'key' in state ? tf(state.key, state.vars) : errorText(state.error);
     if (!last) return;
     const { r } = last;
-    const w = last.length / 32; // mean over bins of positions: 12 examples are noisy
+    const w = last.length / 32; // mean over bins of positions: a single position is noisy
     const a = bin(r.clean.positionLoss, w), b = bin(r.buggy.positionLoss, w);
     // The label captures this bug (not `last`, which a later run replaces):
     // the plot compares labels to decide whether its legend must change.
@@ -169,11 +173,17 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
         length = M * (demo.times ?? 1);
         scaling = demo.scaling?.(M);
         render();
-        return ctx.worker.call('bug', { model: m, bug: b, length, examples: 12, ...(scaling ? { scaling } : {}) });
+        // Correct: the page's evaluation set at this length (the number every section shows); the bug on the same sequences.
+        return Promise.all([
+          evalCurve(ctx, m, length, scaling),
+          ctx.worker.call('bug', { model: m, bug: b, length, examples: EVAL_SET.examples, seed: EVAL_SET.seed, ...(scaling ? { scaling } : {}) }),
+        ]).then(([c, r]) => ({ ...r, clean: c }));
       })
       .then((r) => {
         if (gen !== generation || r === undefined) return;
         last = { bug: b, r, length };
+        setNote.set(length === EVAL_SET.length && !scaling ? 'bugs.set.main' : 'bugs.set.other', { n: EVAL_SET.examples, len: length, seed: EVAL_SET.seed });
+        setNote.el.dataset.examples = String(EVAL_SET.examples);
         clean.textContent = r.clean.loss.toFixed(3);
         clean.dataset.value = String(r.clean.loss);
         buggy.textContent = r.buggy.loss.toFixed(3);
@@ -205,6 +215,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     el('div', { class: 'controls' }, bugSel.el, el('div', { class: 'control' }, modelLabel, modelSel)),
     about,
     el('p', { class: 'result' }, text('bugs.loss'), text('colon'), text('bugs.correct'), ' ', clean, ' \u2003 ', text('bugs.with'), ' ', buggy),
+    setNote.el,
     symptom,
     status,
     el('div', { class: 'figs' }, figure('bugs.curve', plot.el), figure('bugs.generated', texts)),

@@ -9,7 +9,8 @@ import { codePanels, rich, seeded, setValue, valueOut, type CodePanels } from '.
 import { maxDiff } from '../../vec.js';
 import { getChoice } from '../../state.js';
 import { liveText, sentenceGap, tf, valueGap } from '../../textfill.js';
-import { EVAL_SIZE, SEEDS } from '../../seedbands.js';
+import { EVAL_SET, evalCurve } from '../../evalset.js';
+import { SEEDS } from '../../seedbands.js';
 import { coalesce, el, lazyPanel, numberControl, select, text, timed } from '../../ui.js';
 import { formatTensor, pythonFixed, torchSize } from '../../torchfmt.js';
 import type { Ctx } from '../context.js';
@@ -589,35 +590,34 @@ with torch.no_grad():
   ];
   update();
   onLangChange(update);
-  // The shipped model is a run of its own, evaluated on LEARNED_EXAMPLES sequences: the families table's numbers differ.
+  // The shipped model on the page's evaluation set, as every section shows it; it is seed 1 of the families table's runs.
   const about = liveText('p', 'note');
   about.el.id = 'ex-learned-about';
-  about.set('examples.learned.about', { n: LEARNED_EXAMPLES, len: '…', seeds: SEEDS.length, lm: EVAL_SIZE.languageTokens });
+  const aboutVars = (len: number | string): Record<string, number | string> =>
+    ({ n: EVAL_SET.examples, len, seed: EVAL_SET.seed, seeds: SEEDS.length, others: SEEDS.length - 1 });
+  about.set('examples.learned.about', aboutVars('…'));
   const node = lesson('ex-learned', 'examples.learned.title', 'examples.learned.text', controls,
     [pre, text('examples.learned.model', 'div', 'tensor-label'), modelPre, about.el], code, 'examples.learned.look');
   lazyPanel(node, () => evalLearned(ctx), (r) => {
     showLearned(modelPre, r);
-    about.set('examples.learned.about', { n: LEARNED_EXAMPLES, len: r.config.maxLen, seeds: SEEDS.length, lm: EVAL_SIZE.languageTokens });
+    about.set('examples.learned.about', aboutVars(r.config.maxLen));
   }, { errorBox: modelPre });
   return node;
 }
 
-/** Sequences the shipped learned model is evaluated on, at each length. */
-const LEARNED_EXAMPLES = 4;
-
-/** The shipped language model with a learned table, evaluated inside and past its table (in the Worker). */
+/** The shipped language model with a learned table, on the page's evaluation set inside its table and asked past it (in the Worker). */
 async function evalLearned(ctx: Ctx): Promise<{ model: string; config: TinyModelConfig; inside: number; past: number; message: string }> {
   const model = 'language-learned';
   const { config } = await ctx.worker.call('describe', { model });
-  const inside = await ctx.worker.call('evaluate', { model, lengths: [config.maxLen], examples: LEARNED_EXAMPLES });
+  const inside = await evalCurve(ctx, model, config.maxLen);
   const past = 2 * config.maxLen;
   let message = '';
   try {
-    await ctx.worker.call('evaluate', { model, lengths: [past], examples: LEARNED_EXAMPLES });
+    await evalCurve(ctx, model, past);
   } catch (e) {
     message = e instanceof Error ? e.message : String(e);
   }
-  return { model, config, inside: inside[0]?.loss ?? NaN, past, message };
+  return { model, config, inside: inside.loss, past, message };
 }
 
 /** Shows evalLearned's result: the call lines are code; the outcome line is in the page's language. */
@@ -627,8 +627,8 @@ function showLearned(pre: HTMLElement, r: Awaited<ReturnType<typeof evalLearned>
   const show = (): void => {
     pre.textContent = [
       `${model}: config.maxLen = ${config.maxLen}, trainLen = ${config.trainLen}`,
-      `evaluate({ lengths: [${config.maxLen}] }) -> loss ${r.inside.toFixed(4)}`,
-      `evaluate({ lengths: [${r.past}] }) ->`,
+      `evaluate({ lengths: [${config.maxLen}], examples: ${EVAL_SET.examples}, seed: ${EVAL_SET.seed} }) -> loss ${r.inside.toFixed(3)}`,
+      `evaluate({ lengths: [${r.past}], examples: ${EVAL_SET.examples}, seed: ${EVAL_SET.seed} }) ->`,
       message === '' ? t('error.none') : `${t('error.throws')}${message}`,
     ].join('\n');
   };
@@ -636,6 +636,7 @@ function showLearned(pre: HTMLElement, r: Awaited<ReturnType<typeof evalLearned>
   onLangChange(show, pre);
   pre.dataset.error = message;
   pre.dataset.maxLen = String(config.maxLen);
+  pre.dataset.inside = String(r.inside);
   pre.dataset.ready = '1';
 }
 

@@ -5,8 +5,7 @@
 // sentence that ranks two families says so when their ranges overlap).
 import { encodingLabel, encodingSpan } from '../../encname.js';
 import { isKey, lang, onLangChange, t, type Key } from '../../i18n.js';
-import { band, bandOf, combine, ENTROPY_RATE, EVAL_SIZE, fmtBand, overlaps, SEEDS, TRAIN_LEN, type Band } from '../../seedbands.js';
-import { rich } from '../../lessonkit.js';
+import { band, bandOf, combine, ENTROPY_RATE, EVAL_SET, EVAL_SIZE, fmtBand, overlaps, SEEDS, TRAIN_LEN, type Band } from '../../seedbands.js';
 import { liveText, sentenceGap } from '../../textfill.js';
 import { el, text, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
@@ -184,8 +183,10 @@ export function mountFamilies(ctx: Ctx, root: HTMLElement): void {
     }, () => {});
   }, '300px');
 
-  // The sections that run the shipped models (one more run of each recipe, fewer sequences) give other numbers.
-  const shipped = rich('ext.fam.shipped', 'p', 'note');
+  // The shipped models are seed 1 here, and the sections that run them use this table's sequences at the training length.
+  const shippedText = liveText('p', 'note');
+  shippedText.set('ext.fam.shipped', { len: EVAL_SET.length, n: EVAL_SET.examples, others: SEEDS.length - 1 });
+  const shipped = shippedText.el;
   shipped.id = 'fam-shipped';
 
   const show = (): void => { showFloor(); showTie(); showCopy(); showSome(); showStable(); };

@@ -81,7 +81,7 @@ export const en = {
   // The families table (families.ts): bands of three seeds from data/seed-bands.json.
   'ext.fam.title': 'The eight families side by side',
   'ext.fam.about': 'The plots above run the shipped models, one training run each. Here every recipe was trained {seeds} times, each time with its own random seed: each cell is the mean of the runs, and under it the lowest and the highest, measured natively on {lm} tokens per length for the language models and {rt} sequences per length for retrieval (<code>npm run seed-bands</code>).',
-  'ext.fam.shipped': 'The shipped models that <a href="#examples">the reference section</a>, <a href="#positions">Position ids</a> and <a href="#bugs">RoPE bugs</a> run are one more training run of each recipe, evaluated there on fewer sequences, so their losses differ a little from the means in this table.',
+  'ext.fam.shipped': 'The shipped models that <a href="#examples">the reference section</a>, <a href="#positions">Position ids</a>, <a href="#bugs">RoPE bugs</a> and <a href="#train">Train your own</a> run are seed 1 of each recipe, and those sections evaluate them at {len} tokens on this table’s {n} sequences: the loss they show is seed 1’s value here, while each cell’s mean and range add the {others} runs with other seeds.',
   'ext.fam.col.family': 'Encoding',
   'ext.fam.col.loss': 'Language model: loss (nats per token) at',
   'ext.fam.col.acc': 'Retrieval: accuracy at',
@@ -179,7 +179,7 @@ export const zh: Record<keyof typeof en, string> = {
   'wl.m.longrope': 'LongRoPE：每个维度对的缩放倍数由搜索得到，短输入和长输入各一组，长度超过 M 时切换。本页用一个简单规则代替搜索出的倍数（长输入组：最快的维度对为 1，线性增加到最慢的维度对的 s；短输入组全为 1）。它的注意力因子为 √(1 + ln s / ln M)。',
   'ext.fam.title': '八类位置编码放在一起比',
   'ext.fam.about': '上面的图跑的是页面自带的模型，每种只训练了一次。这里每个训练配方都用 {seeds} 个不同的随机种子各训练了一次：格子里是这 {seeds} 次的平均值，下面一行是最低和最高的一次；语言模型每个长度用 {lm} 个 token、检索模型每个长度用 {rt} 条序列，在本机原生代码里测得（<code>npm run seed-bands</code>）。',
-  'ext.fam.shipped': '<a href="#examples">参考</a>、<a href="#positions">位置编号</a>和 <a href="#bugs">RoPE 常见 bug</a> 这几节跑的是页面自带的模型：每个配方另外训练的一次，在那里评估时用的序列也更少，所以它们的 loss 和这张表里的平均值略有出入。',
+  'ext.fam.shipped': '<a href="#examples">参考</a>、<a href="#positions">位置编号</a>、<a href="#bugs">RoPE 常见 bug</a> 和<a href="#train">自己训练</a>这几节跑的页面自带模型，就是每个配方种子为 1 的那次训练；这几节在 {len} 个 token 上评估它们时，用的也是这张表的 {n} 条序列。所以那里显示的 loss 就是这里种子 1 的值，而每格的平均值和范围还加上了换随机种子的另外 {others} 次训练。',
   'ext.fam.col.family': '位置编码',
   'ext.fam.col.loss': '语言模型：每个 token 的 loss（nats），长度',
   'ext.fam.col.acc': '检索任务：准确率，长度',

@@ -14,6 +14,7 @@ import { chipRow, lossTable, rename, ropeFacts, seeded, type LossSpec } from '..
 import {
   cachedIds, cachedSteps, idsFromMask, inWindow, leftPadMask, prefillIds, restartIds, type Step,
 } from '../../posids.js';
+import { EVAL_SET } from '../../evalset.js';
 import { getBool, getChoice } from '../../state.js';
 import { liveText, valueGap } from '../../textfill.js';
 import { checkbox, coalesce, el, fmtNum, numberControl, select, text, whenNear } from '../../ui.js';
@@ -211,11 +212,13 @@ function scenarioView(pe: Posenc, st: State): { rows: HTMLElement[]; maps: Array
 function mountScenarios(ctx: Ctx, root: HTMLElement): void {
   /** The window the loss table was last run with. */
   let lossW = NaN;
+  /** A pending runLoss after a window change (runLossSoon). */
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const sl = (label: Key, param: string, key: 'T' | 'N' | 'G' | 'step' | 'W' | 'P', min: number, max: number, initial: number) => {
     const c = numberControl({ label, param, min, max, step: 1, initial }, () => {
       clampState();
       update();
-      if (st.sc === 'window' && st.W !== lossW) runLoss();
+      if (st.sc === 'window' && st.W !== lossW) runLossSoon();
     });
     rename(c, `pos-${key}`);
     return c;
@@ -277,6 +280,7 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
   // Each table replaces the one before; only the latest marks the box ready.
   let generation = 0;
   const runLoss = (): void => {
+    clearTimeout(timer);
     delete lossBox.dataset.ready;
     const gen = ++generation;
     lossW = st.W;
@@ -294,7 +298,7 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
       lossTitle.dataset.i18n = sc === 'window' ? 'positions.loss.title.window' : 'positions.loss.title';
       lossTitle.textContent = t(lossTitle.dataset.i18n as Key);
       about.set(reference ? 'positions.loss.reference' : `positions.loss.about.${sc}` as Key,
-        { M: trainLen, n: trainLen - PADS, pads: PADS, last: trainLen - 1 });
+        { M: trainLen, n: trainLen - PADS, pads: PADS, last: trainLen - 1, count: EVAL_SET.examples });
       lossBox.replaceChildren(about.el, lossTable(ctx, spec, 'pos-loss', () => { if (gen === generation) lossBox.dataset.ready = sc; }));
     }, (e: unknown) => {
       if (gen !== generation) return;
@@ -305,6 +309,14 @@ function mountScenarios(ctx: Ctx, root: HTMLElement): void {
       onLangChange(show, fail);
       lossBox.replaceChildren(fail);
     });
+  };
+
+  // A dragged window slider asks for one table, once it rests (each table is 4 models on the whole evaluation set).
+  const runLossSoon = (): void => {
+    delete lossBox.dataset.ready;
+    lossW = st.W;
+    clearTimeout(timer);
+    timer = setTimeout(runLoss, 250);
   };
 
   const update = coalesce(() => {

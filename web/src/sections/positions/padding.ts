@@ -9,6 +9,7 @@ import { lang, onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot, type LineSeries } from '../../plot.js';
 import { idsFromMask, leftPadMask } from '../../posids.js';
 import { getChoice } from '../../state.js';
+import { EVAL_SET } from '../../evalset.js';
 import { chipRow, lossTable, rename, ropeFacts, seeded, type RopeFacts } from '../../poscommon.js';
 import { liveText, sentenceGap, tf, tidyCjk, type Vars } from '../../textfill.js';
 import { coalesce, el, figure, fmtNum, lazyPanel, numberControl, select, text } from '../../ui.js';
@@ -153,7 +154,7 @@ function absolutePart(ctx: Ctx, facts: () => Promise<RopeFacts>): HTMLElement {
     const vars = padVars(f);
     const table = (length: number, key: Key): HTMLElement => {
       const note = liveText('p', 'note');
-      note.set(key, { ...vars, n: length, last: length + PADS - 1 });
+      note.set(key, { ...vars, n: length, last: length + PADS - 1, count: EVAL_SET.examples });
       note.el.id = `pad-note-${length}`;
       return el('div', {}, note.el,
         lossTable(ctx, { bug: 'left-padding-in-positions', models: ['language-sinusoidal', 'language-learned', 'language-rope'], length },

@@ -7,9 +7,10 @@ import { ENCODINGS, TASKS, type EncodingName, type RopeScaling, type TaskName } 
 import { onLangChange, t, type Key } from '../../i18n.js';
 import { LinePlot } from '../../plot.js';
 import { getChoice } from '../../state.js';
-import { tf, tidyCjk } from '../../textfill.js';
+import { liveText, tf, tidyCjk } from '../../textfill.js';
 import { button, el, figure, numberControl, select, text } from '../../ui.js';
-import type { Progress } from '../../protocol.js';
+import { EVAL_SET, evalCurve } from '../../evalset.js';
+import type { LossCurve, Progress } from '../../protocol.js';
 import type { Ctx } from '../context.js';
 import { bin } from '../extrapolation/mount.js';
 import { makeScaling } from '../rope/mount.js';
@@ -211,11 +212,15 @@ function meanLoss(v: Float64Array, a: number, b: number): number {
   return n ? sum / n : NaN;
 }
 
-/** One finished extend run: binned curves [bins] and mean losses (b/a: before/after the extra steps, r: the same model unscaled; n: positions 0-63, f: 64 on). */
+/**
+ * One finished extend run: binned curves [bins] and mean losses (b/a: before/after the extra steps; r/u: the same model
+ * unscaled, before/after the same steps (NaN for "none", which is that run); n: the positions a sequence of the old
+ * length M scores, 0 … M − 2, f: M − 1 on, whose next token lies past the old length).
+ */
 interface ExtResult {
-  method: ExtMethod; length: number; steps: number;
-  x: number[]; before: Array<number | null>; after: Array<number | null>;
-  bn: number; bf: number; an: number; af: number; rn: number; rf: number;
+  method: ExtMethod; length: number; steps: number; trainLen: number;
+  x: number[]; before: Array<number | null>; after: Array<number | null>; plain?: Array<number | null>;
+  bn: number; bf: number; an: number; af: number; rn: number; rf: number; un: number; uf: number;
 }
 
 /** "linear interpolation (PI), 128 tokens, 100 steps" in the current language. */
@@ -226,11 +231,17 @@ function runName(method: ExtMethod, length: number, steps: number): string {
 /** The verdict of a run, every number from the run itself (3 decimals, as in the table). */
 export function verdictText(r: ExtResult): string {
   const f = (v: number): string => v.toFixed(3);
-  let s = tf('train.ext.verdict', { run: runName(r.method, r.length, r.steps), bn: f(r.bn), an: f(r.an), bf: f(r.bf), af: f(r.af) });
+  let s = tf('train.ext.verdict', { run: runName(r.method, r.length, r.steps), bn: f(r.bn), an: f(r.an), bf: f(r.bf), af: f(r.af), last: r.trainLen - 2, far: r.trainLen - 1 });
   if (r.method !== 'none') {
     const d = r.bn - r.rn;
     const key: Key = Math.abs(d) < 0.0005 ? 'train.ext.base.same' : d > 0 ? 'train.ext.base.up' : 'train.ext.base.down';
     s += ' ' + tf(key, { rn: f(r.rn), rf: f(r.rf), d: Math.abs(d).toFixed(3) });
+    // What the scaling adds over the same training without it: signed differences, scaled minus unscaled.
+    const side = (v: number): string => {
+      const e = Number(f(v));
+      return e === 0 ? t('train.ext.level') : tf(e < 0 ? 'train.ext.lower' : 'train.ext.higher', { d: Math.abs(e).toFixed(3) });
+    };
+    s += ' ' + tf('train.ext.cmp', { steps: r.steps, un: f(r.un), uf: f(r.uf), far: side(r.af - r.uf), near: side(r.an - r.un) });
   }
   return tidyCjk(s); // no space after 。 in Chinese
 }
@@ -258,12 +269,28 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
   const empty = text('train.ext.empty', 'p', 'empty-state');
   empty.id = 'extend-empty';
   const out = (id: string): HTMLOutputElement => el('output', { id, class: 'big' });
-  const cells = { bn: out('extend-before-near'), bf: out('extend-before-far'), an: out('extend-after-near'), af: out('extend-after-far') };
-  const table = el('table', { class: 'answers' },
-    el('thead', {}, el('tr', {}, el('th', {}), el('th', {}, text('train.ext.near')), el('th', {}, text('train.ext.far')))),
+  const cells = {
+    bn: out('extend-before-near'), bf: out('extend-before-far'), an: out('extend-after-near'), af: out('extend-after-far'),
+    rn: out('extend-base-near'), rf: out('extend-base-far'), un: out('extend-plain-near'), uf: out('extend-plain-far'),
+  };
+  // The column heads name the positions from the old length (describe), "…" before the first run.
+  const nearHead = liveText('th'), farHead = liveText('th');
+  const heads = (M: number | string, F: number | string): void => {
+    nearHead.set('train.ext.near', { last: typeof M === 'number' ? M - 2 : M });
+    farHead.set('train.ext.far', { far: typeof F === 'number' ? F - 1 : F });
+  };
+  heads('…', '…');
+  // The unscaled rows: only with a scaling (for "none" the rows above are that run).
+  const plainRows = [
+    el('tr', { id: 'extend-base-row', hidden: '' }, el('th', {}, text('train.ext.base')), el('td', {}, cells.rn), el('td', {}, cells.rf)),
+    el('tr', { id: 'extend-plain-row', hidden: '' }, el('th', {}, text('train.ext.plain')), el('td', {}, cells.un), el('td', {}, cells.uf)),
+  ];
+  const table = el('table', { class: 'answers', id: 'extend-table' },
+    el('thead', {}, el('tr', {}, el('th', {}), nearHead.el, farHead.el)),
     el('tbody', {},
       el('tr', {}, el('th', {}, text('train.ext.before')), el('td', {}, cells.bn), el('td', {}, cells.bf)),
-      el('tr', {}, el('th', {}, text('train.ext.after')), el('td', {}, cells.an), el('td', {}, cells.af))));
+      el('tr', {}, el('th', {}, text('train.ext.after')), el('td', {}, cells.an), el('td', {}, cells.af)),
+      ...plainRows));
   const show = (o: HTMLOutputElement, v: number): void => {
     o.textContent = v.toFixed(3);
     o.dataset.value = String(v);
@@ -293,26 +320,32 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
       empty.hidden = true;
       // Each label names its run's method (captured: the plot compares labels to decide on a rebuild).
       const m = result.method;
-      plot.setData([result.x, result.before, result.after], [
+      plot.setData([result.x, result.before, result.after, ...(result.plain ? [result.plain] : [])], [
         { label: () => `${t(`scaling.${m}`)}: ${t('train.ext.before')}` },
-        { label: () => `${t(`scaling.${m}`)}: ${t('train.ext.after')}` }]);
+        { label: () => `${t(`scaling.${m}`)}: ${t('train.ext.after')}` },
+        ...(result.plain ? [{ label: () => t('train.ext.plain') }] : [])]);
     }
   };
   onLangChange(renderResult);
   const showResult = (r: ExtResult): void => {
-    show(cells.bn, r.bn);
-    show(cells.bf, r.bf);
-    show(cells.an, r.an);
-    show(cells.af, r.af);
+    for (const k of ['bn', 'bf', 'an', 'af', 'rn', 'rf', 'un', 'uf'] as const) {
+      if (Number.isFinite(r[k])) show(cells[k], r[k]);
+    }
+    for (const row of plainRows) row.hidden = r.method === 'none';
+    heads(r.trainLen, r.trainLen);
   };
   let running = false;
   // The status line as data (re-rendered on a language switch).
   let shown: Shown = {};
-  let finished: { steps: number; seconds: number; cores: number } | undefined;
+  let finished: { steps: number; seconds: number; cores: number; runs: number } | undefined;
   const renderStatus = (): void => {
+    const p = shown.progress;
+    // Two runs (with and without the scaling): the status names the one going.
+    const stage = p?.stages && p.stages > 1 && !shown.end
+      ? `${tf('train.ext.stage', { stage: p.stage ?? 1, stages: p.stages, what: p.stage === 2 ? t('train.ext.plainRun') : t(`scaling.${pending?.method ?? 'none'}`) })} · ` : '';
     showStatus(status, finished
-      ? tf('train.ext.done', { steps: String(finished.steps), s: finished.seconds.toFixed(1), rate: finished.steps > 0 ? (finished.steps / finished.seconds).toFixed(1) : '–', cores: coresText(finished.cores) })
-      : statusText(shown), finished ? {} : shown);
+      ? tf(finished.runs > 1 ? 'train.ext.done2' : 'train.ext.done', { steps: String(finished.steps), s: finished.seconds.toFixed(1), rate: finished.steps > 0 ? (finished.runs * finished.steps / finished.seconds).toFixed(1) : '–', cores: coresText(finished.cores) })
+      : stage + statusText(shown), finished ? {} : shown);
   };
   onLangChange(renderStatus);
   const start = button('train.ext.start', () => {
@@ -339,28 +372,39 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
         trainLen = info.config.trainLen;
         rotaryDim = info.config.rotaryDim || info.config.dModel / info.config.heads;
         const s = scaling(run, L);
-        return ctx.worker.call('extend', { model: name, seqLen: L, steps: n, examples: 12, ...(s ? { scaling: s } : {}) }, (p) => {
-          progress.value = p.step / p.steps;
-          shown = { progress: p };
-          renderStatus();
-        });
+        // The page's evaluation set at the new length: its sequences begin with the set's own sequences of the old length.
+        return Promise.all([
+          evalCurve(ctx, name),
+          ctx.worker.call('extend', { model: name, seqLen: L, steps: n, examples: EVAL_SET.examples, seed: EVAL_SET.seed, ...(s ? { scaling: s } : {}) }, (p) => {
+            progress.value = ((p.stage ?? 1) - 1 + p.step / p.steps) / (p.stages ?? 1);
+            shown = { progress: p };
+            renderStatus();
+          }),
+        ]);
       })
-      .then(async (r) => {
-        // The same model and data without a scaling (evaluate is seeded, so
-        // for "none" this is exactly the "before" curve): the baseline.
-        const base = run === 'none' ? r.before : (await ctx.worker.call('evaluate', { model: name, lengths: [L], examples: 12 }))[0]!;
+      .then(([own, r]) => {
         const w = L / 32;
         const a = bin(r.before.positionLoss, w), b = bin(r.after.positionLoss, w);
+        // Near: the positions a sequence of the old length M scores (0 … M − 2); far: M − 1 on (next token past M).
+        const near = (c: LossCurve): number => meanLoss(c.positionLoss, 0, trainLen - 1);
+        const far = (c: LossCurve): number => meanLoss(c.positionLoss, trainLen - 1, L);
+        // The unscaled model before training, near: the positions of its own sequences of the old length, causal
+        // (a position sees only the tokens before it): the model's loss on the evaluation set, the number every
+        // section shows (kept in data-computed: the same, up to the order of the sums).
+        const base = r.plain?.before ?? r.before;
+        cells.rn.dataset.computed = String(near(base));
         result = {
-          method: run, length: L, steps: n, x: a.x, before: a.y, after: b.y,
-          bn: meanLoss(r.before.positionLoss, 0, trainLen), bf: meanLoss(r.before.positionLoss, trainLen, L),
-          an: meanLoss(r.after.positionLoss, 0, trainLen), af: meanLoss(r.after.positionLoss, trainLen, L),
-          rn: meanLoss(base.positionLoss, 0, trainLen), rf: meanLoss(base.positionLoss, trainLen, L),
+          method: run, length: L, steps: n, trainLen, x: a.x, before: a.y, after: b.y,
+          ...(r.plain ? { plain: bin(r.plain.after.positionLoss, w).y } : {}),
+          bn: run === 'none' ? own.loss : near(r.before), bf: far(r.before),
+          an: near(r.after), af: far(r.after),
+          rn: own.loss, rf: far(base),
+          un: r.plain ? near(r.plain.after) : NaN, uf: r.plain ? far(r.plain.after) : NaN,
         };
         showResult(result);
         pending = undefined;
         renderResult();
-        finished = { steps: n, seconds: r.seconds, cores: r.cores };
+        finished = { steps: n, seconds: r.seconds, cores: r.cores, runs: r.plain ? 2 : 1 };
         renderStatus();
         status.dataset.cores = String(r.cores);
         status.dataset.done = '1';
