@@ -1,14 +1,13 @@
 // The Worker pool against the single-thread call, in one Node process (worker
 // threads): causal attention (H=8, D=64) for 1-4 workers and T from 32 to
-// 1024, the ceiling two threads reach with no messages or copies (what a
-// SharedArrayBuffer build could at best reach), the cost of one message round
-// trip, and onnxruntime-web with 2
-// threads (its SharedArrayBuffer build, which a page can use only when cross-
-// origin isolated); then data-parallel training (pool.train, language and
-// retrieval at the default sizes) against pe.train, in steps/s, and the
+// 1024, and multi-query (one key-value group) on 2 workers; the ceiling two
+// threads reach with no messages or copies (what a SharedArrayBuffer build
+// could at best reach); the cost of one message round trip; onnxruntime-web
+// with 2 threads (its SharedArrayBuffer build, which a page can use only when
+// cross-origin isolated); then data-parallel training (pool.train, language
+// and retrieval at the default sizes) against pe.train, in steps/s, and the
 // training ceiling (two threads stepping half the micro-batches each, no
-// messages). Ratios are
-// within this run.
+// messages). Ratios are within this run.
 //   npm run bench:pool                 print the table
 //   npm run bench:pool -- --docs       also rewrite it in docs/
 //   npm run bench:pool -- --train      only the training rows (a quick check)
@@ -50,10 +49,17 @@ const put = (name, T, s) => {
   process.stderr.write(`${name} T=${T}: ${gflops[name][T].toFixed(2)} GFLOP/s\n`);
 };
 const trainOnly = process.argv.includes('--train');
+const MQ_ONE = 'multi-query (kvHeads 1): one thread';
+const MQ_TWO = 'multi-query (kvHeads 1): pool, 2 workers';
 for (const T of trainOnly ? [] : LENGTHS) {
   const o = inputs(T);
   put('one thread (pe.attention)', T, await time(() => pe.attention(o)));
   for (const p of pools) put(`pool, ${p.workers} worker${p.workers > 1 ? 's' : ''}`, T, await time(() => p.attention(o)));
+  // Multi-query (one key-value group): the pool cuts the group's query heads, each part with a copy
+  // of the keys and values.
+  const mq = { ...o, kvHeads: 1, k: o.k.subarray(0, T * D), v: o.v.subarray(0, T * D) };
+  put(MQ_ONE, T, await time(() => pe.attention(mq)));
+  put(MQ_TWO, T, await time(() => pools[1].attention(mq)));
 }
 
 // The ceiling: 2 worker threads, each with its half of the heads and its own
@@ -183,6 +189,7 @@ if (!trainOnly) {
     const r = two[T] / one[T];
     return `${r.toFixed(2)} (>= ${targets[T]}) ${r >= targets[T] ? 'ok' : 'MISSED'}`;
   }).join(' | ')} |`);
+  lines.push(`| multi-query: 2 workers / one thread | ${LENGTHS.map((T) => (gflops[MQ_TWO][T] / gflops[MQ_ONE][T]).toFixed(2)).join(' | ')} |`);
   const ortRow = gflops['onnxruntime-web fused Attention, 2 threads'] ?? {};
   const ceil = gflops[CEILING];
   lines.push(`| 2 workers / ceiling (the share a SharedArrayBuffer build could add back: 1 - this) | ${LENGTHS.map((T) => (two[T] / ceil[T]).toFixed(2)).join(' | ')} |`);
