@@ -271,6 +271,11 @@ describe('extend verdict, section 10 charts, ALiBi / T5 figures (Chromium, stric
     // The first two rows: this run's cells (the unscaled rows follow).
     assert.deepEqual((await shownCells()).slice(0, 4).map(Number).sort(), linear.map((v) => Number(v.toFixed(3))).sort());
     assert.match(verdict, /^Measured for linear \(position interpolation\) at 128 tokens, 10 steps: inside/);
+    // The border is named by the token predicted, as the chart's training-length line (at 64) marks it:
+    // a sequence of 64 tokens scores the predictions of tokens 1-63, never token 64 (review 4, N1).
+    const heads = await page.$$eval('#extend-figs th', (ths) => ths.map((th) => th.textContent ?? '').join(' | '));
+    assert.match(heads, /predicting tokens 1–63 \(inside the old length\).*predicting token 64 and on \(past it\)/, heads);
+    assert.match(verdict, /inside the old length \(predicting tokens 1–63\).*past the old length \(token 64 and on\)/, verdict);
     const [rn, rf, delta] = quoted.slice(4, 7) as [number, number, number];
     assert.ok(Math.abs(Math.abs(linear[0]! - rn) - delta) <= 0.0011, `${verdict}: delta`);
     assert.match(verdict, linear[0]! > rn ? /raised/ : /lowered|unchanged/);
@@ -331,7 +336,7 @@ describe('extend verdict, section 10 charts, ALiBi / T5 figures (Chromium, stric
     await zh.page.waitForSelector('#extend-status[data-done="1"]', { timeout: 120000 });
     const zv = await zh.page.$eval('#extend-verdict', (e) => e.textContent ?? '');
     assert.match(zv, /^实测（YaRN，长度 128，10 步）：原训练长度以内/);
-    assert.ok(!/[a-z]{4,}/.test(zv.replace(/nats|loss|scaling|YaRN/g, '')), zv);
+    assert.ok(!/[a-z]{4,}/.test(zv.replace(/nats|loss|scaling|YaRN|token/g, '')), zv);
     assert.match(zv, /不缩放、同样训练 10 步之后，原长度以内是 \d+\.\d{3}，超出部分是 \d+\.\d{3}；加缩放的模型和它相比，超出部分(低|高) \d+\.\d{3} nats|持平/);
     assert.equal(await zh.page.$eval('#extend-plain-row th', (e) => e.textContent), '不缩放，同样训练之后');
     const zPlain = await num(zh.page, '#extend-plain-far'), zBase = await num(zh.page, '#extend-base-far');

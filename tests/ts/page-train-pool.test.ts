@@ -49,7 +49,7 @@ describe('section 12 on every core', () => {
       // A language model shows up in section 10 (the only link of the "where it appears" note).
       assert.deepEqual(await page.$$eval('#train-where:not([hidden]) a', (as) => as.map((a) => a.getAttribute('href'))), ['#extrapolation']);
       if (lang === 'en') assert.match(got.text, new RegExp(`steps/s on ${cores === 1 ? 'one core' : `${cores} cores`}\\)`));
-      else assert.match(got.text, new RegExp(`用 ${cores} 个核心每秒`));
+      else assert.match(got.text, new RegExp(`（${cores} 个核心，每秒`));
       assert.deepEqual(problems, []);
       await page.close();
     }

@@ -626,9 +626,9 @@ function showLearned(pre: HTMLElement, r: Awaited<ReturnType<typeof evalLearned>
   delete pre.dataset.i18n;
   const show = (): void => {
     pre.textContent = [
-      `${model}: config.maxLen = ${config.maxLen}, trainLen = ${config.trainLen}`,
-      `evaluate({ lengths: [${config.maxLen}], examples: ${EVAL_SET.examples}, seed: ${EVAL_SET.seed} }) -> loss ${r.inside.toFixed(3)}`,
-      `evaluate({ lengths: [${r.past}], examples: ${EVAL_SET.examples}, seed: ${EVAL_SET.seed} }) ->`,
+      `m = loadModel('${model}.safetensors') -> m.config.maxLen = ${config.maxLen}, m.config.trainLen = ${config.trainLen}`,
+      `m.evaluate({ lengths: [${config.maxLen}], examples: ${EVAL_SET.examples}, seed: ${EVAL_SET.seed} }) -> loss ${r.inside.toFixed(3)}`,
+      `m.evaluate({ lengths: [${r.past}], examples: ${EVAL_SET.examples}, seed: ${EVAL_SET.seed} }) ->`,
       message === '' ? t('error.none') : `${t('error.throws')}${message}`,
     ].join('\n');
   };

@@ -237,7 +237,7 @@ export const zh: Record<keyof typeof en, string> = {
   'examples.alibisteps.look': 'head 0 的斜率比 head 3 陡，每行的权重也更集中在最近的几个 key 上：斜率越陡，权重越集中。ALiBi 不需要任何表，同样几行代码对任意长度都适用。',
 
   'examples.alibi.title': 'ALiBi 偏置：4 个 head × 5 × 5',
-  'examples.alibi.text': `用教程里简化的斜率 $s_h = 1/2^h$，head 0 给 query $m$ 对 key $n \\le m$ 的注意力分数加上 $-(m-n)$。论文里 $H$ 个 head（$H$ 为 2 的幂）的斜率是 $s_h = 2^{-8(h+1)/H}$，要平缓得多。posenc 的 <code>alibiBias</code>（默认 <code>causal: true</code>）会直接在对角线以上写入 $-\\infty$。教程的代码在那里打印的是 <code>-0.</code>，屏蔽留给单独的一步，右边的 PyTorch 代码也是用 <code>masked_fill</code> 单独做的：causal mask 是另一回事，不属于 ALiBi。PyTorch 代码给偏置加上 <code>0.0</code>，对角线上的 <code>-0.</code> 就变成 <code>0.</code>，和 posenc 写出的一样。`,
+  'examples.alibi.text': `用教程里简化的斜率 $s_h = 1/2^h$，head 0 给 query $m$ 对 key $n \\le m$ 的注意力分数加上 $-(m-n)$。论文里 $H$ 个 head（$H$ 为 2 的幂）的斜率是 $s_h = 2^{-8(h+1)/H}$，要平缓得多。posenc 的 <code>alibiBias</code>（默认 <code>causal: true</code>）会直接在对角线以上写入 $-\\infty$。教程的代码在那里打印的是 <code>-0.</code>，屏蔽留给单独的一步，下面的 PyTorch 代码也用 <code>masked_fill</code> 单独做这一步：causal mask 是另一回事，不属于 ALiBi。PyTorch 代码给偏置加上 <code>0.0</code>，对角线上的 <code>-0.</code> 就变成 <code>0.</code>，和 posenc 写出的一样。`,
   'examples.alibi.look': '同一行里，距离每远一个 token，就多扣一个斜率；对角线（距离 0）为 0。换一个更靠后的 head：教程的斜率每个 head 减半，论文的斜率每个 head 缩小到 1/4。（教程打印的对角线是 <code>-0.</code>，即负零，数值上相同。）',
   'examples.alibi.len': 'seq_len',
   'examples.alibi.head': '第几个 head',

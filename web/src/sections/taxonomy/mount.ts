@@ -9,7 +9,7 @@ import type { EncodingName, Posenc, TinyModelConfig } from 'posenc';
 import './style.css';
 import { AxedHeatmap } from '../../axes.js';
 import { onLangChange, t, type Key } from '../../i18n.js';
-import { liveText, rich, valueGap } from '../../textfill.js';
+import { liveText, rich, tf, valueGap } from '../../textfill.js';
 import { coalesce, el, fmtNum, lazyPanel, numberControl, text, timed, whenNear } from '../../ui.js';
 import type { Ctx } from '../context.js';
 
@@ -18,18 +18,18 @@ const FAMILIES: readonly EncodingName[] = ['sinusoidal', 'learned', 'shaw', 't5'
 
 type Cell = HTMLTableCellElement;
 
-/** Learned position parameters of a shipped model, as "formula = count" (from its config). */
+/** Learned position parameters of a shipped model: the product in words, and the count (from its config). */
 function positionParams(c: TinyModelConfig): { formula: string; count: number } {
   const headDim = c.dModel / c.heads;
   switch (c.encoding) {
     case 'learned':
-      return { formula: `${c.maxLen} × ${c.dModel}`, count: c.maxLen * c.dModel };
+      return { formula: tf('taxonomy.count.learned', { rows: c.maxLen, d: c.dModel }), count: c.maxLen * c.dModel };
     case 'shaw':
       // Per layer: aK and aV, each [2k + 1, headDim].
-      return { formula: `${c.layers} × 2 × (2·${c.shawClip} + 1) × ${headDim}`, count: c.layers * 2 * (2 * c.shawClip + 1) * headDim };
+      return { formula: tf('taxonomy.count.shaw', { layers: c.layers, n: 2 * c.shawClip + 1, d: headDim }), count: c.layers * 2 * (2 * c.shawClip + 1) * headDim };
     case 't5':
       // One [buckets, heads] table shared by every layer.
-      return { formula: `${c.t5Buckets} × ${c.heads}`, count: c.t5Buckets * c.heads };
+      return { formula: tf('taxonomy.count.t5', { buckets: c.t5Buckets, heads: c.heads }), count: c.t5Buckets * c.heads };
     default:
       return { formula: '', count: 0 };
   }
@@ -94,9 +94,13 @@ function buildTable(): { table: HTMLTableElement; paramCells: Map<EncodingName, 
 function showParams(cell: Cell | undefined, c: TinyModelConfig): void {
   const code = cell?.querySelector<HTMLElement>('code.count');
   if (!code) return;
-  const { formula, count } = positionParams(c);
-  code.textContent = formula ? `${formula} = ${count}` : String(count);
-  code.dataset.value = String(count);
+  const show = (): void => {
+    const { formula, count } = positionParams(c);
+    code.textContent = formula ? `${formula} = ${count}` : String(count);
+    code.dataset.value = String(count);
+  };
+  show();
+  onLangChange(show, code);
   if (c.encoding === 'shaw' && cell) cell.dataset.clip = String(c.shawClip);
 }
 

@@ -269,7 +269,7 @@ function runName(method: ExtMethod, length: number, steps: number): string {
 /** The verdict of a run, every number from the run itself (3 decimals, as in the table). */
 export function verdictText(r: ExtResult): string {
   const f = (v: number): string => v.toFixed(3);
-  let s = tf('train.ext.verdict', { run: runName(r.method, r.length, r.steps), bn: f(r.bn), an: f(r.an), bf: f(r.bf), af: f(r.af), last: r.trainLen - 2, far: r.trainLen - 1 });
+  let s = tf('train.ext.verdict', { run: runName(r.method, r.length, r.steps), bn: f(r.bn), an: f(r.an), bf: f(r.bf), af: f(r.af), last: r.trainLen - 1, far: r.trainLen });
   if (r.method !== 'none') {
     const d = r.bn - r.rn;
     const key: Key = Math.abs(d) < 0.0005 ? 'train.ext.base.same' : d > 0 ? 'train.ext.base.up' : 'train.ext.base.down';
@@ -314,8 +314,8 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
   // The column heads name the positions from the old length (describe), "…" before the first run.
   const nearHead = liveText('th'), farHead = liveText('th');
   const heads = (M: number | string, F: number | string): void => {
-    nearHead.set('train.ext.near', { last: typeof M === 'number' ? M - 2 : M });
-    farHead.set('train.ext.far', { far: typeof F === 'number' ? F - 1 : F });
+    nearHead.set('train.ext.near', { last: typeof M === 'number' ? M - 1 : M });
+    farHead.set('train.ext.far', { far: F });
   };
   heads('…', '…');
   // The unscaled rows: only with a scaling (for "none" the rows above are that run).
