@@ -75,13 +75,16 @@ type Label = [string, number, number, number];
 
 /** The end labels of a chart must not overlap each other and must stay above its x axis (CSS pixels; text 11 px high). */
 async function checkEndLabels(page: Page, id: string): Promise<Label[]> {
-  const { labels, bottom } = await page.$eval(id, (e) => {
+  const { labels, bottom, right } = await page.$eval(id, (e) => {
     const over = e.querySelector<HTMLElement>('.u-over')!;
-    return { labels: JSON.parse((e as HTMLElement).dataset.endLabels ?? '[]') as Label[], bottom: over.offsetTop + over.offsetHeight };
+    const canvas = e.querySelector('canvas')!;
+    return { labels: JSON.parse((e as HTMLElement).dataset.endLabels ?? '[]') as Label[], bottom: over.offsetTop + over.offsetHeight, right: canvas.getBoundingClientRect().width };
   });
   for (let a = 0; a < labels.length; a++) {
     const [ta, xa, ya, wa] = labels[a]!;
     assert.ok(ya + 5.5 <= bottom + 1, `${id}: "${ta}" at y ${ya} runs into the x axis (${bottom})`);
+    // Review 4, N8: "RoPE + YaRN ×4" ran past the chart's right edge on a phone.
+    assert.ok(xa + wa <= right + 1, `${id}: "${ta}" ends at ${xa + wa}, past the chart's right edge (${right})`);
     for (let b = a + 1; b < labels.length; b++) {
       const [tb, xb, yb, wb] = labels[b]!;
       const apart = xa + wa <= xb + 1 || xb + wb <= xa + 1 || Math.abs(ya - yb) >= 11 - 1;
@@ -109,6 +112,20 @@ describe('extend verdict, section 10 charts, ALiBi / T5 figures (Chromium, stric
         const colours = series.map(([, c]) => c);
         assert.equal(new Set(colours).size, colours.length, `${id}: ${JSON.stringify(series)}`);
         const labels = await checkEndLabels(page, id);
+        // The x tick labels do not touch (review 4, N8: on a phone the log axis crowded 3 and 4, 128, 256 and 512).
+        const ticks = await page.$eval(id, (e) => {
+          const m = document.createElement('canvas').getContext('2d')!;
+          m.font = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+          // The labels drawn, and where each value's tick sits.
+          const labels = ((e as HTMLElement).dataset.xticks ?? '').split(',');
+          const px = new Map(((e as HTMLElement).dataset.xtickPx ?? '').split(',').map((p) => p.split(':') as [string, string]));
+          return labels.map((l) => ({ l, x: Number(px.get(l)), w: m.measureText(l).width }));
+        });
+        assert.ok(ticks.length >= 4 && ticks.every((k) => Number.isFinite(k.x)), `${name} ${id}: ticks ${JSON.stringify(ticks)}`);
+        for (let k = 1; k < ticks.length; k++) {
+          const a = ticks[k - 1]!, b = ticks[k]!;
+          assert.ok(b.x - a.x >= (a.w + b.w) / 2 + 2, `${name} ${id}: tick labels ${a.l} (x ${a.x}) and ${b.l} (x ${b.x}) touch`);
+        }
         if (id === '#ext-loss') {
           // The legend names the scaled curve by its display names, in both languages.
           const scaled = 'RoPE + YaRN ×16';

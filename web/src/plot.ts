@@ -83,6 +83,14 @@ function yAxisSize(values: string[] | null): number {
   return Math.max(50, Math.ceil(widest) + 22);
 }
 
+/** Right padding of a chart with end labels: its widest label (11 px) plus the gap to the line's end, at least 84 px. */
+function endLabelRoom(labels: string[]): number {
+  measurer ??= document.createElement('canvas').getContext('2d');
+  if (!measurer || labels.length === 0) return 84;
+  measurer.font = '11px system-ui, sans-serif';
+  return Math.max(84, Math.ceil(Math.max(...labels.map((l) => measurer!.measureText(l).width))) + 10);
+}
+
 // Read once per theme: getComputedStyle after a DOM change forces a style
 // recalculation of the whole page (a few ms on this page), so a per-update
 // read would cost more than the drawing.
@@ -206,7 +214,7 @@ export class LinePlot {
         axes: [
           {
             ...axis(this.o.xLabel()), ...(this.o.integerX ? { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] } : {}),
-            ...(this.o.xTicks ? { space: 26, splits: () => ticksOf(this.o.xTicks!), values: (_u: uPlot, splits: number[]) => this.tickLabels(splits) } : {}),
+            ...(this.o.xTicks ? { space: 26, splits: (u: uPlot) => this.roomyTicks(u, ticksOf(this.o.xTicks!)), values: (_u: uPlot, splits: number[]) => this.tickLabels(splits) } : {}),
           },
           // The y axis as wide as its longest tick label (uPlot's fixed 50 px
           // lets "100,000" run into the rotated axis name).
@@ -215,7 +223,7 @@ export class LinePlot {
         legend: { show: true },
         cursor: { drag: { x: false, y: false }, ...(this.o.highlight ? { focus: { prox: 24 } } : {}) },
         ...(this.o.highlight ? { focus: { alpha: 0.25 } } : {}),
-        ...(this.o.endLabels ? { padding: [18, 84, 0, 0] as uPlot.Padding } : {}),
+        ...(this.o.endLabels ? { padding: [18, endLabelRoom(this.series.map(labelOf)), 0, 0] as uPlot.Padding } : {}),
         series: [
           { label: this.o.xLabel() },
           ...this.series.map((s, i) => ({
@@ -265,6 +273,25 @@ export class LinePlot {
     this.el.classList.add('idle');
     // For tests and readers of the DOM: each series' label and colour.
     this.el.dataset.series = JSON.stringify(this.series.map((s, i) => [labelOf(s), s.color ?? PALETTE[i % PALETTE.length]!]));
+  }
+
+  /**
+   * The given x ticks, left to right, without those whose label would touch the last one kept (on a
+   * narrow chart a log axis crowds 3 and 4, or 128, 256 and 512); the first tick is always kept.
+   * Each with its centre (CSS pixels) goes to data-xtick-px, as value:x, for readers of the DOM.
+   */
+  private roomyTicks(u: uPlot, ticks: number[]): number[] {
+    // A tick label is about 7 CSS pixels a digit (12 px axis font), and needs 6 px between labels.
+    const half = (v: number): number => (String(v).length * 7) / 2;
+    const kept: Array<[number, number]> = [];
+    for (const v of ticks) {
+      const x = u.valToPos(v, 'x');
+      if (!Number.isFinite(x)) continue;
+      const prev = kept[kept.length - 1];
+      if (prev === undefined || x - prev[1] >= half(prev[0]) + half(v) + 6) kept.push([v, x]);
+    }
+    this.el.dataset.xtickPx = kept.map(([v, x]) => `${v}:${Math.round(x)}`).join(',');
+    return kept.map(([v]) => v);
   }
 
   /** Plain tick labels (no thousands separators), kept in data-xticks for readers of the DOM (the axis itself is canvas). */
