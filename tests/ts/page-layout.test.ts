@@ -9,6 +9,7 @@
  *   5's 8-dim tables show dims 4-7 inside the screen, nothing scrolled away;
  * - the RoPE lab states its lesson before any control is touched; its
  *   finer scaling parameters sit behind "More", which a link setting one opens;
+ * - at 1280 px no line of code in section 8's step tables is cut (each has its own full-width row);
  * - section 11's generated text shows the synthetic language's tokens as
  *   words (no `w13` ids), with a note that the language is synthetic;
  * - log axes say so (section 10's wavelengths and frequency ratios, the RoPE lab's wavelengths);
@@ -180,6 +181,33 @@ describe('page layout', () => {
       if (lang === 'zh') {
         await page.$eval('#ex-rope-py', (e) => e.scrollIntoView({ block: 'center', behavior: 'instant' }));
         await screenshot(page, 'layout-code-390', '#ex-rope-py');
+      }
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+
+  it('1280 px: no line of code in section 8\'s step tables is cut: each has the table\'s full width (review N5)', async () => {
+    for (const lang of ['en', 'zh']) {
+      const { page, problems } = await h.open(`#lang=${lang}&section=examples`, DESKTOP);
+      await page.addStyleTag({ content: 'html { scroll-behavior: auto !important; }' });
+      await reachAndWait(page, '#examples', '#ex-rope-py:not([hidden])');
+      const tabs = await page.$$eval('#examples [role=tablist]', (ls) => Math.max(...ls.map((l) => l.querySelectorAll('[role=tab]').length)));
+      assert.ok(tabs >= 2, `${lang}: ${tabs} tabs`);
+      for (let tab = 0; tab < tabs; tab++) {
+        await page.$$eval('#examples [role=tablist]', (ls, k) => ls.forEach((l) => (l.querySelectorAll('[role=tab]')[k] as HTMLElement | undefined)?.click()), tab);
+        await page.waitForTimeout(100);
+        const cells = await page.$$eval('table.code-steps td > code', (es) => es.map((e) => ({
+          id: e.closest('table')!.id, code: e.textContent ?? '', sw: e.scrollWidth, cw: e.clientWidth, shown: (e as HTMLElement).offsetParent !== null,
+        })));
+        assert.ok(cells.length >= 30, `${lang} tab ${tab}: ${cells.length} code cells`);
+        assert.ok(cells.every((c) => c.shown), `${lang} tab ${tab}: every step table is shown`);
+        const cut = cells.filter((c) => c.sw > c.cw);
+        assert.deepEqual(cut, [], `${lang} tab ${tab}: code cells cut`);
+      }
+      if (lang === 'en') {
+        await page.$eval('#ex-sinmod-steps', (e) => e.scrollIntoView({ block: 'start', behavior: 'instant' }));
+        await screenshot(page, 'layout-code-steps-1280', '#ex-sinmod-steps');
       }
       assert.deepEqual(problems, []);
       await page.close();

@@ -40,8 +40,10 @@ export function codeSteps(id: string, run: () => CodeRun): { el: HTMLElement; sh
     el('thead', {}, el('tr', {}, text('examples.steps.line', 'th'), text('examples.steps.shape', 'th'), text('examples.steps.values', 'th'))), body);
   const show = (): CodeRun => {
     const r = run();
-    body.replaceChildren(...r.lines.map((l, i) => {
-      if ('header' in l) return el('tr', { class: 'code-head' }, el('td', { colspan: '3' }, el('code', {}, l.header)));
+    // Each line of code on its own full-width row, above its note, shape and
+    // values: a line is never cut to the width of a column (review N5).
+    body.replaceChildren(...r.lines.flatMap((l, i) => {
+      if ('header' in l) return [el('tr', { class: 'code-head' }, el('td', { colspan: '3' }, el('code', {}, l.header)))];
       const cell = el('td', { class: 'values' });
       if (l.values) {
         const label = l.values.label === undefined ? '' : `${l.values.label}\n`;
@@ -49,10 +51,14 @@ export function codeSteps(id: string, run: () => CodeRun): { el: HTMLElement; sh
         pre.dataset.values = JSON.stringify(Array.from(l.values.data, (v) => (Number.isFinite(v) ? v : null)));
         cell.append(pre);
       }
-      return el('tr', l.inMethod ? { class: 'in-method' } : {},
-        el('td', {}, el('code', {}, l.code), text(l.note, 'div', 'note')),
-        el('td', { class: 'shape' }, ...(l.shape ? [el('code', {}, `[${l.shape.join(', ')}]`)] : [])),
-        cell);
+      const inMethod = l.inMethod ? ' in-method' : '';
+      return [
+        el('tr', { class: `code-line${inMethod}` }, el('td', { colspan: '3' }, el('code', {}, l.code))),
+        el('tr', { class: `code-out${inMethod}` },
+          el('td', {}, text(l.note, 'div', 'note')),
+          el('td', { class: 'shape' }, ...(l.shape ? [el('code', {}, `[${l.shape.join(', ')}]`)] : [])),
+          cell),
+      ];
     }));
     if (r.error === undefined) {
       delete table.dataset.error;
