@@ -7,8 +7,10 @@
  * - at 390 px, code boxes do not wrap their lines (they scroll, with an edge shade) and the page does not scroll sideways;
  * - at 390 px, after section 1's Shuffle a map is on screen, and section
  *   5's 8-dim tables show dims 4-7 inside the screen, nothing scrolled away;
- * - the RoPE lab states its lesson before any control is touched; its
- *   finer scaling parameters sit behind "More", which a link setting one opens;
+ * - the RoPE lab states its lesson before any control is touched; a
+ *   published model's settings, head dim, rotary fraction, base, pair layout
+ *   and scaling sit behind "More", which a link, a preset or a "Try this"
+ *   prompt setting one opens; the pair layout's options fit their select;
  * - at 1280 px no line of code in section 8's step tables is cut (each has its own full-width row);
  * - section 11's generated text shows the synthetic language's tokens as
  *   words (no `w13` ids), with a note that the language is synthetic;
@@ -76,6 +78,8 @@ describe('page layout', () => {
     await page.addStyleTag({ content: 'html { scroll-behavior: auto !important; }' });
     for (const id of ['order', 'sinusoidal', 'derivation', 'rope', 'bias']) {
       await reachAndWait(page, `#${id}`, `#${id} .lab`);
+      // The controls behind More too (the RoPE lab's), as a reader who opened it sees them.
+      await page.$$eval(`#${id} .lab details.more`, (ds) => ds.forEach((d) => { (d as HTMLDetailsElement).open = true; }));
       const labs = await page.$$eval(`#${id} .lab`, (ls) => ls.map((l) => l.classList.contains('sticky-figures') ? 'figures' : 'controls'));
       assert.ok(labs.length >= 1, `${id}: a lab`);
       for (let li = 0; li < labs.length; li++) {
@@ -94,7 +98,7 @@ describe('page layout', () => {
             const r = await page.evaluate(([s, i, t, kk, where, o]) => {
               const lab = document.querySelectorAll(s!)[Number(i)]!;
               const item = lab.querySelectorAll(t!)[Number(kk)]! as HTMLElement;
-              if (item.offsetParent === null) return undefined; // hidden (a method's parameter, behind More)
+              if (item.offsetParent === null || item.closest('details:not([open])') !== null) return undefined; // hidden (a method's parameter)
               const nav = parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--nav-h')) || 0;
               item.scrollIntoView({ block: where as ScrollLogicalPosition, behavior: 'instant' });
               if (where === 'start') scrollBy({ top: -nav - 8, behavior: 'instant' });
@@ -269,37 +273,72 @@ describe('page layout', () => {
     }
   });
 
-  it('RoPE lab: the lesson is stated up front; finer parameters behind More, opened by a link', async () => {
+  it('RoPE lab: the lesson is stated up front; a published model\'s settings, rotary fraction, base, layout and scaling behind More, opened by a link, a preset or a prompt (review N6)', async () => {
+    const inMore = ['#rope-preset', '#rope [data-param="r.d"]', '#rope [data-param="r.frac"]', '#rope-r-base', '#rope-layout', '#rope-scaling'];
     for (const lang of ['en', 'zh']) {
       const { page, problems } = await h.open(`#lang=${lang}&section=rope`, DESKTOP);
       const lead = await page.$eval('#rope .lesson-lead', (e) => (e as HTMLElement).innerText);
       assert.match(lead, lang === 'en' ? /shift chart.*flat at zero.*Dynamic NTK and LongRoPE/s : /平移图.*贴着 0.*动态 NTK 和 LongRoPE/s);
       assert.ok(await page.isVisible('#rope .lesson-lead'));
       assert.equal(await page.$eval('#rope-more', (e) => (e as HTMLDetailsElement).open), false);
-      await page.selectOption('#rope-scaling', 'yarn');
-      assert.ok(await page.isVisible('#rope-r-factor'), 'the factor stays out');
-      assert.ok(!(await page.isVisible('#rope-r-bf')), 'β_fast is behind More');
+      for (const id of ['#rope-r-m', '#rope-r-n', '#rope-r-s']) assert.ok(await page.isVisible(id), `${id} stays out`);
+      for (const id of inMore) {
+        assert.equal(await page.$eval(id, (e) => e.closest('#rope-more') !== null), true, `${id} is inside More`);
+        assert.ok(!(await page.isVisible(id)), `${id} is behind More`);
+      }
+      assert.match(await page.$eval('#rope-more > summary', (e) => e.textContent ?? ''), lang === 'en' ? /^More: .*published model.*partial rotary.*scaling/ : /^更多：.*已发布模型.*部分旋转.*缩放/);
       await page.click('#rope-more > summary');
+      for (const id of inMore) assert.ok(await page.isVisible(id), `${id} shown once More is open`);
+      await page.selectOption('#rope-scaling', 'yarn');
+      assert.ok(await page.isVisible('#rope-r-factor'));
       assert.ok(await page.isVisible('#rope-r-bf'));
       assert.ok(await page.isVisible('#rope-r-orig'));
+      // Each pair layout's text fits its select (it used to clip: "… as the articles' rotat…").
+      // The select as wide as its longest option would be (a copy with no width limit) is no wider than it is.
+      const fits = await page.$eval('#rope-layout', (s) => {
+        const copy = s.cloneNode(true) as HTMLSelectElement;
+        copy.removeAttribute('id');
+        copy.style.cssText = 'width: auto; max-width: none; min-width: 0; flex: none; position: absolute; visibility: hidden;';
+        s.parentElement!.append(copy);
+        const out = { options: Array.from((s as HTMLSelectElement).options, (o) => o.text), natural: copy.getBoundingClientRect().width, width: s.getBoundingClientRect().width };
+        copy.remove();
+        return out;
+      });
+      assert.ok(fits.natural <= fits.width + 0.5, `${lang}: ${JSON.stringify(fits)}`);
       assert.deepEqual(problems, []);
       await page.close();
     }
-    let { page, problems } = await h.open('#lang=en&section=rope&r.scaling=yarn&r.bf=8', DESKTOP);
-    assert.equal(await page.$eval('#rope-more', (e) => (e as HTMLDetailsElement).open), true);
-    assert.ok(await page.isVisible('#rope-r-bf'));
-    assert.equal(await page.$eval('#rope-r-bf', (e) => (e.parentElement!.querySelector('input[type=number]') as HTMLInputElement).value), '8');
+    // A link that sets one of them opens More.
+    for (const hash of ['r.scaling=yarn&r.bf=8', 'r.base=500000', 'r.layout=half', 'r.frac=0.5']) {
+      const { page, problems } = await h.open(`#lang=en&section=rope&${hash}`, DESKTOP);
+      assert.equal(await page.$eval('#rope-more', (e) => (e as HTMLDetailsElement).open), true, `${hash} opens More`);
+      if (hash.includes('r.bf')) {
+        assert.ok(await page.isVisible('#rope-r-bf'));
+        assert.equal(await page.$eval('#rope-r-bf', (e) => (e.parentElement!.querySelector('input[type=number]') as HTMLInputElement).value), '8');
+      }
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+    // A "Try this" prompt that sets the scaling opens More.
+    let { page, problems } = await h.open('#lang=en&section=rope', DESKTOP);
+    const prompt = await page.$$eval('#tryit-rope [data-tryit]', (bs) => bs.map((b) => (b as HTMLElement).dataset.tryit!).find((k) => /linear|dynamic/.test(k)));
+    assert.ok(prompt !== undefined, 'a prompt that sets the scaling');
+    await page.click(`#tryit-rope [data-tryit="${prompt}"]`);
+    await page.waitForTimeout(100);
+    assert.equal(await page.$eval('#rope-more', (e) => (e as HTMLDetailsElement).open), true, `${prompt} opens More`);
+    assert.ok(await page.isVisible('#rope-scaling'));
     assert.deepEqual(problems, []);
     await page.close();
-    // A preset that sets the finer parameters shows them.
+    // A preset chosen (More open, then closed again) opens it.
     ({ page, problems } = await h.open('#lang=en&section=rope', DESKTOP));
-    assert.equal(await page.$eval('#rope-more', (e) => (e as HTMLDetailsElement).open), false);
+    await page.click('#rope-more > summary');
     const llama = await page.$$eval('#rope-preset option', (os) => os.map((o) => (o as HTMLOptionElement).value).find((v) => /llama-3/.test(v)));
-    if (llama !== undefined) {
-      await page.selectOption('#rope-preset', llama);
-      await page.waitForTimeout(100);
-      assert.equal(await page.$eval('#rope-more', (e) => (e as HTMLDetailsElement).open), true, `${llama} opens More`);
-    }
+    assert.ok(llama !== undefined);
+    await page.click('#rope-more > summary');
+    assert.equal(await page.$eval('#rope-more', (e) => (e as HTMLDetailsElement).open), false);
+    await page.$eval('#rope-preset', (s, v) => { (s as HTMLSelectElement).value = v; s.dispatchEvent(new Event('change')); }, llama);
+    await page.waitForTimeout(100);
+    assert.equal(await page.$eval('#rope-more', (e) => (e as HTMLDetailsElement).open), true, `${llama} opens More`);
     assert.deepEqual(problems, []);
     await page.close();
   });

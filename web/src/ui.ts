@@ -44,6 +44,12 @@ export function bindParam(param: string, apply: (value: string) => void): void {
   registry.set(param, apply);
 }
 
+/** Runs `first` before each value applied to `param` from outside (applyState: presets, "Try this" prompts), e.g. to open the box the control sits in. */
+export function beforeApply(param: string, first: () => void): void {
+  const apply = registry.get(param);
+  if (apply) registry.set(param, (v) => { first(); apply(v); });
+}
+
 /** Whether a control is registered for `param`. */
 export const isBound = (param: string): boolean => registry.has(param);
 

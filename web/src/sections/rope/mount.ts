@@ -8,7 +8,7 @@ import { cssVar, LinePlot } from '../../plot.js';
 import { getChoice, getNumber, getParam, setParam } from '../../state.js';
 import { byLang, liveText, sentenceGap, tf } from '../../textfill.js';
 import { rich } from '../../lessonkit.js';
-import { applyState, bindParam, coalesce, el, figure, fmtNum, lab, numberControl, select, text, type ParamValue } from '../../ui.js';
+import { applyState, beforeApply, bindParam, coalesce, el, figure, fmtNum, lab, numberControl, select, text, type ParamValue } from '../../ui.js';
 import type { Ctx } from '../context.js';
 import { PRESET_IDS, presetLabel, ropePresets, type RopePreset } from '../../rope-presets.js';
 
@@ -156,8 +156,10 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const pe = ctx.pe;
   // Each numeric control declared once (URL key, label, default, range); the state reads them live.
   const changed = (): void => update();
-  // The method's finer parameters sit behind "More"; a value set from
-  // outside (a preset, a link) opens it, so every setting in effect is shown.
+  // A published model's settings, head dim, rotary fraction, base, pair
+  // layout and scaling sit behind "More" (closed: m, n and the shift carry
+  // the lesson); a value set from outside (a link, a preset, a "Try this"
+  // prompt) opens it, so every setting in effect is shown.
   const more = el('details', { class: 'more', id: 'rope-more' });
   const advanced = (): void => {
     more.open = true;
@@ -469,12 +471,13 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   const scalingSel = select<ScalingName>({ label: 'rope.scaling', param: 'r.scaling', value: st.scaling, options: scalingOptions(), onChange: (v) => { st.scaling = v; showParams(); update(); } });
   scalingSel.input.id = 'rope-scaling';
   const factorSl = c.factor, origSl = c.orig;
+  const finer = el('div', { class: 'controls sub' }, origSl.el, yarnParams, llamaParams);
   const showParams = (): void => {
     factorSl.el.hidden = st.scaling === 'default';
     origSl.el.hidden = st.scaling === 'default' || st.scaling === 'linear' || st.scaling === 'ntk';
     yarnParams.hidden = st.scaling !== 'yarn';
     llamaParams.hidden = st.scaling !== 'llama3';
-    more.hidden = origSl.el.hidden && yarnParams.hidden && llamaParams.hidden;
+    finer.hidden = origSl.el.hidden && yarnParams.hidden && llamaParams.hidden;
   };
   showParams();
   const presetSel = select<string>({
@@ -489,9 +492,18 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   presetSel.input.id = 'rope-preset';
   rampFigure.querySelector('div')!.replaceWith(ramp.el, rampLook.el);
   titleRamp();
-  // A link that sets one of the finer parameters shows them.
-  if (['r.orig', 'r.bf', 'r.bs', 'r.lf', 'r.hf'].some((k) => getParam(k) !== undefined)) more.open = true;
-  more.append(text('rope.more', 'summary'), el('div', { class: 'controls sub' }, origSl.el, yarnParams, llamaParams));
+  const layoutSel = select<RopeLayout>({ label: 'rope.layout', param: 'r.layout', value: st.layout, options: [['interleaved', () => t('rope.layout.interleaved')], ['half', () => t('rope.layout.half')]], onChange: (v) => { st.layout = v; update(); } });
+  layoutSel.input.id = 'rope-layout';
+  more.append(
+    text('rope.more', 'summary'),
+    el('div', { class: 'controls' }, presetSel.el, c.headDim.el, c.frac.el, c.base.el, layoutSel.el, scalingSel.el, factorSl.el),
+    finer,
+    text('rope.preset.note', 'p', 'note'),
+  );
+  // A link, preset or prompt that sets one of these shows them.
+  const MORE_KEYS = ['r.preset', ...Object.keys(KEYS)];
+  if (MORE_KEYS.some((k) => getParam(k) !== undefined)) more.open = true;
+  for (const k of MORE_KEYS) beforeApply(k, () => { more.open = true; });
   root.append(
     rich('rope.lesson', 'p', 'lesson-lead'),
     lab({
@@ -506,16 +518,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
         el('p', { class: 'result' }, text('rope.score.short'), sentenceGap(), 'L = ', shortLengthOut, text('rope.score.shortAt'), shortOut),
         lengthNote,
         figure('rope.pairs', pairsBox, text('rope.pairs.look', 'p', 'note look')),
-        el('div', { class: 'controls' },
-          presetSel.el,
-          c.headDim.el,
-          c.frac.el,
-          c.base.el,
-          select<RopeLayout>({ label: 'rope.layout', param: 'r.layout', value: st.layout, options: [['interleaved', () => t('rope.layout.interleaved')], ['half', () => t('rope.layout.half')]], onChange: (v) => { st.layout = v; update(); } }).el,
-          scalingSel.el,
-          factorSl.el),
         more,
-        text('rope.preset.note', 'p', 'note'),
       ],
       figures: [figure('rope.shiftDiff', shiftPlot.el, shiftLook)],
     }),
