@@ -197,6 +197,9 @@ describe('the page (Chromium, strict CSP)', () => {
     assert.match(await page.textContent('#train-empty') ?? '', /^No run yet: pick a task and an encoding and press Train\./);
     assert.match(await page.textContent('#extend-empty') ?? '', /^No run yet:/);
     assert.equal(await page.isVisible('#train-empty'), true);
+    // The charts take no room until a run (review 4, N9: an empty box under the message read as a gap).
+    assert.equal(await page.isVisible('#train-loss'), false);
+    assert.equal(await page.isVisible('#extend-loss'), false);
     await page.click('#train-start');
     await page.waitForSelector('#train-status[data-done]', { timeout: 120000 });
     assert.equal(await page.$eval('#train-status', (e) => (e as HTMLElement).dataset.done), '1');
@@ -204,6 +207,8 @@ describe('the page (Chromium, strict CSP)', () => {
     const last = Number(await page.$eval('#train-status', (e) => (e as HTMLElement).dataset.last));
     assert.ok(last < first * 0.8, `loss ${first} -> ${last}`);
     assert.equal(await page.isVisible('#train-empty'), false, 'the empty state goes with the first step');
+    assert.equal(await page.isVisible('#train-loss'), true, 'the chart comes with it');
+    assert.ok(Number(await page.$eval('#train-loss', (e) => (e as HTMLElement).dataset.points)) > 0);
     // The status reports the run's speed and the trained model's accuracy (a share of unseen examples).
     const accuracy = Number(await page.$eval('#train-status', (e) => (e as HTMLElement).dataset.accuracy));
     assert.ok(accuracy >= 0 && accuracy <= 1, `accuracy ${accuracy}`);

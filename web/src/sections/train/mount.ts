@@ -144,6 +144,8 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
   // Before the first run: what the empty chart will show.
   const empty = text('train.empty', 'p', 'empty-state');
   empty.id = 'train-empty';
+  // Until then the chart takes no room: an empty box reads as a gap (review N9).
+  plot.el.hidden = true;
   const xs: number[] = [];
   const ys: number[] = [];
   let running = false;
@@ -157,6 +159,7 @@ export function mount(ctx: Ctx, root: HTMLElement): void {
     if (p === undefined) return;
     progress.value = p.step / p.steps;
     empty.hidden = true;
+    plot.el.hidden = false;
     plot.setData([xs.slice(), ys.slice()]);
     renderStatus();
     status.dataset.first = String(ys[0]);
@@ -306,6 +309,8 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
   plot.el.id = 'extend-loss';
   const empty = text('train.ext.empty', 'p', 'empty-state');
   empty.id = 'extend-empty';
+  // Until then the chart takes no room: an empty box reads as a gap (review N9).
+  plot.el.hidden = true;
   const out = (id: string): HTMLOutputElement => el('output', { id, class: 'big' });
   const cells = {
     bn: out('extend-before-near'), bf: out('extend-before-far'), an: out('extend-after-near'), af: out('extend-after-far'),
@@ -356,6 +361,7 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
     verdict.dataset.method = result?.method ?? '';
     if (result) {
       empty.hidden = true;
+      plot.el.hidden = false;
       // Each label names its run's method (captured: the plot compares labels to decide on a rebuild).
       const m = result.method;
       plot.setData([result.x, result.before, result.after, ...(result.plain ? [result.plain] : [])], [
