@@ -134,15 +134,18 @@ export interface TrainReplica {
   begin(): void;
   /**
    * The gradients of micro-batches [first, first + count) of the batch `begin` sampled, summed in
-   * order as `pe.train` sums them (a copy), and their summed loss.
+   * order as `pe.train` sums them, and their summed loss. `grad` is a copy, written into `into`
+   * (`params` floats) when given, so a caller that steps many times can reuse its arrays.
    */
-  gradient(first: number, count: number): { grad: Float32Array; loss: number };
+  gradient(first: number, count: number, into?: Float32Array): { grad: Float32Array; loss: number };
   /**
    * The optimiser step from the step's gradient given as parts in micro-batch order (a first block's
    * sum, then one array per later micro-batch, each of `params` floats; summed in that order in
-   * float32, as `pe.train` sums) and the micro-batches' losses summed in order.
+   * float32, as `pe.train` sums) and the micro-batches' losses summed in order. `copied`, when given,
+   * runs once the parts are copied into the wasm heap, before the step: the caller may then move
+   * them to another thread while the step runs.
    */
-  apply(grads: readonly Float32Array[], loss: number): StepRow;
+  apply(grads: readonly Float32Array[], loss: number, copied?: () => void): StepRow;
   /** The model as trained so far (a TinyModel of this module). */
   model(): TinyModel;
   /** Frees the trainer (idempotent). */
@@ -495,16 +498,21 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
       microBatches: t.microBatches(),
       params: P,
       begin: () => check(t.beginStep()),
-      gradient: (first, count) => heap.call((f) => {
+      gradient: (first, count, into) => heap.call((f) => {
+        if (into !== undefined && into.length !== P) throw new RangeError(`into must hold ${P} floats, got ${into.length}`);
         const g = f.alloc(P * 4);
         const l = f.alloc(8);
         check(t.blockGradient(first, count, g, P, l, 1));
-        return { grad: heap.readF32(g, P), loss: heap.readF64(l, 1)[0] as number };
+        const grad = into ?? new Float32Array(P);
+        grad.set(heap.m.HEAPF32.subarray(g >>> 2, (g >>> 2) + P));
+        return { grad, loss: heap.readF64(l, 1)[0] as number };
       }),
-      apply: (grads, loss) => heap.call((f) => {
+      apply: (grads, loss, copied) => heap.call((f) => {
+        const n = grads.reduce((k, r) => k + r.length, 0);
         const g = f.f32Rows(grads);
         const out = f.alloc(4 * 8);
-        check(t.applyGradient(g, grads.reduce((n, r) => n + r.length, 0), loss, out, 4));
+        copied?.();
+        check(t.applyGradient(g, n, loss, out, 4));
         const r = heap.readF64(out, 4);
         return { step: r[0] as number, loss: r[1] as number, gradNorm: r[2] as number, lr: r[3] as number };
       }),

@@ -12,10 +12,11 @@ export type PoolRequest =
   | { id: number; op: 'attention'; options: AttentionOptions }
   // Training run `run`: a replica of the trainer computing micro-batches `micro` (a contiguous block)
   // of every step, as Worker `worker` of the run; `peers[k]`: the port to the run's Worker k (null at
-  // `worker`), over which the Workers swap their blocks' gradients each step (PeerMessage).
+  // `worker`), over which the Workers pass each step's gradient sum along (PeerMessage).
   | { id: number; op: 'trainStart'; run: number; models: WebAssembly.Module; spec: WireReplicaSpec; micro: number[]; worker: number; peers: Array<MessagePort | null> }
-  // `steps` optimiser steps: sample the batch, compute the block, swap blocks with the peers, sum every
-  // block in micro-batch order, apply. Replies with the last step's row.
+  // `steps` optimiser steps: sample the batch, compute the block, add it to the running sum from the
+  // previous Worker and pass that on (the last Worker sends the whole sum to all), apply. Replies with
+  // the last step's row.
   | { id: number; op: 'trainRun'; run: number; steps: number }
   // Stops run `run` now (not queued behind its calls): a step waiting for a peer's block fails.
   | { id: number; op: 'trainAbort'; run: number }
@@ -35,11 +36,11 @@ export type PoolReply =
   | { id: number; ok: false; error: { name: string; message: string } };
 
 /**
- * What a training Worker sends each peer per step: its block's gradients in micro-batch order
- * ([rows, params]: the first block as one row, its sum; any other block a row per micro-batch) and
- * their losses; or, when its step failed, why.
+ * What a training Worker sends a peer per step: a gradient of `params` floats and its loss, or, when
+ * its step failed, why. Down the chain (Worker w to w + 1) the running sum of micro-batches 0 to the
+ * end of w's block; from the last Worker to every other, the step's whole gradient.
  */
-export type PeerMessage = { grads: Float32Array; losses: Float64Array } | { failed: string };
+export type PeerMessage = { grads: Float32Array; loss: number } | { failed: string };
 
 /** The message of the error a training Worker fails with when a peer failed first. */
 export const PEER_FAILED = 'posenc pool: another Worker of this training run failed';

@@ -17,10 +17,13 @@ export interface ServePort {
   listen(onRequest: (request: PoolRequest) => void): void;
 }
 
-/** The blocks one peer of a training run sent, taken in the order they came. */
+/** A gradient sum a peer sent (PeerMessage). */
+type Sum = { grads: Float32Array; loss: number };
+
+/** The sums one peer of a training run sent, taken in the order they came. */
 class Mailbox {
-  private readonly got: Array<{ grads: Float32Array; losses: Float64Array }> = [];
-  private waiting: { resolve: (b: { grads: Float32Array; losses: Float64Array }) => void; reject: (e: Error) => void } | undefined;
+  private readonly got: Sum[] = [];
+  private waiting: { resolve: (b: Sum) => void; reject: (e: Error) => void } | undefined;
   private error: Error | undefined;
 
   constructor(port: MessagePort) {
@@ -35,8 +38,8 @@ class Mailbox {
     port.start();
   }
 
-  /** The next block, or the peer's failure. */
-  take(): Promise<{ grads: Float32Array; losses: Float64Array }> {
+  /** The next sum, or the peer's failure. */
+  take(): Promise<Sum> {
     const b = this.got.shift();
     if (b !== undefined) return Promise.resolve(b);
     if (this.error !== undefined) return Promise.reject(this.error);
@@ -57,7 +60,11 @@ export function serve(port: ServePort): void {
   // Training: an instance with the pool's models module, the runs' replicas, and a queue that keeps
   // each run's messages in order (starting one is asynchronous).
   let trainPe: Promise<Posenc> | undefined;
-  const runs = new Map<number, { replica: TrainReplica; micro: number[]; worker: number; peers: Array<MessagePort | null>; inbox: Array<Mailbox | undefined> }>();
+  // `rows`: the arrays a Worker's micro-batch gradients are written into, reused every step (the first
+  // Worker's one array comes back to it each step as the whole sum).
+  const runs = new Map<number, {
+    replica: TrainReplica; micro: number[]; worker: number; peers: Array<MessagePort | null>; inbox: Array<Mailbox | undefined>; rows: Float32Array[];
+  }>();
   let queue: Promise<void> = Promise.resolve();
   const fail = (id: number, e: unknown): void => {
     const error = e instanceof Error ? { name: e.name, message: e.message } : { name: 'Error', message: String(e) };
@@ -88,7 +95,7 @@ export function serve(port: ServePort): void {
       const inbox = req.peers.map((p) => (p === null ? undefined : new Mailbox(p)));
       try {
         const replica = await trainReplica(await withModels(req.models), req.spec);
-        runs.set(req.run, { replica, micro: req.micro, worker: req.worker, peers: req.peers, inbox });
+        runs.set(req.run, { replica, micro: req.micro, worker: req.worker, peers: req.peers, inbox, rows: [] });
       } catch (e) {
         for (const p of req.peers) p?.close();
         throw e;
@@ -111,45 +118,45 @@ export function serve(port: ServePort): void {
       return;
     }
     if (r === undefined) throw new Error(`posenc pool: no training run ${req.run} in this Worker`);
-    const { replica, micro, worker, peers, inbox } = r;
-    const P = replica.params;
+    const { replica, micro, worker, peers, inbox, rows } = r;
+    const last = peers.length - 1;
+    // Each message moves its array: no copy, no allocation.
+    const post = (to: number, sum: Sum): void => peers[to]!.postMessage(sum satisfies PeerMessage, [sum.grads.buffer as ArrayBuffer]);
     let row: StepRow | undefined;
     try {
       for (let s = 0; s < req.steps; s++) {
         replica.begin();
-        let own: { grads: Float32Array; losses: Float64Array };
+        // The sum runs down the chain of Workers in micro-batch order, ((g0 + g1) + g2) + ..., in
+        // float32 as Trainer::Step adds: the first Worker's block is summed in wasm; each later Worker
+        // adds its micro-batches one by one to the sum so far (a float32 sum computed in float64 and
+        // rounded is the float32 sum).
+        let sum: Sum;
         if (worker === 0) {
-          // The first block, summed in wasm in order (Trainer::Step's sum starts with it).
-          const g = replica.gradient(micro[0]!, micro.length);
-          own = { grads: g.grad, losses: Float64Array.of(g.loss) };
+          const g = replica.gradient(micro[0]!, micro.length, rows[0]);
+          rows[0] = g.grad;
+          sum = { grads: g.grad, loss: g.loss };
         } else {
-          // A later block: each micro-batch apart, as they are added one by one to the sum so far.
-          own = { grads: new Float32Array(micro.length * P), losses: new Float64Array(micro.length) };
-          micro.forEach((j, k) => {
-            const g = replica.gradient(j, 1);
-            own.grads.set(g.grad, k * P);
-            own.losses[k] = g.loss;
-          });
-        }
-        // A copy moved to each peer (ours is still needed here). Moved, not cloned: Chromium's
-        // structured clone of the block cost about 0.5 ms per step more (page recipe, 2 Workers).
-        for (const p of peers) {
-          if (p === null) continue;
-          const copy = { grads: own.grads.slice(), losses: own.losses.slice() } satisfies PeerMessage;
-          p.postMessage(copy, [copy.grads.buffer, copy.losses.buffer]);
-        }
-        const blocks: Array<{ grads: Float32Array; losses: Float64Array }> = [];
-        for (let k = 0; k < peers.length; k++) blocks.push(k === worker ? own : await inbox[k]!.take());
-        // ((first block + g) + g) + ...: the rows in micro-batch order; the losses likewise.
-        const rows: Float32Array[] = [];
-        let loss = 0;
-        blocks.forEach((b, k) => {
-          for (let i = 0; i < b.losses.length; i++) {
-            rows.push(b.grads.subarray(i * P, (i + 1) * P));
-            loss = k === 0 && i === 0 ? (b.losses[0] as number) : loss + (b.losses[i] as number);
+          const own = micro.map((j, k) => replica.gradient(j, 1, rows[k]));
+          own.forEach((g, k) => (rows[k] = g.grad));
+          sum = await inbox[worker - 1]!.take();
+          for (const g of own) {
+            const a = sum.grads, b = g.grad;
+            for (let i = 0; i < a.length; i++) a[i]! += b[i]!;
+            sum.loss += g.loss;
           }
-        });
-        row = replica.apply(rows, loss);
+        }
+        if (worker < last) {
+          post(worker + 1, sum);
+          if (worker === 0) rows.length = 0;
+          // The whole sum; the first Worker keeps its array for the next step.
+          const whole = await inbox[last]!.take();
+          if (worker === 0) rows[0] = whole.grads;
+          row = replica.apply([whole.grads], whole.loss);
+        } else {
+          // Copies to the middle Workers; the array itself to the first once it is in the heap.
+          for (let k = 1; k < last; k++) post(k, { grads: sum.grads.slice(), loss: sum.loss });
+          row = replica.apply([sum.grads], sum.loss, last > 0 ? () => post(0, sum) : undefined);
+        }
       }
     } catch (e) {
       const failed = e instanceof Error ? e.message : String(e);
