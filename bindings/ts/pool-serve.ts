@@ -91,7 +91,7 @@ export function serve(port: ServePort): void {
 
   const train = async (req: Extract<PoolRequest, { op: 'trainStart' | 'trainRun' | 'trainEnd' }>): Promise<void> => {
     if (req.op === 'trainStart') {
-      // The peers' blocks are taken in, in order, from the start (a peer may be a step ahead).
+      // The peers' sums are taken in, in order, from the start (a peer may be a step ahead).
       const inbox = req.peers.map((p) => (p === null ? undefined : new Mailbox(p)));
       try {
         const replica = await trainReplica(await withModels(req.models), req.spec);

@@ -237,9 +237,9 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
 
   /**
    * Data-parallel training: every Worker used holds a replica of the trainer (same request, same seed:
-   * the same batches) and computes its block of each step's micro-batches; the Workers swap their
-   * blocks over a channel between every two of them, each sums all blocks in micro-batch order
-   * (float32, as Trainer::Step does) and applies the same AdamW step. The calling thread only starts a
+   * the same batches) and computes its block of each step's micro-batches; the running sum passes down
+   * the Workers in micro-batch order (float32, as Trainer::Step adds), the last sends the whole sum
+   * back to the others, and every replica applies the same AdamW step. The calling thread only starts a
    * chunk of steps and reports it: a replica made here checks the request (pe.train's errors) and is
    * freed; the trained model comes back from the first Worker as its saved bytes.
    */

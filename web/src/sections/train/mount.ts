@@ -23,12 +23,14 @@ type Shown = { progress?: Progress; result?: Result; end?: { key: Key } | { erro
 
 /**
  * The milliseconds between two redraws of a run's progress. The page's thread shares the cores
- * with the training Workers, and a redraw repaints the section: at every report (about 9 a second)
- * that cost 14% of a core in Chromium without a GPU (measured: 0.69 s of the main thread's tasks in
- * 5 s of section 12's recipe, half of it painting), and the recipe ran at 80 steps/s in the page
- * against 88-92 in a bare page.
+ * with the training Workers, and any redraw repaints the page around the section: in Chromium
+ * without a GPU about 15 ms of the page's thread per redraw (paint, pre-paint and commit of the
+ * whole 8900 px band the browser keeps painted, measured with a trace), whatever changes (a
+ * `will-change` layer for the bar and the status line did not avoid it). At every report (about 9 a
+ * second) that was 14% of a core and the recipe ran at 80 steps/s in the page against 88-92 in a
+ * bare page; once a second it is under 2%.
  */
-const REDRAW_MS = 250;
+const REDRAW_MS = 1000;
 
 /**
  * `draw` when asked, at most once per REDRAW_MS, in an animation frame; `now()` draws at once
