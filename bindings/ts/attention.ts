@@ -5,10 +5,12 @@
  */
 import { Owner, type Frame, type Heap } from './heap.js';
 import type { AttentionWire, RawKvCache, RawModule } from './raw.js';
-import { attentionRope } from './rope.js';
+import { attentionRope, ropeKeys } from './rope.js';
+import { keysOf, knownKeys, knownKeysIfObject } from './known-keys.js';
 import { ALIBI_VARIANTS } from './names.js';
 import { t5Args } from './encodings.js';
 import type {
+  AttentionBiasOptions,
   AttentionOptions,
   AttentionResult,
   AttentionRopeOptions,
@@ -18,6 +20,37 @@ import type {
   Posenc,
 } from './types.js';
 import { besideSentinel, checkElements, f32, i32, int, oneOf, optBool, optInt, requireObject } from './validate.js';
+
+const BIAS_KEYS = keysOf<AttentionBiasOptions>()([
+  'heads', 'queryLength', 'causal', 'scale', 'queryOffset', 'window', 'keyPadding', 'alibi', 't5', 'shaw', 'bias', 'returnWeights',
+]);
+const ATTENTION_KEYS = keysOf<AttentionOptions>()([...BIAS_KEYS, 'q', 'k', 'v', 'kvHeads', 'keyLength', 'headDim', 'rope']);
+const ATTEND_KEYS = keysOf<KvCacheAttendOptions>()([...BIAS_KEYS, 'queryPositions']);
+const ALIBI_KEYS = keysOf<Exclude<AttentionBiasOptions['alibi'], boolean | undefined>>()(['variant', 'slopes']);
+const T5_KEYS = keysOf<NonNullable<AttentionBiasOptions['t5']>>()(['table', 'numBuckets', 'maxDistance', 'bidirectional']);
+const SHAW_KEYS = keysOf<NonNullable<AttentionBiasOptions['shaw']>>()(['tableK', 'tableV', 'clip']);
+const ATTENTION_ROPE_KEYS = keysOf<AttentionRopeOptions>()([
+  'layout', 'rotaryDim', 'base', 'scaling', 'mrope', 'queryPositions', 'keyPositions', 'positionsFromPadding', 'xpos', 'contextLength',
+]);
+const ATTENTION_XPOS_KEYS = keysOf<NonNullable<AttentionRopeOptions['xpos']>>()(['scaleBase']);
+type KvCacheRope = NonNullable<KvCacheOptions['rope']>;
+const KV_CACHE_ROPE_KEYS = keysOf<KvCacheRope>()(['layout', 'rotaryDim', 'base', 'scaling', 'xpos', 'contextLength']);
+const KV_CACHE_KEYS = keysOf<KvCacheOptions>()(['kvHeads', 'headDim', 'rope', 'consistent']);
+const APPEND_KEYS = keysOf<NonNullable<Parameters<KvCache['append']>[2]>>()(['positions']);
+
+/** Refuses an unknown key of bias options `o` (named `name`, with the keys `known`) or of their `alibi`, `t5` and `shaw`. */
+function biasKeys(name: string, o: Record<string, unknown>, known: readonly string[]): void {
+  knownKeys(name, o, known);
+  knownKeysIfObject('alibi', o.alibi, ALIBI_KEYS);
+  knownKeysIfObject('t5', o.t5, T5_KEYS);
+  knownKeysIfObject('shaw', o.shaw, SHAW_KEYS);
+}
+
+/** Refuses an unknown key of `attention` options or of any object in them (also the pool's check, before it posts anything). */
+export function attentionKeys(o: Record<string, unknown>): void {
+  biasKeys('attention options', o, ATTENTION_KEYS);
+  if (typeof o.rope === 'object' && o.rope !== null) ropeKeys('rope', 'rope.', o.rope, ATTENTION_ROPE_KEYS, ATTENTION_XPOS_KEYS);
+}
 
 const defaults = new WeakMap<RawModule, AttentionWire>();
 
@@ -107,6 +140,7 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
 
   function attention(options: AttentionOptions): AttentionResult {
     const o = requireObject('options', options);
+    attentionKeys(o);
     const heads = int('heads', o.heads, 1, 65536);
     const kvHeads = optInt('kvHeads', o.kvHeads, heads, 1, 65536);
     const Tq = int('queryLength', o.queryLength, 0, 1 << 24);
@@ -146,6 +180,8 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
 
     constructor(options: KvCacheOptions) {
       const o = requireObject('options', options);
+      knownKeys('KvCache options', o, KV_CACHE_KEYS);
+      if (typeof o.rope === 'object' && o.rope !== null) ropeKeys('rope', 'rope.', o.rope, KV_CACHE_ROPE_KEYS, ATTENTION_XPOS_KEYS);
       const kvHeads = int('kvHeads', o.kvHeads, 1, 65536);
       const headDim = int('headDim', o.headDim, 1, 65536);
       const raw = new m.KvCache(kvHeads, headDim, attentionRope(m, o.rope, headDim, defaultAttention(m).rope),
@@ -167,6 +203,7 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
     append(k: Float32Array, v: Float32Array, options?: { positions?: Int32Array }): void {
       const c = this.handle('append()');
       const o = options === undefined ? {} : requireObject('options', options);
+      knownKeys('append options', o, APPEND_KEYS);
       const ki = h.own(f32('k', k));
       if (ki.length === 0 && ki.buffer.byteLength === 0 && f32('v', v).length > 0) {
         throw new RangeError('k has 0 elements and v does not (is the buffer of k detached?)');
@@ -185,6 +222,7 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
     attend(q: Float32Array, options: KvCacheAttendOptions): AttentionResult {
       const c = this.handle('attend()');
       const o = requireObject('options', options);
+      biasKeys('attend options', o, ATTEND_KEYS);
       const heads = int('heads', o.heads, 1, 65536);
       const Tq = int('queryLength', o.queryLength, 0);
       const qi = h.tensor('q', q, [['heads', heads], ['queryLength', Tq], ['headDim', this.#headDim]]);

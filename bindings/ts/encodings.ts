@@ -19,7 +19,19 @@ import type {
   T5BucketOptions,
   XposScaleOptions,
 } from './types.js';
+import { keysOf, knownKeys } from './known-keys.js';
 import { checkElements, i32, int, int32, number, oneOf, optBool, optInt, optNum, requireObject } from './validate.js';
+
+const SINUSOIDAL_KEYS = keysOf<SinusoidalOptions>()(['length', 'dim', 'base', 'layout']);
+const ALIBI_SLOPES_KEYS = keysOf<NonNullable<Parameters<Posenc['alibiSlopes']>[1]>>()(['variant']);
+const ALIBI_BIAS_KEYS = keysOf<AlibiBiasOptions>()(['heads', 'queryLength', 'keyLength', 'causal', 'variant']);
+const T5_BUCKET_KEYS = keysOf<T5BucketOptions>()(['queryLength', 'keyLength', 'numBuckets', 'maxDistance', 'bidirectional', 'queryOffset']);
+const T5_BIAS_KEYS = keysOf<T5BiasOptions>()([...T5_BUCKET_KEYS, 'table', 'heads']);
+const SHAW_KEYS = keysOf<ShawOptions>()(['queryLength', 'keyLength', 'clip']);
+const SHAW_LOGITS_KEYS = keysOf<ShawLogitsOptions>()([...SHAW_KEYS, 'q', 'k', 'tableK', 'headDim', 'scale']);
+const SHAW_VALUES_KEYS = keysOf<ShawValuesOptions>()([...SHAW_KEYS, 'probs', 'v', 'tableV', 'headDim']);
+const LEARNED_KEYS = keysOf<LearnedOptions>()(['table', 'maxLength', 'dim', 'positions']);
+const XPOS_SCALE_KEYS = keysOf<XposScaleOptions>()(['positions', 'rotaryDim', 'scaleBase', 'center', 'key']);
 
 /** The API methods of these encodings over one module. */
 export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes' | 'alibiBias' | 't5Buckets' | 't5Bias' | 'shawIndices' | 'shawLogits' | 'shawValues' | 'learnedPositions' | 'xposScales'> {
@@ -27,6 +39,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
   return {
     sinusoidal(options: SinusoidalOptions): Float32Array {
       const o = requireObject('options', options);
+      knownKeys('sinusoidal options', o, SINUSOIDAL_KEYS);
       const length = int('length', o.length, 0);
       const dim = int('dim', o.dim, 2);
       const base = o.base === undefined ? 10000 : number('base', o.base);
@@ -42,6 +55,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
     alibiSlopes(heads: number, options?: { variant?: AlibiVariant }): Float32Array {
       const H = int('heads', heads, 1, 65536);
       const o = options === undefined ? {} : requireObject('options', options);
+      knownKeys('alibiSlopes options', o, ALIBI_SLOPES_KEYS);
       const variant = o.variant === undefined ? 'paper' : oneOf('variant', o.variant, ALIBI_VARIANTS);
       return h.call((f) => {
         const out = f.alloc(H * 4);
@@ -52,6 +66,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
 
     alibiBias(options: AlibiBiasOptions): Float32Array {
       const o = requireObject('options', options);
+      knownKeys('alibiBias options', o, ALIBI_BIAS_KEYS);
       const heads = int('heads', o.heads, 1, 65536);
       const q = int('queryLength', o.queryLength, 0);
       const k = int('keyLength', o.keyLength, 0, 1 << 24);
@@ -67,6 +82,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
 
     t5Buckets(options: T5BucketOptions): Int32Array {
       const o = requireObject('options', options);
+      knownKeys('t5Buckets options', o, T5_BUCKET_KEYS);
       const { q, k, off, nb, md, bidir } = t5Args(m, o);
       const n = checkElements('t5 buckets', [['queryLength', q], ['keyLength', k]], 4);
       return h.call((f) => {
@@ -78,6 +94,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
 
     t5Bias(options: T5BiasOptions): Float32Array {
       const o = requireObject('options', options);
+      knownKeys('t5Bias options', o, T5_BIAS_KEYS);
       const { q, k, off, nb, md, bidir } = t5Args(m, o);
       const heads = int('heads', o.heads, 1, 65536);
       const table = h.tensor('table', o.table, [['numBuckets', nb], ['heads', heads]]);
@@ -92,6 +109,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
 
     shawIndices(options: ShawOptions): Int32Array {
       const o = requireObject('options', options);
+      knownKeys('shawIndices options', o, SHAW_KEYS);
       const { q, k, clip } = shawShape(o);
       const n = checkElements('shaw indices', [['queryLength', q], ['keyLength', k]], 4);
       return h.call((f) => {
@@ -103,6 +121,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
 
     shawLogits(options: ShawLogitsOptions): Float32Array {
       const o = requireObject('options', options);
+      knownKeys('shawLogits options', o, SHAW_LOGITS_KEYS);
       const { q: Q, k: K, clip } = shawShape(o);
       const D = int('headDim', o.headDim, 1);
       const rows = 2 * clip + 1;
@@ -123,6 +142,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
 
     shawValues(options: ShawValuesOptions): Float32Array {
       const o = requireObject('options', options);
+      knownKeys('shawValues options', o, SHAW_VALUES_KEYS);
       const { q: Q, k: K, clip } = shawShape(o);
       const D = int('headDim', o.headDim, 1);
       const rows = 2 * clip + 1;
@@ -142,6 +162,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
 
     learnedPositions(options: LearnedOptions): Float32Array {
       const o = requireObject('options', options);
+      knownKeys('learnedPositions options', o, LEARNED_KEYS);
       const maxLength = int('maxLength', o.maxLength, 1);
       const dim = int('dim', o.dim, 1);
       const table = h.tensor('table', o.table, [['maxLength', maxLength], ['dim', dim]]);
@@ -159,6 +180,7 @@ export function encodingsApi(h: Heap): Pick<Posenc, 'sinusoidal' | 'alibiSlopes'
 
     xposScales(options: XposScaleOptions): Float32Array {
       const o = requireObject('options', options);
+      knownKeys('xposScales options', o, XPOS_SCALE_KEYS);
       const positions = h.own(i32('positions', o.positions));
       const rotaryDim = int('rotaryDim', o.rotaryDim, 2);
       const scaleBase = o.scaleBase === undefined ? m.xposScaleBase : number('scaleBase', o.scaleBase);

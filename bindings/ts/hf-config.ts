@@ -19,6 +19,7 @@ import type {
   MropeOptions, Posenc, QueryScaling, RopeFromConfig, RopeFromConfigOptions, RopeLayerOptions, RopeLayout, RopeScaling,
 } from './types.js';
 import { oneOf, requireObject } from './validate.js';
+import { keysOf, knownKeys } from './known-keys.js';
 
 export { LAYOUT_BY_MODEL_TYPE } from './hf-model-types.js';
 
@@ -404,12 +405,16 @@ function sameRope(a: RopeLayerOptions, b: RopeLayerOptions): boolean {
     JSON.stringify(a.scaling) === JSON.stringify(b.scaling) && JSON.stringify(a.mrope) === JSON.stringify(b.mrope);
 }
 
+const FROM_CONFIG_OPTION_KEYS = keysOf<RopeFromConfigOptions>()(['layout']);
+
 /** `pe.ropeFromConfig` over one API object (the core checks the values and gives the attention factor). */
 export function ropeFromConfigApi(pe: Pick<Posenc, 'ropeFrequencies'>): Pick<Posenc, 'ropeFromConfig'> {
   return {
     ropeFromConfig(config: object, options?: RopeFromConfigOptions): RopeFromConfig {
       const c = requireObject('config', config);
       const o = options === undefined ? {} : (requireObject('options', options) as RopeFromConfigOptions);
+      // The options only: a config holds any keys; those of its RoPE part are checked against its rope type (ropeScaling).
+      knownKeys('ropeFromConfig options', o, FROM_CONFIG_OPTION_KEYS);
       const text = c.text_config === undefined || c.text_config === null ? undefined : requireObject('config.text_config', c.text_config);
       const r = new Reader(c, text);
       const model = modelOf(r, c, o);

@@ -8,6 +8,7 @@
 import { createPosenc } from './core.js';
 import type { RawModels, RawModule } from './raw.js';
 import type { CompileOptions, InitOptions, Posenc } from './types.js';
+import { keysOf, knownKeys } from './known-keys.js';
 
 /** A module with one function `() -> v128` (i32.const 0; i8x16.splat): valid only where SIMD is. */
 const SIMD_PROBE = new Uint8Array([
@@ -69,10 +70,15 @@ export function compileBytes(bytes: Uint8Array, where: string): Promise<WebAssem
   return WebAssembly.compile(b.buffer instanceof ArrayBuffer ? (b as Uint8Array<ArrayBuffer>) : new Uint8Array(b));
 }
 
-/** The options object (TypeError unless an object) and the flavour it asks for. */
-function flavour(options: InitOptions | undefined): { o: InitOptions; simd: boolean } {
+const INIT_KEYS = keysOf<InitOptions>()(['simd', 'wasmBinary', 'wasmUrl', 'module', 'models']);
+const INIT_MODELS_KEYS = keysOf<NonNullable<InitOptions['models']>>()(['wasmBinary', 'wasmUrl', 'module']);
+const COMPILE_KEYS = keysOf<CompileOptions>()(['simd', 'wasmBinary', 'wasmUrl', 'part']);
+
+/** The options object (TypeError unless an object with only `known` keys: `call` names it) and the flavour it asks for. */
+function flavour(options: InitOptions | undefined, call: 'init' | 'compileWasm', known: readonly string[]): { o: InitOptions; simd: boolean } {
   const o = options ?? {};
-  if (typeof o !== 'object') throw new TypeError(`init options must be an object, got ${typeof o}`);
+  if (typeof o !== 'object') throw new TypeError(`${call} options must be an object, got ${typeof o}`);
+  knownKeys(`${call} options`, o, known);
   if (o.simd !== undefined && typeof o.simd !== 'boolean') {
     throw new TypeError(`simd must be a boolean, got ${String(o.simd)}`);
   }
@@ -100,7 +106,7 @@ function partOf(o: CompileOptions): Part {
 
 /** Compiles the binary the options name (`wasmBinary`, `wasmUrl` or the default of the flavour and part). */
 export async function compileWith(options: CompileOptions | undefined, defaultUrl: DefaultUrl, compileUrl: CompileUrl): Promise<WebAssembly.Module> {
-  const { o, simd } = flavour(options);
+  const { o, simd } = flavour(options, 'compileWasm', COMPILE_KEYS);
   const part = partOf(o);
   // The module will be instantiated through its Emscripten glue: that loads
   // while the binary compiles (import() caches it for init()).
@@ -140,6 +146,7 @@ function modelsOptions(o: InitOptions): BinaryOptions {
   const m: unknown = o.models;
   if (m === undefined) return {};
   if (typeof m !== 'object' || m === null) throw new TypeError(`models must be an object, got ${m === null ? 'null' : typeof m}`);
+  knownKeys('models', m, INIT_MODELS_KEYS);
   givenModule(m as BinaryOptions, 'models.');
   return m as BinaryOptions;
 }
@@ -185,7 +192,7 @@ async function instantiate<M>(module: WebAssembly.Module, glue: Promise<Glue<M>>
 }
 
 export async function initWith(options: InitOptions | undefined, defaultUrl: DefaultUrl, compileUrl: CompileUrl): Promise<Posenc> {
-  const { o, simd } = flavour(options);
+  const { o, simd } = flavour(options, 'init', INIT_KEYS);
   const given = givenModule(o);
   const models = modelsOptions(o);
   // The Emscripten glue loads while the binary compiles.

@@ -17,6 +17,7 @@ import type {
   PositionBug,
   Posenc,
   RopeScaling,
+  SampleTaskOptions,
   TaskReference,
   TaskSample,
   TinyModel,
@@ -30,6 +31,7 @@ import { ENCODINGS, POSITION_BUGS as BUGS, TASKS } from './names.js';
 import type { ModelConfigWire, RawModels, RawModule, RawTinyModel, RawTrainer, RopeConfigWire, RopeScalingWire, TrainRequestWire } from './raw.js';
 import { ropeSpec } from './rope.js';
 import { i32, int, int32, number, oneOf, optBool, optInt, requireObject } from './validate.js';
+import { keysOf, knownKeys } from './known-keys.js';
 
 /** An integer option (its range is checked in C++); left out, `dflt`. */
 const optInt32 = (name: string, v: unknown, dflt: number): number => (v === undefined ? dflt : int32(name, v));
@@ -86,6 +88,20 @@ function publicConfig(w: ModelConfigWire): TinyModelConfig {
 
 const lines = (text: string): string[] => (text === '' ? [] : text.slice(0, -1).split('\n'));
 
+const TOKENIZE_KEYS = keysOf<NonNullable<Parameters<TinyModel['tokenize']>[1]>>()(['bos']);
+const FORWARD_KEYS = keysOf<ModelForwardOptions>()(['attentionMaps', 'scaling', 'bug']);
+const GENERATE_KEYS = keysOf<GenerateOptions>()(['maxNewTokens', 'temperature', 'seed', 'scaling', 'bug', 'cache']);
+/** The keys of `evaluate` options (also what the pool copies to its Workers). */
+export const EVALUATE_KEYS = keysOf<EvaluateOptions>()(['lengths', 'examples', 'seed', 'scaling', 'bug', 'window']);
+const SAMPLE_TASK_KEYS = keysOf<SampleTaskOptions>()(['task', 'length', 'seed']);
+/** The keys of a `train` config (also what the pool copies to its Workers). */
+export const TRAIN_CONFIG_KEYS = keysOf<TrainConfig>()([
+  'task', 'encoding', 'steps', 'batch', 'seqLen', 'dModel', 'heads', 'layers', 'dFf', 'lr', 'warmup', 'seed',
+]);
+/** The keys of a `continueTraining` config (also what the pool copies to its Workers). */
+export const CONTINUE_CONFIG_KEYS = keysOf<ContinueTrainingConfig>()(['steps', 'seqLen', 'scaling', 'batch', 'lr', 'warmup', 'seed']);
+const TRAIN_OPTIONS_KEYS = keysOf<TrainOptions>()(['onProgress', 'signal', 'chunk']);
+
 /** Progress callback, cancel signal and chunk size of a training call (pe.train and pool.train). */
 export interface TrainRunOptions {
   chunk: number;
@@ -93,9 +109,10 @@ export interface TrainRunOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** The options of a training call, checked. */
-export function trainOptions(options: unknown): TrainRunOptions {
+/** The options of a training call (`call`: 'train' or 'continueTraining', for errors), checked. */
+export function trainOptions(options: unknown, call: string): TrainRunOptions {
   const o = options === undefined ? {} : requireObject('options', options);
+  knownKeys(`${call} options`, o, TRAIN_OPTIONS_KEYS);
   const chunk = optInt('chunk', o.chunk, 10, 1, 1_000_000);
   const onProgress = o.onProgress;
   if (onProgress !== undefined && typeof onProgress !== 'function') {
@@ -245,7 +262,9 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
     tokenize(text: string, options?: { bos?: boolean }): Int32Array {
       this.handle('tokenize()');
       if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${typeof text}`);
-      const bos = optBool('bos', options === undefined ? undefined : requireObject('options', options).bos, true);
+      const o = options === undefined ? {} : requireObject('options', options);
+      knownKeys('tokenize options', o, TOKENIZE_KEYS);
+      const bos = optBool('bos', o.bos, true);
       const words = text.split(/[ \t\n\r]+/).filter((w) => w !== '');
       const unk = this.#ids.get('<unk>') ?? 2;
       const ids = words.map((w) => this.#ids.get(w) ?? unk);
@@ -271,6 +290,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
     forward(tokens: Int32Array, options?: ModelForwardOptions): ModelForwardResult {
       const h = this.handle('forward()');
       const o = options === undefined ? {} : requireObject('options', options);
+      knownKeys('forward options', o, FORWARD_KEYS);
       const t = this.#tokens('tokens', tokens);
       const T = t.length;
       const maps = optBool('attentionMaps', o.attentionMaps, false);
@@ -296,6 +316,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
     generate(prompt: Int32Array, options: GenerateOptions): Int32Array {
       const h = this.handle('generate()');
       const o = requireObject('options', options);
+      knownKeys('generate options', o, GENERATE_KEYS);
       const t = this.#tokens('prompt', prompt);
       const maxNew = int('maxNewTokens', o.maxNewTokens, 0, 1 << 20);
       const temperature = o.temperature === undefined ? 0 : number('temperature', o.temperature);
@@ -314,6 +335,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
     evaluate(options: EvaluateOptions): EvaluateResult[] {
       const h = this.handle('evaluate()');
       const o = requireObject('options', options);
+      knownKeys('evaluate options', o, EVALUATE_KEYS);
       const lengths = evaluateLengths(o.lengths);
       const examples = optInt('examples', o.examples, 32, 1, 100000);
       const seed = optInt('seed', o.seed, 12345, 0);
@@ -386,6 +408,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
   /** A fresh trainer for `config` (its error checked) and the steps it runs. */
   function freshTrainer(config: TrainConfig): { t: RawTrainer; steps: number } {
     const c = requireObject('config', config);
+    knownKeys('train config', c, TRAIN_CONFIG_KEYS);
     const steps = int32('steps', c.steps);
     const d = trainDefaults();
     const spec: TrainRequestWire = {
@@ -417,6 +440,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
     const h = TinyModelImpl.raw('model', model);
     const mc = model.config;
     const c = requireObject('config', config);
+    knownKeys('continueTraining config', c, CONTINUE_CONFIG_KEYS);
     const steps = int32('steps', c.steps);
     const d = trainDefaults();
     const spec: TrainRequestWire = {
@@ -455,7 +479,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
 
   async function train(config: TrainConfig, options?: TrainOptions): Promise<TinyModel> {
     requireObject('config', config);
-    const o = trainOptions(options);
+    const o = trainOptions(options, 'train');
     const { t, steps } = freshTrainer(config);
     return run(t, steps, o);
   }
@@ -468,7 +492,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
     try {
       TinyModelImpl.raw('model', copy ?? model);
       requireObject('config', config);
-      const o = trainOptions(options);
+      const o = trainOptions(options, 'continueTraining');
       made = { ...continuedTrainer(copy ?? model, config), o };
     } finally {
       (copy as TinyModelImpl | undefined)?.[Symbol.dispose]();
@@ -546,6 +570,7 @@ function modelsApi(heap: Heap<RawModels>, core: RawModule) {
 
   function sampleTask(options: unknown): TaskSample {
     const o = requireObject('options', options);
+    knownKeys('sampleTask options', o, SAMPLE_TASK_KEYS);
     const task = oneOf('task', o.task, TASKS);
     const length = int('length', o.length, 1, 1 << 20);
     const seed = optInt('seed', o.seed, 1, 0);

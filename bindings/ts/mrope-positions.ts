@@ -10,6 +10,7 @@
  */
 import type { MropePositionIds, MropePositionIdsOptions, Posenc } from './types.js';
 import { i32, int, optInt, requireObject } from './validate.js';
+import { keysOf, knownKeys } from './known-keys.js';
 
 /** `[n, 3]` grids, each a positive (t, h, w) with h and w multiples of the merge size. */
 function grids(name: string, v: unknown, merge: number): Array<[number, number, number]> {
@@ -32,8 +33,14 @@ function tokenId(name: string, v: unknown): number {
   return int(name, v, 0, 2147483647);
 }
 
+const MROPE_POSITION_IDS_KEYS = keysOf<MropePositionIdsOptions>()([
+  'inputIds', 'batch', 'attentionMask', 'imageGridThw', 'videoGridThw', 'spatialMergeSize', 'imageTokenId', 'videoTokenId',
+  'visionStartTokenId', 'tokensPerSecond', 'secondPerGridTs', 'splitVideoFrames',
+]);
+
 export function mropePositionIds(options: MropePositionIdsOptions): MropePositionIds {
   const o = requireObject('options', options);
+  knownKeys('mropePositionIds options', o, MROPE_POSITION_IDS_KEYS);
   const B = optInt('batch', o.batch, 1, 1, 1 << 20);
   const ids = i32('inputIds', o.inputIds);
   if (ids.length % B !== 0) throw new RangeError(`inputIds must have batch * seqLen elements: ${ids.length} is not a multiple of batch = ${B}`);

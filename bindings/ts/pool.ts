@@ -6,7 +6,10 @@
  * way to start a Worker; everything else is here.
  */
 import { registerPoolTraining, trainReplica } from './internal.js';
-import { evaluateLengths, trainOptions, type ReplicaSpec, type TrainReplica } from './model.js';
+import { CONTINUE_CONFIG_KEYS, EVALUATE_KEYS, evaluateLengths, TRAIN_CONFIG_KEYS, trainOptions, type ReplicaSpec, type TrainReplica } from './model.js';
+import { attentionKeys } from './attention.js';
+import { scalingKeys } from './rope.js';
+import { keysOf, knownKeys, knownKeysIfObject } from './known-keys.js';
 import { attentionWork, joinAttention, resultArrays, splitAttention, transfersOf } from './pool-split.js';
 import { PEER_FAILED, type PoolReply, type PoolRequest, type WireReplicaSpec } from './pool-protocol.js';
 import type {
@@ -72,13 +75,14 @@ class Slot {
 
 const asyncDispose: symbol = (Symbol as unknown as { asyncDispose?: symbol }).asyncDispose ?? Symbol.for('Symbol.asyncDispose');
 
-/** The keys of a training config the Workers get (a copy: the caller's object may hold anything else). */
-const CONFIG_KEYS = ['task', 'encoding', 'steps', 'batch', 'seqLen', 'dModel', 'heads', 'layers', 'dFf', 'lr', 'warmup', 'seed', 'scaling'] as const;
+const POOL_KEYS = keysOf<PoolOptions>()(['workers', 'simd', 'module', 'wasmUrl', 'minSplitWork', 'models', 'connect']);
+const POOL_MODELS_KEYS = keysOf<NonNullable<PoolOptions['models']>>()(['module', 'wasmUrl']);
 
-function wireConfig<C extends object>(c: C): C {
+/** The defined options of `o` among `keys` (a copy for the Workers: its keys were checked, an undefined one is dropped). */
+function wireCopy<C extends object>(o: C, keys: readonly string[]): C {
   const out: Record<string, unknown> = {};
-  for (const k of CONFIG_KEYS) {
-    const v = (c as Record<string, unknown>)[k];
+  for (const k of keys) {
+    const v = (o as Record<string, unknown>)[k];
     if (v !== undefined) out[k] = v;
   }
   return out as C;
@@ -115,6 +119,8 @@ function workerCount(o: PoolOptions, cores: number): number {
 export async function createPoolWith(options: PoolOptions | undefined, rt: PoolRuntime): Promise<PosencPool> {
   const o = options ?? {};
   if (typeof o !== 'object' || o === null) throw new TypeError(`pool options must be an object, got ${o === null ? 'null' : typeof o}`);
+  knownKeys('pool options', o, POOL_KEYS);
+  knownKeysIfObject('models', o.models, POOL_MODELS_KEYS);
   const n = workerCount(o, rt.cores());
   if (o.module !== undefined && o.wasmUrl !== undefined) throw new TypeError('pass module or wasmUrl to createPool(), not both');
   const split: unknown = o.minSplitWork ?? MIN_SPLIT_WORK;
@@ -192,6 +198,8 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
 
   async function attention(options: AttentionOptions): Promise<AttentionResult> {
     if (closed) throw terminatedError();
+    // Every key is checked before a part is cut (a part holds only the options a Worker needs).
+    if (typeof options === 'object' && options !== null) attentionKeys(options as unknown as Record<string, unknown>);
     const parts = slots.length > 1 && options?.heads !== undefined && attentionWork(options) >= minSplitWork
       ? splitAttention(options, slots.length, slopesOf) : undefined;
     if (parts === undefined) return local.attention(options);
@@ -247,11 +255,14 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
     if (closed) throw terminatedError();
     // Checked in pe.train's order: the config object, the options, then its fields (by the replica).
     requireObject('config', spec.config);
-    const o = trainOptions(options);
+    const o = trainOptions(options, spec.kind === 'train' ? 'train' : 'continueTraining');
+    // The config's keys before it is copied (the copy holds only known keys); the replica below checks its values.
+    const keys = spec.kind === 'train' ? TRAIN_CONFIG_KEYS : CONTINUE_CONFIG_KEYS;
+    knownKeys(`${spec.kind === 'train' ? 'train' : 'continueTraining'} config`, spec.config, keys);
     const { pe, models } = await training();
     const wire: WireReplicaSpec = spec.kind === 'train'
-      ? { kind: 'train', config: wireConfig(spec.config) }
-      : { kind: 'continue', model: spec.model instanceof Uint8Array ? spec.model : spec.model.save(), config: wireConfig(spec.config) };
+      ? { kind: 'train', config: wireCopy(spec.config, keys) }
+      : { kind: 'continue', model: spec.model instanceof Uint8Array ? spec.model : spec.model.save(), config: wireCopy(spec.config, keys) };
     const check: TrainReplica = await trainReplica(pe, wire);
     const { steps, microBatches: J } = check;
     check.free();
@@ -352,12 +363,11 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
       throw new TypeError('model must be a TinyModel (from loadModel, train or continueTraining)');
     }
     const o = requireObject('options', options);
+    knownKeys('evaluate options', o, EVALUATE_KEYS);
+    scalingKeys('scaling', o.scaling);
     const lengths = evaluateLengths(o.lengths);
-    // The options the Workers get (a copy: the caller's object may hold anything else).
-    const wire: Partial<EvaluateOptions> = {};
-    for (const k of ['examples', 'seed', 'scaling', 'bug', 'window'] as const) {
-      if (o[k] !== undefined) (wire as Record<string, unknown>)[k] = o[k];
-    }
+    // The options the Workers get (a copy, lengths cut per Worker below).
+    const wire = wireCopy(o, EVALUATE_KEYS.filter((k) => k !== 'lengths')) as Partial<EvaluateOptions>;
     const bytes = model.save();
     const models = await modelsModule();
     // Longest first, each to the part with the least work so far (a length's work grows as

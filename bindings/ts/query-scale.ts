@@ -6,10 +6,14 @@
  */
 import type { Posenc, QueryScaling } from './types.js';
 import { i32, int, number, oneOf, requireObject } from './validate.js';
+import { keysOf, knownKeys } from './known-keys.js';
+
+const QUERY_SCALING_KEYS = keysOf<QueryScaling>()(['source', 'beta', 'length', 'shift', 'layers']);
 
 export function queryScale(positions: Int32Array, queryScaling: QueryScaling): Float32Array {
   const p = i32('positions', positions);
   const s = requireObject('queryScaling', queryScaling);
+  knownKeys('queryScaling', s, QUERY_SCALING_KEYS);
   oneOf('queryScaling.source', s.source, ['llama4', 'llama_4_scaling_beta'] as const);
   const beta = number('queryScaling.beta', s.beta);
   if (!Number.isFinite(beta)) throw new RangeError(`queryScaling.beta must be a finite number, got ${beta}`);

@@ -5,7 +5,12 @@
 import type { Heap } from './heap.js';
 import { ROPE_LAYOUTS, ROPE_SCALINGS } from './names.js';
 import type { AttentionRopeWire, RawModule, RopeApplyWire, RopeConfigWire } from './raw.js';
-import type { ApplyRopeOptions, Posenc, RerotateOptions, RopeCache, RopeCacheOptions, RopeFrequencies, RopeFrequencyOptions, RopeScaling } from './types.js';
+import type {
+  ApplyRopeOptions, DefaultScaling, DynamicScaling, Llama3Scaling, LinearScaling, LongropeScaling, MropeOptions, NtkScaling, Posenc,
+  ProportionalScaling, RerotateOptions, RopeCache, RopeCacheOptions, RopeConfig, RopeFrequencies, RopeFrequencyOptions, RopeScaling,
+  RopeScalingType, UniformRopeFromConfig, XposOptions, YarnScaling,
+} from './types.js';
+import { keysOf, knownKeys, knownKeysIfObject } from './known-keys.js';
 import { checkElements, f32, i32, int, int32, notLayered, num, number, oneOf, optBool, optInt, requireObject } from './validate.js';
 
 /** True when A and B are the same union (a compile-time check). */
@@ -13,6 +18,61 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // Every RopeScaling variant has a name in ROPE_SCALINGS and vice versa.
 const scalingsMatch: Same<RopeScaling['type'], (typeof ROPE_SCALINGS)[number]> = true;
 void scalingsMatch;
+
+/** The keys of each scaling type (its variant of `RopeScaling`). */
+const SCALING_KEYS: { readonly [T in RopeScalingType]: readonly (keyof Extract<RopeScaling, { type: T }>)[] } = {
+  default: keysOf<DefaultScaling>()(['type']),
+  linear: keysOf<LinearScaling>()(['type', 'factor']),
+  ntk: keysOf<NtkScaling>()(['type', 'factor']),
+  dynamic: keysOf<DynamicScaling>()(['type', 'factor', 'maxPositionEmbeddings']),
+  yarn: keysOf<YarnScaling>()([
+    'type', 'factor', 'originalMaxPositionEmbeddings', 'betaFast', 'betaSlow', 'truncate', 'mscale', 'mscaleAllDim', 'attentionFactor',
+  ]),
+  longrope: keysOf<LongropeScaling>()(['type', 'factor', 'originalMaxPositionEmbeddings', 'shortFactor', 'longFactor', 'attentionFactor']),
+  llama3: keysOf<Llama3Scaling>()(['type', 'factor', 'originalMaxPositionEmbeddings', 'lowFreqFactor', 'highFreqFactor']),
+  proportional: keysOf<ProportionalScaling>()(['type', 'factor', 'partialRotaryFactor']),
+};
+
+/**
+ * The fields of a `ropeFromConfig` result (uniform: the shared layer's options at the top level), which its
+ * documented spread (`{ ...layer, heads, seqLen }`, `{ ...rc }` when uniform) brings into RoPE options: accepted
+ * there, and ignored by a call that has no such option (`attentionFactor`, `keysRead`, `layout` for the
+ * frequencies, ...). The KV cache refuses an M-RoPE layer's `mrope` with a message of its own (C++).
+ */
+const FROM_CONFIG_KEYS = keysOf<UniformRopeFromConfig>()([
+  'uniform', 'layers', 'layerTypes', 'queryScaling', 'softmaxScale', 'maxPositions', 'modelType', 'keysRead', 'defaulted',
+  'headDim', 'rotaryDim', 'base', 'layout', 'scaling', 'mrope', 'attentionFactor',
+]);
+
+const ROPE_CONFIG_KEYS = keysOf<RopeConfig>()(['heads', 'seqLen', 'headDim', 'rotaryDim', 'layout', 'base', 'scaling', 'mrope', 'contextLength']);
+const APPLY_ROPE_KEYS = keysOf<ApplyRopeOptions>()([...ROPE_CONFIG_KEYS, 'positions', 'batch', 'axes', 'offset', 'xpos']);
+const REROTATE_KEYS = keysOf<RerotateOptions>()([...ROPE_CONFIG_KEYS, 'delta', 'batch', 'axes']);
+const ROPE_CACHE_KEYS = keysOf<RopeCacheOptions>()([
+  'headDim', 'rotaryDim', 'base', 'scaling', 'mrope', 'contextLength', 'layout', 'seqLen', 'offset', 'positions', 'format',
+]);
+const ROPE_FREQUENCY_KEYS = keysOf<RopeFrequencyOptions>()(['headDim', 'rotaryDim', 'base', 'scaling', 'seqLen', 'mrope']);
+const MROPE_KEYS = keysOf<MropeOptions>()(['section', 'interleaved']);
+const XPOS_KEYS = keysOf<XposOptions>()(['scaleBase', 'key', 'center']);
+
+/** Refuses a key of `s` (a scaling named `name`) that its type does not have; an unknown type is left to the check of `type`. */
+export function scalingKeys(name: string, s: unknown): void {
+  if (typeof s !== 'object' || s === null) return;
+  const type: unknown = (s as { type?: unknown }).type;
+  if (typeof type !== 'string' || !(ROPE_SCALINGS as readonly string[]).includes(type)) return;
+  knownKeys(name, s, SCALING_KEYS[type as RopeScalingType]);
+}
+
+/**
+ * Refuses an unknown key of RoPE options `o` (named `name`; a spread `ropeFromConfig` result's fields are
+ * accepted, see FROM_CONFIG_KEYS) or of their `scaling`, `mrope` and `xpos` (`xposKeys`; their names start with `path`).
+ */
+export function ropeKeys(name: string, path: string, o: object, known: readonly string[], xposKeys: readonly string[]): void {
+  knownKeys(name, o, known, FROM_CONFIG_KEYS);
+  const r = o as Record<string, unknown>;
+  scalingKeys(`${path}scaling`, r.scaling);
+  knownKeysIfObject(`${path}mrope`, r.mrope, MROPE_KEYS);
+  knownKeysIfObject(`${path}xpos`, r.xpos, xposKeys);
+}
 
 const defaults = new WeakMap<RawModule, RopeConfigWire>();
 
@@ -109,6 +169,7 @@ export function ropeSpec(m: RawModule, o: Record<string, unknown>): { spec: Rope
   if (o.scaling === undefined) return result;
   const s = requireObject('scaling', o.scaling);
   const type = oneOf('scaling.type', s.type, ROPE_SCALINGS);
+  scalingKeys('scaling', s);
   const w = spec.scaling as unknown as Record<string, unknown>;
   w.type = type;
   if (type === 'default') return result;
@@ -234,6 +295,8 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
   function rope(xIn: unknown, options: unknown, pure: boolean): Float32Array {
     const o = requireObject('options', options);
     notLayered(o, 'headDim');
+    if (pure) ropeKeys('rerotateRope options', '', o, REROTATE_KEYS, []);
+    else ropeKeys('applyRope options', '', o, APPLY_ROPE_KEYS, XPOS_KEYS);
     if (o.batch !== undefined || o.axes !== undefined) return batched(xIn, o, pure);
     const heads = int('heads', o.heads, 1);
     const seqLen = int('seqLen', o.seqLen, 0);
@@ -277,6 +340,7 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
     ropeFrequencies(options: RopeFrequencyOptions): RopeFrequencies {
       const o = requireObject('options', options);
       notLayered(o, 'headDim');
+      ropeKeys('ropeFrequencies options', '', o, ROPE_FREQUENCY_KEYS, []);
       const seqLen = optInt('seqLen', o.seqLen, 0, 0);
       return h.call((f) => {
         const { spec, rotaryDim } = ropeSpec(m, o);
@@ -309,6 +373,7 @@ export function ropeApi(h: Heap): Pick<Posenc, 'ropeFrequencies' | 'applyRope' |
     ropeCache(options: RopeCacheOptions): RopeCache {
       const o = requireObject('options', options);
       notLayered(o, 'headDim');
+      ropeKeys('ropeCache options', '', o, ROPE_CACHE_KEYS, []);
       const layout = oneOf('layout', o.layout, ROPE_LAYOUTS);
       const format = o.format === undefined ? 'full' : oneOf('format', o.format, ['full', 'half'] as const);
       if (o.positions !== undefined && o.offset !== undefined) throw new TypeError('pass either positions or offset, not both');

@@ -118,12 +118,19 @@ for (const [flavour, ready] of flavours) {
       for (const pool of pools) assert.ok(bytes((await pool.attention(good)).out).equals(bytes(pe.attention(good).out)));
     });
 
-    it('ignores what it cannot send, as pe.attention ignores unknown keys (a function, a symbol), and stays usable', async () => {
+    it('refuses an unknown key as pe.attention does, also one it could not send (a function, a symbol), and stays usable', async () => {
       const pe = await ready;
       const [, o] = cases()[0]!;
-      const odd = { ...o, onDone: () => undefined, rope: { layout: 'half', base: 10000, extra: Symbol('x') } } as unknown as AttentionOptions;
-      const want = pe.attention(odd);
-      for (const pool of pools) assert.ok(bytes((await pool.attention(odd)).out).equals(bytes(want.out)), `${pool.workers} workers`);
+      const odd: Array<[Record<string, unknown>, RegExp]> = [
+        [{ ...o, onDone: () => undefined }, /^attention options: unknown key 'onDone'; the known keys are 'heads', /],
+        [{ ...o, rope: { layout: 'half', base: 10000, extra: Symbol('x') } }, /^rope: unknown key 'extra'; the known keys are 'layout', /],
+      ];
+      for (const [options, message] of odd) {
+        assert.throws(() => pe.attention(options as unknown as AttentionOptions), { name: 'TypeError', message });
+        for (const pool of pools) {
+          await assert.rejects(pool.attention(options as unknown as AttentionOptions), { name: 'TypeError', message }, `${pool.workers} workers`);
+        }
+      }
       assert.ok(bytes((await pools[1]!.attention(o)).out).equals(bytes(pe.attention(o).out)));
     });
 
