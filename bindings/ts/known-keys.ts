@@ -30,8 +30,27 @@ function editDistance(a: string, b: string): number {
   return row[b.length]!;
 }
 
-/** The known key `key` was probably meant to be: equal ignoring case, else the nearest within 2 edits. */
+/**
+ * Other libraries' names for options posenc spells otherwise (Hugging Face configs, PyTorch), too far
+ * from ours for the edit distance: a key here is suggested as its posenc name when the object has it.
+ */
+const ALIASES: Readonly<Record<string, string>> = {
+  ropeTheta: 'base', rope_theta: 'base', theta: 'base', rotaryBase: 'base', rotary_emb_base: 'base',
+  rope_type: 'type', ropeType: 'type',
+  learningRate: 'lr', learning_rate: 'lr',
+  batchSize: 'batch', batch_size: 'batch',
+  temp: 'temperature',
+  len: 'length',
+  num_heads: 'heads', numHeads: 'heads', num_attention_heads: 'heads',
+  num_key_value_heads: 'kvHeads', numKvHeads: 'kvHeads',
+  head_dim: 'headDim',
+  is_causal: 'causal', isCausal: 'causal',
+};
+
+/** The known key `key` was probably meant to be: another library's name for it, equal ignoring case, else the nearest within 2 edits. */
 function nearest(key: string, known: readonly string[]): string | undefined {
+  const alias = Object.hasOwn(ALIASES, key) ? ALIASES[key] : undefined;
+  if (alias !== undefined && known.includes(alias)) return alias;
   const lower = key.toLowerCase();
   const same = known.find((k) => k.toLowerCase() === lower);
   if (same !== undefined) return same;

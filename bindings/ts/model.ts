@@ -118,6 +118,13 @@ export function trainOptions(options: unknown, call: string): TrainRunOptions {
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new TypeError('onProgress must be a function');
   }
+  // Duck-typed (Node's and a browser's AbortSignal differ, and a Worker may lack the global): an
+  // AbortController or any other object here would make cancelling silently do nothing.
+  const signal = o.signal as { aborted?: unknown; addEventListener?: unknown } | undefined;
+  if (signal !== undefined && (typeof signal !== 'object' || signal === null || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
+    const got = typeof signal === 'object' && signal !== null && 'signal' in signal ? 'an AbortController (pass its .signal)' : typeof signal === 'object' ? 'an object that is not one' : typeof signal;
+    throw new TypeError(`signal must be an AbortSignal, got ${got}`);
+  }
   return { chunk, onProgress: onProgress as ((p: TrainProgress) => void) | undefined, signal: o.signal as AbortSignal | undefined };
 }
 

@@ -54,10 +54,18 @@ const ROPE_FREQUENCY_KEYS = keysOf<RopeFrequencyOptions>()(['headDim', 'rotaryDi
 const MROPE_KEYS = keysOf<MropeOptions>()(['section', 'interleaved']);
 const XPOS_KEYS = keysOf<XposOptions>()(['scaleBase', 'key', 'center']);
 
-/** Refuses a key of `s` (a scaling named `name`) that its type does not have; an unknown type is left to the check of `type`. */
+/** Every key of some scaling type. */
+const ANY_SCALING_KEYS = [...new Set(Object.values(SCALING_KEYS).flat())];
+
+/**
+ * Refuses a key of `s` (a scaling named `name`) that its type does not have. Without a type, a key of
+ * no type at all (`rope_type`, a Hugging Face scaling object's, suggests `type`); an unknown type is
+ * left to the check of `type`.
+ */
 export function scalingKeys(name: string, s: unknown): void {
   if (typeof s !== 'object' || s === null) return;
   const type: unknown = (s as { type?: unknown }).type;
+  if (type === undefined) knownKeys(name, s, ANY_SCALING_KEYS);
   if (typeof type !== 'string' || !(ROPE_SCALINGS as readonly string[]).includes(type)) return;
   knownKeys(name, s, SCALING_KEYS[type as RopeScalingType]);
 }
@@ -168,8 +176,8 @@ export function ropeSpec(m: RawModule, o: Record<string, unknown>): { spec: Rope
   }
   if (o.scaling === undefined) return result;
   const s = requireObject('scaling', o.scaling);
-  const type = oneOf('scaling.type', s.type, ROPE_SCALINGS);
   scalingKeys('scaling', s);
+  const type = oneOf('scaling.type', s.type, ROPE_SCALINGS);
   const w = spec.scaling as unknown as Record<string, unknown>;
   w.type = type;
   if (type === 'default') return result;

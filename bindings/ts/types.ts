@@ -715,7 +715,8 @@ export interface PoolOptions {
   /**
    * `attention` calls with less work than this (FLOPs: 2 · heads · queryLength · keyLength · headDim)
    * run on the calling thread, where splitting costs more in copies and messages than it saves.
-   * Default: `MIN_SPLIT_WORK`, measured by `npm run bench:pool` (see docs/performance.md); 0 splits
+   * Default: 2^25 (for H=8, D=64: calls of T ≤ 128 queries and keys), measured by `npm run bench:pool`
+   * (see docs/performance.md); 0 splits
    * every call that can be split. A number >= 0.
    */
   minSplitWork?: number;

@@ -185,9 +185,9 @@ for (const [flavour, ready] of flavours) {
 
     it('without a near key, the message lists the known keys', () => {
       const x = f32(16);
-      assert.throws(() => pe.applyRope(x, { heads: 1, seqLen: 2, headDim: 8, layout: 'half', ropeTheta: 5e5 } as never), {
+      assert.throws(() => pe.applyRope(x, { heads: 1, seqLen: 2, headDim: 8, layout: 'half', wavelength: 5e5 } as never), {
         name: 'TypeError',
-        message: "applyRope options: unknown key 'ropeTheta'; the known keys are 'heads', 'seqLen', 'headDim', 'rotaryDim', 'layout', 'base', " +
+        message: "applyRope options: unknown key 'wavelength'; the known keys are 'heads', 'seqLen', 'headDim', 'rotaryDim', 'layout', 'base', " +
           "'scaling', 'mrope', 'contextLength', 'positions', 'batch', 'axes', 'offset', 'xpos'",
       });
       // A key of another scaling type is unknown to this one.
@@ -195,6 +195,33 @@ for (const [flavour, ready] of flavours) {
         name: 'TypeError', message: "scaling: unknown key 'betaFast'; the known keys are 'type', 'factor'",
       });
       assert.throws(() => pe.attention(attentionOptions({ heads: 1, headz: 2 })), { name: 'TypeError', message: /unknown key 'headz'; did you mean 'heads'\?$/ });
+    });
+
+    it('other libraries\' names suggest posenc\'s (a Hugging Face scaling object\'s rope_type, ropeTheta)', () => {
+      const x = f32(16);
+      const rope = { heads: 1, seqLen: 2, headDim: 8, layout: 'half' as const };
+      for (const k of ['ropeTheta', 'rope_theta', 'theta']) {
+        assert.throws(() => pe.applyRope(x, { ...rope, [k]: 5e5 } as never), { name: 'TypeError', message: `applyRope options: unknown key '${k}'; did you mean 'base'?` });
+      }
+      // Before the type's own check (which would only say the type is missing).
+      assert.throws(() => pe.applyRope(x, { ...rope, scaling: { rope_type: 'linear', factor: 2 } as never }), {
+        name: 'TypeError', message: "scaling: unknown key 'rope_type'; did you mean 'type'?",
+      });
+      assert.throws(() => pe.attention(attentionOptions({ rope: { layout: 'half', scaling: { rope_type: 'linear', factor: 2 } } })), {
+        name: 'TypeError', message: "rope.scaling: unknown key 'rope_type'; did you mean 'type'?",
+      });
+      assert.throws(() => pe.attention(attentionOptions({ is_causal: true })), { name: 'TypeError', message: /unknown key 'is_causal'; did you mean 'causal'\?$/ });
+      assert.deepEqual(pe.applyRope(x, { ...rope, scaling: { type: 'linear', factor: 2 } }).length, 16);
+    });
+
+    it('a training signal that is not an AbortSignal is a TypeError (cancelling would do nothing)', async () => {
+      const config = { task: 'retrieval', encoding: 'rope', steps: 2 } as const;
+      const ctl = new AbortController();
+      await assert.rejects(pe.train(config, { signal: ctl as never }), { name: 'TypeError', message: 'signal must be an AbortSignal, got an AbortController (pass its .signal)' });
+      await assert.rejects(pe.train(config, { signal: {} as never }), { name: 'TypeError', message: 'signal must be an AbortSignal, got an object that is not one' });
+      await assert.rejects(pe.train(config, { signal: 'x' as never }), { name: 'TypeError', message: 'signal must be an AbortSignal, got string' });
+      const m = await pe.train(config, { signal: ctl.signal });
+      m.delete();
     });
 
     it('a key whose value is undefined is accepted (it cannot change the call)', () => {
@@ -277,6 +304,7 @@ describe('unknown option keys: the pool refuses them before posting anything to 
   it('pool.train, continueTraining and evaluate: refused before any request; the right keys train and evaluate', async () => {
     assert.deepEqual(await rejects(() => pool.train({ ...tinyTrain, sed: 2 } as never), 'train config', 'sed', 'seed'), []);
     assert.deepEqual(await rejects(() => pool.train(tinyTrain, { chunck: 1 } as never), 'train options', 'chunck', 'chunk'), []);
+    await assert.rejects(pool.train(tinyTrain, { signal: new AbortController() as never }), { name: 'TypeError', message: 'signal must be an AbortSignal, got an AbortController (pass its .signal)' });
     assert.deepEqual(await rejects(() => pool.continueTraining(model, { steps: 1, bach: 4 } as never), 'continueTraining config', 'bach', 'batch'), []);
     assert.deepEqual(await rejects(() => pool.continueTraining(model, { steps: 1, scaling: { type: 'linear', factor: 2, Factor: 2 } } as never),
       'scaling', 'Factor', 'factor'), []);
