@@ -95,6 +95,7 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
         h.check(m.alibiSlopes(heads, 0, spec.alibiSlopes, heads));
       } else {
         const a = requireObject('alibi', o.alibi);
+        if (a.slopes !== undefined && a.variant !== undefined) throw new TypeError('alibi: pass slopes or variant, not both');
         if (a.slopes !== undefined) {
           spec.alibiSlopes = f.f32(h.tensor('alibi.slopes', a.slopes, [['heads', heads]]));
         } else {

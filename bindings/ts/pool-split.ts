@@ -118,7 +118,7 @@ export function splitAttention(options: AttentionOptions, parts: number, slopesO
   if (o.alibi === true) slopes = slopesOf(heads, undefined);
   else if (typeof o.alibi === 'object' && o.alibi !== null) {
     if (o.alibi.slopes !== undefined) {
-      if (!isF32(o.alibi.slopes) || o.alibi.slopes.length !== heads) return undefined;
+      if (!isF32(o.alibi.slopes) || o.alibi.slopes.length !== heads || o.alibi.variant !== undefined) return undefined;
       slopes = o.alibi.slopes;
     } else {
       slopes = slopesOf(heads, o.alibi.variant);

@@ -16,7 +16,8 @@ import type {
   AlibiVariant, AttentionOptions, AttentionResult, ContinueTrainingConfig, EvaluateOptions, EvaluateResult, Posenc, PosencPool, PoolOptions,
   TinyModel, TrainConfig, TrainOptions,
 } from './types.js';
-import { requireObject } from './validate.js';
+import { ALIBI_VARIANTS } from './names.js';
+import { oneOf, requireObject } from './validate.js';
 
 /** What a request moves to a Worker instead of copying: its arrays' buffers, a training run's ports. */
 export type Transfer = ArrayBuffer | MessagePort;
@@ -193,8 +194,9 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
     throw e;
   }
 
+  // The variant checked under the name pe.attention gives it (alibiSlopes' own would say `variant`).
   const slopesOf = (heads: number, variant: AlibiVariant | undefined): Float32Array =>
-    local.alibiSlopes(heads, variant === undefined ? undefined : { variant });
+    local.alibiSlopes(heads, variant === undefined ? undefined : { variant: oneOf('alibi.variant', variant, ALIBI_VARIANTS) });
 
   async function attention(options: AttentionOptions): Promise<AttentionResult> {
     if (closed) throw terminatedError();

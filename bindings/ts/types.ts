@@ -585,7 +585,7 @@ export interface AttentionBiasOptions {
   window?: number;
   /** `[keyLength]`, 1 = real token, 0 = padding (masked). */
   keyPadding?: Uint8Array;
-  /** ALiBi: `true` for the paper's slopes, or a variant / explicit `[heads]` slopes. Bidirectional calls use `-m|i-j|`. */
+  /** ALiBi: `true` for the paper's slopes, or a variant or explicit `[heads]` slopes (not both). Bidirectional calls use `-m|i-j|`. */
   alibi?: boolean | { variant?: AlibiVariant; slopes?: Float32Array };
   /** T5 relative bias from a learned `[numBuckets, heads]` table (set `scale: 1` for T5 itself). */
   t5?: { table: Float32Array; numBuckets?: number; maxDistance?: number; bidirectional?: boolean };
