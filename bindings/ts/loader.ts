@@ -101,7 +101,9 @@ interface BinaryOptions {
 function partOf(o: CompileOptions): Part {
   const p: unknown = o.part;
   if (p === undefined || p === 'core' || p === 'models') return p ?? 'core';
-  throw new TypeError(`part must be 'core' or 'models', got ${JSON.stringify(p) ?? String(p)}`);
+  // A string of another value is a RangeError, anything else a TypeError (the rule of every option).
+  const Err = typeof p === 'string' ? RangeError : TypeError;
+  throw new Err(`part must be 'core' or 'models', got ${JSON.stringify(p) ?? String(p)}`);
 }
 
 /** Compiles the binary the options name (`wasmBinary`, `wasmUrl` or the default of the flavour and part). */

@@ -126,7 +126,7 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
   if (o.module !== undefined && o.wasmUrl !== undefined) throw new TypeError('pass module or wasmUrl to createPool(), not both');
   const split: unknown = o.minSplitWork ?? MIN_SPLIT_WORK;
   if (typeof split !== 'number' || !(split >= 0)) {
-    throw new RangeError(`minSplitWork must be a number >= 0, got ${typeof split === 'number' ? String(split) : typeof split}`);
+    throw new (typeof split === 'number' ? RangeError : TypeError)(`minSplitWork must be a number >= 0, got ${typeof split === 'number' ? String(split) : typeof split}`);
   }
   const minSplitWork: number = split;
   const modelsOption: unknown = o.models ?? {};

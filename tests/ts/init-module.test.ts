@@ -150,7 +150,8 @@ describe('init({ module })', () => {
     await assert.rejects(init({ models: { module: models, wasmUrl: 'x.wasm' } }), {
       name: 'TypeError', message: 'pass models.module or models.wasmBinary / models.wasmUrl to init(), not both',
     });
-    await assert.rejects(compileWasm({ part: 'all' as never }), { name: 'TypeError', message: `part must be 'core' or 'models', got "all"` });
+    await assert.rejects(compileWasm({ part: 'all' as never }), { name: 'RangeError', message: `part must be 'core' or 'models', got "all"` });
+    await assert.rejects(compileWasm({ part: 1 as never }), { name: 'TypeError', message: `part must be 'core' or 'models', got 1` });
     const pe = await init({ models: { wasmBinary: new TextEncoder().encode('<html>') } });
     await assert.rejects(pe.loadModels(), /models\.wasmBinary is not a WebAssembly binary/);
   });

@@ -175,6 +175,7 @@ describe('pool lifetime and options', () => {
     await assert.rejects(createPool({ wasmUrl: 'x.wasm', module: {} as WebAssembly.Module }), { name: 'TypeError', message: 'pass module or wasmUrl to createPool(), not both' });
     await assert.rejects(createPool({ minSplitWork: -1 }), { name: 'RangeError', message: 'minSplitWork must be a number >= 0, got -1' });
     await assert.rejects(createPool({ minSplitWork: Number.NaN }), { name: 'RangeError', message: 'minSplitWork must be a number >= 0, got NaN' });
+    await assert.rejects(createPool({ minSplitWork: 'x' as never }), { name: 'TypeError', message: 'minSplitWork must be a number >= 0, got string' });
     // Node starts its own worker threads: a page's connect() has no meaning here.
     await assert.rejects(createPool({ connect: () => new MessageChannel().port1 }), { name: 'TypeError', message: /connect is for the browser entry/ });
     assert.throws(() => startPoolWorker(new MessageChannel().port1), { name: 'TypeError', message: /startPoolWorker is for the browser entry/ });
