@@ -257,10 +257,11 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
     if (closed) throw terminatedError();
     // Checked in pe.train's order: the config object, the options, then its fields (by the replica).
     requireObject('config', spec.config);
-    const o = trainOptions(options, spec.kind === 'train' ? 'train' : 'continueTraining');
+    const entry = spec.kind === 'train' ? 'train' : 'continueTraining';
+    const o = trainOptions(options, entry);
     // The config's keys before it is copied (the copy holds only known keys); the replica below checks its values.
     const keys = spec.kind === 'train' ? TRAIN_CONFIG_KEYS : CONTINUE_CONFIG_KEYS;
-    knownKeys(`${spec.kind === 'train' ? 'train' : 'continueTraining'} config`, spec.config, keys);
+    knownKeys(`${entry} config`, spec.config, keys);
     const { pe, models } = await training();
     const wire: WireReplicaSpec = spec.kind === 'train'
       ? { kind: 'train', config: wireCopy(spec.config, keys) }
