@@ -64,8 +64,18 @@ function defaultAttention(m: RawModule): AttentionWire {
 /** The floats of the weights buffer attentionSpec allocated (0 without one). */
 const weightsCapacity = (spec: AttentionWire): number => (spec.weights === 0 ? 0 : spec.heads * spec.queryLength * spec.keyLength);
 
-/** `attention` and the `KvCache` class over one module. */
-export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
+/**
+ * Where a call's result goes instead of fresh arrays (the Worker pool's first part): `out` (and
+ * `weights`) of a larger call, this call's heads written from head `head` on.
+ */
+export interface AttentionInto {
+  out: Float32Array;
+  weights?: Float32Array;
+  head: number;
+}
+
+/** `attention` and the `KvCache` class over one module, and `attentionInto` (internal.ts). */
+export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> & { attentionInto(options: AttentionOptions, into: AttentionInto): void } {
   const { m } = h;
 
   /** Validates the masks and bias encodings of one call and copies their arrays in. */
@@ -140,6 +150,10 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
   }
 
   function attention(options: AttentionOptions): AttentionResult {
+    return run(options, undefined)!;
+  }
+
+  function run(options: AttentionOptions, into: AttentionInto | undefined): AttentionResult | undefined {
     const o = requireObject('options', options);
     attentionKeys(o);
     const heads = int('heads', o.heads, 1, 65536);
@@ -171,7 +185,13 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
       }
       const out = f.alloc(q.length * 4);
       h.check(m.attention(spec, f.f32(q), f.f32(k), f.f32(v), out, q.length, weightsCapacity(spec)));
-      return finishAttention(spec, out, weights);
+      if (into === undefined) return finishAttention(spec, out, weights);
+      const HEAP = m.HEAPF32;
+      into.out.set(HEAP.subarray(out >>> 2, (out >>> 2) + q.length), into.head * Tq * D);
+      if (weights && into.weights !== undefined) {
+        into.weights.set(HEAP.subarray(spec.weights >>> 2, (spec.weights >>> 2) + heads * Tq * Tk), into.head * Tq * Tk);
+      }
+      return undefined;
     });
   }
 
@@ -243,5 +263,5 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> {
     }
   }
 
-  return { attention, KvCache: KvCacheImpl };
+  return { attention, KvCache: KvCacheImpl, attentionInto: (options, into) => void run(options, into) };
 }

@@ -25,7 +25,7 @@ export function createPosenc(m: RawModule, simd: boolean, instantiateModels: () 
     throw new TypeError(`module is posenc's ${built ? 'SIMD' : 'scalar'} build (target ${m.target()}) but simd is ${simd}: pass simd: ${built} with it`);
   }
   const heap = new Heap(m);
-  const { attention, KvCache } = attentionApi(heap);
+  const { attention, KvCache, attentionInto } = attentionApi(heap);
   const rope = ropeApi(heap);
   // The models module, once: a failed load is reported to its caller and tried again by the next one.
   let loaded: Heap<RawModels> | undefined;
@@ -69,6 +69,6 @@ export function createPosenc(m: RawModule, simd: boolean, instantiateModels: () 
     KvCache,
     ...modelCalls,
   };
-  registerRaw(api, m, async () => (await modelsHeap()).m, trainReplica);
+  registerRaw(api, m, async () => (await modelsHeap()).m, { trainReplica, attentionInto });
   return api;
 }

@@ -5,31 +5,42 @@
  * Benchmarks and tests import it by path: dist/internal.js.
  */
 import { ROPE_LAYOUTS } from './names.js';
+import type { AttentionInto } from './attention.js';
 import type { ReplicaSpec, TrainReplica } from './model.js';
 import type { RawModels, RawModule } from './raw.js';
-import type { Posenc, RopeLayout } from './types.js';
+import type { AttentionOptions, Posenc, RopeLayout } from './types.js';
 import { checkElements, int, oneOf } from './validate.js';
 
 /** What core.ts records about an API object. */
-interface Raws {
+interface Raws extends PoolCalls {
   core: RawModule;
   models: () => Promise<RawModels>;
+}
+
+/** What a pool's Worker calls beyond the public API. */
+interface PoolCalls {
   trainReplica: (spec: ReplicaSpec) => Promise<TrainReplica>;
+  attentionInto: (options: AttentionOptions, into: AttentionInto) => void;
 }
 
 const raws = new WeakMap<object, Raws>();
 
 /**
- * Records the raw modules of an API object (core.ts): the core, how to get the models module, and how
- * to make a training replica (the Worker pool's data-parallel training).
+ * Records the raw modules of an API object (core.ts): the core, how to get the models module, and the
+ * Worker pool's calls (a training replica for data-parallel training, attention into given arrays).
  */
-export function registerRaw(pe: Posenc, core: RawModule, models: () => Promise<RawModels>, trainReplica: Raws['trainReplica']): void {
-  raws.set(pe, { core, models, trainReplica });
+export function registerRaw(pe: Posenc, core: RawModule, models: () => Promise<RawModels>, pool: PoolCalls): void {
+  raws.set(pe, { core, models, ...pool });
 }
 
 /** A training replica on `pe`'s models module (model.ts' TrainReplica), for pool.ts. */
 export function trainReplica(pe: Posenc, spec: ReplicaSpec): Promise<TrainReplica> {
   return rawsOf(pe).trainReplica(spec);
+}
+
+/** `pe.attention(options)` written into `into` (its heads from `into.head` on) instead of fresh arrays, for pool.ts. */
+export function attentionInto(pe: Posenc, options: AttentionOptions, into: AttentionInto): void {
+  rawsOf(pe).attentionInto(options, into);
 }
 
 const poolTraining = new WeakMap<object, () => Promise<Posenc | undefined>>();

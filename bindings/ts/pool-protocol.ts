@@ -9,7 +9,9 @@ export type WireReplicaSpec =
 
 export type PoolRequest =
   | { id: number; op: 'init'; module: WebAssembly.Module; simd: boolean }
-  | { id: number; op: 'attention'; options: AttentionOptions }
+  // `whole`: reply with result arrays of the whole call (`heads` query heads), this part's heads
+  // written from head `head` on (the pool joins the other parts into them).
+  | { id: number; op: 'attention'; options: AttentionOptions; whole?: { heads: number; head: number } }
   // Training run `run`: a replica of the trainer computing micro-batches `micro` (a contiguous block)
   // of every step, as Worker `worker` of the run; `peers[k]`: the port to the run's Worker k (null at
   // `worker`), over which the Workers pass each step's gradient sum along (PeerMessage).

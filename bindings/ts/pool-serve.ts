@@ -5,11 +5,11 @@
  * thread (pool-worker-node.ts), which differ only in their port.
  */
 import { init } from './index.js';
-import { trainReplica } from './internal.js';
+import { attentionInto, trainReplica } from './internal.js';
 import type { StepRow, TrainReplica } from './model.js';
 import { PEER_FAILED, type PeerMessage, type PoolReply, type PoolRequest } from './pool-protocol.js';
 import { transfersOf } from './pool-split.js';
-import type { Posenc } from './types.js';
+import type { AttentionOptions, AttentionResult, Posenc } from './types.js';
 
 /** The messaging end a Worker answers on. */
 export interface ServePort {
@@ -51,6 +51,19 @@ class Mailbox {
     this.waiting?.reject(e);
     this.waiting = undefined;
   }
+}
+
+/**
+ * A part's call answered with the whole call's result arrays (`whole.heads` query heads), the part's
+ * heads in place: the pool's first part, so that the calling thread neither maps the result's memory
+ * nor copies this part (its other parts are joined into these arrays).
+ */
+function wholeAttention(pe: Posenc, o: AttentionOptions, whole: { heads: number; head: number }): AttentionResult {
+  const { queryLength: Tq, keyLength: Tk, headDim: D } = o;
+  const r: AttentionResult = { out: new Float32Array(whole.heads * Tq * D) };
+  if (o.returnWeights === true) r.weights = new Float32Array(whole.heads * Tq * Tk);
+  attentionInto(pe, o, { ...r, head: whole.head });
+  return r;
 }
 
 /** Answers the pool's requests on `port` until the Worker is terminated. */
@@ -189,7 +202,7 @@ export function serve(port: ServePort): void {
       return;
     }
     pe.then((p) => {
-      const r = p.attention(req.options);
+      const r = req.whole === undefined ? p.attention(req.options) : wholeAttention(p, req.options, req.whole);
       // The result's arrays are copies out of the wasm heap: moved, not copied
       // again. The request's arrays (copied into the heap by the call) go
       // back too, so the pool cuts its next call into them.

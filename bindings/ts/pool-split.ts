@@ -157,26 +157,11 @@ export function splitAttention(options: AttentionOptions, parts: number, slopesO
   return out;
 }
 
-/** The parts' results put back in head order: `out` `[heads, queryLength, headDim]`, `weights` `[heads, queryLength, keyLength]`. */
-export function joinAttention(options: AttentionOptions, parts: AttentionPart[], results: AttentionResult[], into = resultArrays(options)): AttentionResult {
+/** Part `part`'s result written at its heads' place in the whole call's `into` (`out` `[heads, queryLength, headDim]`, `weights` `[heads, queryLength, keyLength]`). */
+export function joinAttention(options: AttentionOptions, part: AttentionPart, result: AttentionResult, into: AttentionResult): void {
   const { queryLength: Tq, keyLength: Tk, headDim: D } = options;
-  const { out, weights } = into;
-  parts.forEach((p, i) => {
-    const r = results[i]!;
-    out.set(r.out, p.head * Tq * D);
-    if (weights !== undefined && r.weights !== undefined) weights.set(r.weights, p.head * Tq * Tk);
-  });
-  return weights === undefined ? { out } : { out, weights };
-}
-
-/**
- * The whole call's result arrays, written through once (so that the pages
- * are mapped while the Workers compute, not while the parts are joined).
- */
-export function resultArrays(options: AttentionOptions): { out: Float32Array; weights?: Float32Array } {
-  const { heads, queryLength: Tq, keyLength: Tk, headDim: D } = options;
-  const out = new Float32Array(heads * Tq * D).fill(0);
-  return options.returnWeights === true ? { out, weights: new Float32Array(heads * Tq * Tk).fill(0) } : { out };
+  into.out.set(result.out, part.head * Tq * D);
+  if (into.weights !== undefined && result.weights !== undefined) into.weights.set(result.weights, part.head * Tq * Tk);
 }
 
 /** The arrays of a part's call, to move to its Worker without copying again. */

@@ -10,7 +10,7 @@ import { CONTINUE_CONFIG_KEYS, EVALUATE_KEYS, evaluateLengths, TRAIN_CONFIG_KEYS
 import { attentionKeys } from './attention.js';
 import { scalingKeys } from './rope.js';
 import { keysOf, knownKeys, knownKeysIfObject } from './known-keys.js';
-import { attentionWork, joinAttention, resultArrays, splitAttention, transfersOf } from './pool-split.js';
+import { attentionWork, joinAttention, splitAttention, transfersOf } from './pool-split.js';
 import { PEER_FAILED, type PoolReply, type PoolRequest, type WireReplicaSpec } from './pool-protocol.js';
 import type {
   AlibiVariant, AttentionOptions, AttentionResult, ContinueTrainingConfig, EvaluateOptions, EvaluateResult, Posenc, PosencPool, PoolOptions,
@@ -206,15 +206,17 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
       ? splitAttention(options, slots.length, slopesOf) : undefined;
     if (parts === undefined) return local.attention(options);
     // Each part is cut and sent before the next is cut, so the Workers start
-    // one after another without waiting for all the copies; the result's
-    // arrays are mapped while they compute.
+    // one after another without waiting for all the copies. The first part's
+    // Worker answers with the whole call's result arrays, its heads in place,
+    // and the other parts are joined into them: this thread does no more
+    // than the cutting before the last Worker starts.
     const sent: Array<Promise<PoolReply>> = [];
     parts.forEach((p, i) => {
       const slot = slots[i]!;
       const part = p.cut(slot.alloc);
-      sent.push(send(slot, { id: nextId++, op: 'attention', options: part }, transfersOf(part)));
+      const whole = i === 0 ? { heads: options.heads, head: p.head } : undefined;
+      sent.push(send(slot, { id: nextId++, op: 'attention', options: part, ...(whole ? { whole } : {}) }, transfersOf(part)));
     });
-    const into = resultArrays(options);
     const replies = await Promise.all(sent);
     const failed = replies.find((r) => !r.ok);
     if (failed !== undefined && !failed.ok) {
@@ -222,7 +224,9 @@ export async function createPoolWith(options: PoolOptions | undefined, rt: PoolR
       local.attention(options);
       rethrow(failed.error);
     }
-    return joinAttention(options, parts, replies.map((r) => (r.ok ? r.result! : { out: new Float32Array(0) })), into);
+    const into = (replies[0] as Extract<PoolReply, { ok: true }>).result!;
+    for (let i = 1; i < parts.length; i++) joinAttention(options, parts[i]!, (replies[i] as Extract<PoolReply, { ok: true }>).result!, into);
+    return into;
   }
 
   // The models module, compiled once (for the Workers and the calling thread's training instance).

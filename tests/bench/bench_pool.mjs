@@ -21,7 +21,7 @@ import { createPool } from 'posenc/pool';
 
 import { MIN_SPLIT_WORK } from '../../dist/pool.js';
 import { root } from '../../tools/common.mjs';
-import { bestSeconds, rewriteDocs } from './common.mjs';
+import { bestSeconds, bestSecondsInTurns, rewriteDocs } from './common.mjs';
 import { fusedAttention } from './onnx_graphs.mjs';
 
 const H = 8;
@@ -29,7 +29,6 @@ const D = 64;
 const LENGTHS = [32, 64, 128, 256, 512, 1024];
 const WORKERS = [1, 2, 3, 4];
 const flops = (T) => 2 * H * T * T * D;
-const time = (fn) => bestSeconds(fn, { budgetMs: 400, reps: 5 });
 
 function inputs(T) {
   let s = 7;
@@ -53,13 +52,17 @@ const MQ_ONE = 'multi-query (kvHeads 1): one thread';
 const MQ_TWO = 'multi-query (kvHeads 1): pool, 2 workers';
 for (const T of trainOnly ? [] : LENGTHS) {
   const o = inputs(T);
-  put('one thread (pe.attention)', T, await time(() => pe.attention(o)));
-  for (const p of pools) put(`pool, ${p.workers} worker${p.workers > 1 ? 's' : ''}`, T, await time(() => p.attention(o)));
   // Multi-query (one key-value group): the pool cuts the group's query heads, each part with a copy
   // of the keys and values.
   const mq = { ...o, kvHeads: 1, k: o.k.subarray(0, T * D), v: o.v.subarray(0, T * D) };
-  put(MQ_ONE, T, await time(() => pe.attention(mq)));
-  put(MQ_TWO, T, await time(() => pools[1].attention(mq)));
+  const runs = [
+    ['one thread (pe.attention)', () => pe.attention(o)],
+    ...pools.map((p) => [`pool, ${p.workers} worker${p.workers > 1 ? 's' : ''}`, () => p.attention(o)]),
+    [MQ_ONE, () => pe.attention(mq)],
+    [MQ_TWO, () => pools[1].attention(mq)],
+  ];
+  const seconds = await bestSecondsInTurns(runs.map(([, fn]) => fn));
+  runs.forEach(([name], i) => put(name, T, seconds[i]));
 }
 
 // The ceiling: 2 worker threads, each with its half of the heads and its own
@@ -117,7 +120,7 @@ for (const T of trainOnly ? [] : [512, 1024]) {
   try {
     const sess = await ort.InferenceSession.create(fusedAttention(H, T, D), { executionProviders: ['wasm'] });
     try {
-      put('onnxruntime-web fused Attention, 2 threads', T, await time(() => sess.run(feeds)));
+      put('onnxruntime-web fused Attention, 2 threads', T, (await bestSecondsInTurns([() => sess.run(feeds)]))[0]);
     } finally {
       await sess.release();
     }
@@ -126,33 +129,33 @@ for (const T of trainOnly ? [] : [512, 1024]) {
   }
 }
 // Training: steps/s of a whole run (the trainer's setup included, as a caller sees it) at the default
-// sizes (dModel 64, 4 heads, 2 layers, dFf 128, batch 16 = 4 micro-batches, seqLen 64), best of 3 runs
-// after a warm-up run, pe.train against pool.train; the weights are the same bits (checked here too).
+// sizes (dModel 64, 4 heads, 2 layers, dFf 128, batch 16 = 4 micro-batches, seqLen 64), best of 5 runs
+// in turns after a warm-up run, pe.train against pool.train; the weights are the same bits (checked here too).
 const TRAIN_STEPS = 40;
+const TRAIN_ROUNDS = 5;
 const TRAIN_TASKS = ['language', 'retrieval'];
 const stepsPerSec = {}; // stepsPerSec[name][task]
 for (const task of TRAIN_TASKS) {
   const config = { task, encoding: 'rope', steps: TRAIN_STEPS };
-  const rate = async (name, train) => {
-    (await train({ ...config, steps: 5 }))[Symbol.dispose]();
-    let best = Infinity;
-    let bytes;
-    for (let r = 0; r < 3; r++) {
+  const trainers = [['one thread (pe.train)', (c) => pe.train(c)], ...pools.map((p) => [`pool.train, ${p.workers} worker${p.workers > 1 ? 's' : ''}`, (c) => p.train(c)])];
+  for (const [, train] of trainers) (await train({ ...config, steps: 5 }))[Symbol.dispose]();
+  // In turns, as the attention rows: every round trains once with each.
+  const best = trainers.map(() => Infinity);
+  const bytes = [];
+  for (let round = 0; round < TRAIN_ROUNDS; round++) {
+    for (const [i, [, train]] of trainers.entries()) {
       const t0 = performance.now();
       const m = await train(config);
-      best = Math.min(best, (performance.now() - t0) / 1000);
-      bytes = Buffer.from(m.save());
+      best[i] = Math.min(best[i], (performance.now() - t0) / 1000);
+      bytes[i] = Buffer.from(m.save());
       m[Symbol.dispose]();
     }
-    (stepsPerSec[name] ??= {})[task] = TRAIN_STEPS / best;
-    process.stderr.write(`${name} ${task}: ${(TRAIN_STEPS / best).toFixed(1)} steps/s\n`);
-    return bytes;
-  };
-  const want = await rate('one thread (pe.train)', (c) => pe.train(c));
-  for (const p of pools) {
-    const got = await rate(`pool.train, ${p.workers} worker${p.workers > 1 ? 's' : ''}`, (c) => p.train(c));
-    if (!got.equals(want)) throw new Error(`pool.train with ${p.workers} workers (${task}) differs from pe.train`);
   }
+  trainers.forEach(([name], i) => {
+    (stepsPerSec[name] ??= {})[task] = TRAIN_STEPS / best[i];
+    process.stderr.write(`${name} ${task}: ${(TRAIN_STEPS / best[i]).toFixed(1)} steps/s\n`);
+    if (i > 0 && !bytes[i].equals(bytes[0])) throw new Error(`${name} (${task}) differs from pe.train`);
+  });
 }
 for (const p of pools) await p.terminate();
 // The training ceiling: 2 worker threads, each stepping its own replica over its half of the
@@ -209,9 +212,9 @@ lines.push(`| ceiling / one thread (what two cores give this trainer at best) | 
 const extra = trainOnly ? [] : [
   `One message round trip to a worker thread and back (a 1-token call): ${(roundTrip * 1e6).toFixed(0)} µs.`,
   `Calls below 2^${Math.log2(MIN_SPLIT_WORK)} FLOPs (2 · heads · queryLength · keyLength · headDim; here T ≤ ${Math.max(0, ...LENGTHS.filter((T) => flops(T) < MIN_SPLIT_WORK))}) run on the calling thread, so the pool rows equal the one-thread row there.`,
-  `The ceiling row is the mean rate of two threads running for 1.5 s together; the other rows are the best of repeated calls.`,
+  `The ceiling row is the mean rate of two threads running for 1.5 s together; the other rows are the best of 8 blocks of 150 ms, taken in turns (one block of each row per round), so that every row meets the same moments of the host.`,
 ];
-extra.push('The training ceiling row is the slower of two threads stepping for 1.5 s together (steady state, no setup); the pool and one-thread training rows are whole runs, setup included.');
+extra.push('The training ceiling row is the slower of two threads stepping for 1.5 s together (steady state, no setup); the pool and one-thread training rows are whole runs, setup included, the best of 5 taken in turns.');
 const note = `Measured by \`npm run bench:pool\` on ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, onnxruntime-web ${ort.env.versions?.web ?? '?'}.`;
 const text = `${lines.join('\n')}\n\n${extra.map((e) => `- ${e}`).join('\n')}\n\n${note}`;
 console.log(text);

@@ -32,6 +32,33 @@ export async function bestSeconds(fn, { budgetMs = 300, warmup = 3, reps = 3 } =
   return best;
 }
 
+/**
+ * The best seconds per call of each of `fns`, measured in turns: every round
+ * runs each function for one block of `blockMs` (the mean per call in the
+ * block), so that all of them meet the same moments of a noisy host and their
+ * ratios hold within the run. Returns one number per function.
+ */
+export async function bestSecondsInTurns(fns, { blockMs = 150, rounds = 8, warmup = 3 } = {}) {
+  const call = async (fn) => {
+    const r = fn();
+    if (r && typeof r.then === 'function') await r;
+  };
+  for (const fn of fns) for (let i = 0; i < warmup; i++) await call(fn);
+  const best = fns.map(() => Infinity);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, fn] of fns.entries()) {
+      let iters = 0;
+      const t0 = performance.now();
+      do {
+        await call(fn);
+        iters++;
+      } while (performance.now() - t0 < blockMs);
+      best[i] = Math.min(best[i], (performance.now() - t0) / 1000 / iters);
+    }
+  }
+  return best;
+}
+
 /** onnxruntime-web (wasm backend) and tfjs-core with the wasm backend, single-threaded. */
 export async function loadPeers() {
   const ortDist = join(root, 'node_modules/onnxruntime-web/dist/');
