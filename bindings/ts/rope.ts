@@ -201,6 +201,10 @@ export function attentionRope(m: RawModule, r: unknown, headDim: number, wire: A
   if (r === undefined) return wire;
   const o = requireObject('rope', r);
   notLayered(o, 'layout', 'rope.layout');
+  // A spread ropeFromConfig layer carries the head size it was made for (a model may have two).
+  if (o.headDim !== undefined && o.headDim !== headDim) {
+    throw new RangeError(`rope.headDim is ${typeof o.headDim === 'number' ? o.headDim : JSON.stringify(o.headDim)} but headDim is ${headDim}: this RoPE layer is for heads of another size (pass the layer of this call's heads)`);
+  }
   wire.enabled = true;
   wire.layout = oneOf('rope.layout', o.layout, ROPE_LAYOUTS);
   wire.freq = ropeSpec(m, { headDim, rotaryDim: o.rotaryDim, base: o.base, scaling: o.scaling, mrope: o.mrope }).spec;

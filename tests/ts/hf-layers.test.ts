@@ -225,6 +225,29 @@ for (const [flavour, ready] of flavours) {
       assert.notDeepEqual(pe.applyRope(x, { ...local, heads: 1, seqLen: 2 }), pe.applyRope(x, { ...global, heads: 1, seqLen: 2 }));
     });
 
+    it('a spread layer checks its head size against the call (Gemma 4: 256 local, 512 global)', async () => {
+      const pe = await ready;
+      const gemma = LAYER_FIXTURES.find((f) => f.name.startsWith('Gemma 4 31B'))!;
+      const got = pe.ropeFromConfig(gemma.config);
+      const local = got.layers[0]!;
+      const global = got.layers[5]!;
+      assert.equal(local.headDim, 256);
+      assert.equal(global.headDim, 512);
+      const call = (D: number, rope: RopeLayerOptions) => {
+        const q = Float32Array.from({ length: 2 * D }, (_, i) => Math.sin(i * 0.37));
+        return { q, k: q, v: q, heads: 1, queryLength: 2, keyLength: 2, headDim: D, causal: true, rope };
+      };
+      // The global layer on the local heads (and the other way) was silently the wrong rotation.
+      assert.throws(() => pe.attention(call(256, global)), { name: 'RangeError', message: 'rope.headDim is 512 but headDim is 256: this RoPE layer is for heads of another size (pass the layer of this call\'s heads)' });
+      assert.throws(() => pe.attention(call(512, local)), { name: 'RangeError', message: /rope.headDim is 256 but headDim is 512/ });
+      assert.throws(() => new pe.KvCache({ kvHeads: 1, headDim: 256, rope: global }), { name: 'RangeError', message: /rope.headDim is 512 but headDim is 256/ });
+      // Each layer on its own heads works, and pe keeps working after the errors.
+      assert.equal(pe.attention(call(256, local)).out.length, 2 * 256);
+      assert.equal(pe.attention(call(512, global)).out.length, 2 * 512);
+      const cache = new pe.KvCache({ kvHeads: 1, headDim: 512, rope: global });
+      cache.delete();
+    });
+
     it('malformed layer keys are errors naming them', async () => {
       const pe = await ready;
       const base = { model_type: 'llama', num_hidden_layers: 4, head_dim: 64 };
