@@ -118,7 +118,7 @@ export function attentionApi(h: Heap): Pick<Posenc, 'attention' | 'KvCache'> & {
     if (o.t5 !== undefined) {
       const t = requireObject('t5', o.t5);
       const { nb, md, bidir } = t5Args(m, { queryLength: 0, keyLength: 0, numBuckets: t.numBuckets, maxDistance: t.maxDistance,
-        bidirectional: t.bidirectional ?? !causal });
+        bidirectional: t.bidirectional ?? !causal }, 't5.');
       spec.t5Table = f.f32(h.tensor('t5.table', t.table, [['numBuckets', nb], ['heads', heads]]));
       spec.t5Buckets = nb;
       spec.t5MaxDistance = md;

@@ -205,13 +205,16 @@ function shawShape(o: Record<string, unknown>) {
   return { q, k, clip };
 }
 
-/** The T5 options of a call; left out, numBuckets and maxDistance are the C++ defaults (the module's constants). */
-export function t5Args(m: RawModule, o: Record<string, unknown>) {
+/**
+ * The T5 options of a call (their names in errors start with `path`, e.g. 't5.'); left out, numBuckets
+ * and maxDistance are the C++ defaults (the module's constants).
+ */
+export function t5Args(m: RawModule, o: Record<string, unknown>, path = '') {
   const q = int('queryLength', o.queryLength, 0);
   const k = int('keyLength', o.keyLength, 0);
-  const bidir = optBool('bidirectional', o.bidirectional, true);
-  const nb = optInt('numBuckets', o.numBuckets, m.t5NumBuckets, 1, 65536);  // a table shape; its rule is checked in C++
-  const md = o.maxDistance === undefined ? m.t5MaxDistance : int32('maxDistance', o.maxDistance);
+  const bidir = optBool(`${path}bidirectional`, o.bidirectional, true);
+  const nb = optInt(`${path}numBuckets`, o.numBuckets, m.t5NumBuckets, 1, 65536);  // a table shape; its rule is checked in C++
+  const md = o.maxDistance === undefined ? m.t5MaxDistance : int32(`${path}maxDistance`, o.maxDistance);
   const off = o.queryOffset === undefined ? 0 : int32('queryOffset', o.queryOffset);
   return { q, k, off, nb, md, bidir };
 }

@@ -92,8 +92,8 @@ Status ValidateAttention(const AttentionOptions& o) {
     }
   }
   if (o.t5_table) {
-    POSENC_RETURN_IF_ERROR(
-        ValidateT5Buckets(o.t5_buckets, o.t5_max_distance, o.t5_bidirectional));
+    POSENC_RETURN_IF_ERROR(ValidateT5Buckets(o.t5_buckets, o.t5_max_distance,
+                                             o.t5_bidirectional, "t5."));
   }
   if (o.shaw_v && !o.shaw_k) {
     return Status::Invalid("shaw: a value table needs a key table");

@@ -6,10 +6,10 @@
 namespace posenc {
 
 Status ValidateT5Buckets(int64_t num_buckets, int64_t max_distance,
-                         bool bidirectional) {
+                         bool bidirectional, const char* path) {
   const int64_t min_buckets = bidirectional ? 4 : 2;
   if (num_buckets < min_buckets || num_buckets > 65536) {
-    return Status::Invalid(StrCat("numBuckets must be an integer in [",
+    return Status::Invalid(StrCat(path, "numBuckets must be an integer in [",
                                   min_buckets, ", 65536], got ", num_buckets,
                                   " (when bidirectional is ",
                                   bidirectional ? "true" : "false", ")"));
@@ -18,7 +18,7 @@ Status ValidateT5Buckets(int64_t num_buckets, int64_t max_distance,
   const int64_t max_exact = per_sign / 2;
   if (max_distance <= max_exact || max_distance > (int64_t{1} << 30)) {
     return Status::Invalid(StrCat(
-        "maxDistance must be an integer in [", max_exact + 1,
+        path, "maxDistance must be an integer in [", max_exact + 1,
         ", 1073741824], got ", max_distance, " (more than the exact buckets)"));
   }
   return Status::Ok();

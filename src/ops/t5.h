@@ -18,8 +18,9 @@ inline constexpr int32_t kT5MaxDistance = 128;
 
 // B >= 4 (bidirectional) or >= 2 (causal) so that max_exact >= 1, and
 // max_distance > max_exact, so no log(0) or log of a ratio <= 1 is formed.
+// The messages name the parameters with `path` in front (e.g. "t5.").
 Status ValidateT5Buckets(int64_t num_buckets, int64_t max_distance,
-                         bool bidirectional);
+                         bool bidirectional, const char* path = "");
 
 // Bucket of rel = key_pos - query_pos. Bidirectional: B/2 buckets per sign
 // (+B/2 for rel > 0), n = |rel|; causal: n = max(-rel, 0). max_exact = B'/2

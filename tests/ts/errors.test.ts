@@ -194,6 +194,13 @@ const cases: Case[] = [
   ['xposScales odd rotaryDim', (pe) => pe.xposScales({ positions: Int32Array.of(0), rotaryDim: 3 }), 'RangeError', /rotaryDim must be even and >= 2, got 3/],
   ['t5 maxDistance', (pe) => pe.t5Buckets({ queryLength: 2, keyLength: 2, numBuckets: 32, maxDistance: 8 }),
     'RangeError', /maxDistance must be an integer in \[9, 1073741824\], got 8/],
+  // In an attention call the T5 options are named under t5.
+  ['attention t5.maxDistance', (pe) => attn(pe, { t5: { table: new Float32Array(32), maxDistance: 8 } }),
+    'RangeError', /^t5.maxDistance must be an integer in \[17, 1073741824\], got 8/],
+  ['attention t5.numBuckets', (pe) => attn(pe, { t5: { table: new Float32Array(1), numBuckets: 1 } }),
+    'RangeError', /^t5.numBuckets must be an integer in \[2, 65536\], got 1 \(when bidirectional is false\)/],
+  ['attention t5.numBuckets type', (pe) => attn(pe, { t5: { table: new Float32Array(32), numBuckets: 'x' as unknown as number } }),
+    'TypeError', /^t5.numBuckets must be a number, got 'x'/],
 
   ['ropeFromConfig unknown scaling key', (pe) => pe.ropeFromConfig({ model_type: 'llama', num_hidden_layers: 2, head_dim: 64, rope_scaling: { type: 'linear', factor: 2, scale: 3 } }),
     'RangeError', /config.rope_scaling.scale is not a key posenc understands for rope type 'linear'/],
