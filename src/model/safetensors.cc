@@ -266,11 +266,14 @@ Status ParseSafetensors(const uint8_t* bytes, size_t n, StFile* out) {
   // Header length: non-zero, within the file, at most 100 MB.
   uint64_t header_len;
   std::memcpy(&header_len, bytes, 8);  // little-endian host
-  if (header_len == 0) return Status::Invalid("header length is 0");
+  if (header_len == 0) {
+    return Status::Invalid(
+        "not a safetensors file: its header length (the first 8 bytes) is 0");
+  }
   if (header_len > kMaxHeaderBytes) {
-    return Status::Invalid(StrCat("header length ", header_len,
-                                  " exceeds the limit of ", kMaxHeaderBytes,
-                                  " bytes"));
+    return Status::Invalid(StrCat(
+        "not a safetensors file: its header length (the first 8 bytes) is ",
+        header_len, ", over the limit of ", kMaxHeaderBytes, " bytes"));
   }
   if (header_len > n - 8) {
     return Status::Invalid(StrCat("header length ", header_len, " exceeds the ",

@@ -249,13 +249,14 @@ std::vector<BadCase> BadCases() {
   return {
       // Length field.
       {"short file", "{}", "2 bytes, too short"},
-      {"header length 0", Le64(0) + "{}", "header length is 0"},
+      {"header length 0", Le64(0) + "{}",
+       "not a safetensors file: its header length (the first 8 bytes) is 0"},
       {"header past the end", Le64(1000) + "{}      ",
        "header length 1000 exceeds the 8 bytes"},
       {"header length huge", Le64(~uint64_t{0}) + "{}",
-       "exceeds the limit of 100000000"},
+       "over the limit of 100000000 bytes"},
       {"header over 100 MB", Le64(100000001) + "{}",
-       "header length 100000001 exceeds the limit"},
+       "header length (the first 8 bytes) is 100000001, over the limit"},
       // JSON.
       {"truncated JSON", File("{\"a\":", ""), "not valid UTF-8 JSON"},
       {"trailing garbage", File("{} x", ""), "not valid UTF-8 JSON"},

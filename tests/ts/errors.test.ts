@@ -343,7 +343,7 @@ const modelCases: AsyncCase[] = [
   }, 'TypeError', /TinyModel.delete\(\): this model has been deleted/],
 
   // Models and their files.
-  ['loadModel zeros', (pe) => pe.loadModel(new Uint8Array(100)), 'RangeError', /header length is 0/],
+  ['loadModel zeros', (pe) => pe.loadModel(new Uint8Array(100)), 'RangeError', /not a safetensors file: its header length \(the first 8 bytes\) is 0/],
   ['loadModel truncated', (pe) => pe.loadModel(shipped('language-rope').subarray(0, 1000)),
     'RangeError', /header length \d+ exceeds the 992 bytes after the length field/],
   ['model token out of vocabulary', (pe) => withModel(pe, 'language-rope', (m) => m.forward(Int32Array.of(0, 999))),
