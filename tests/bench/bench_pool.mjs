@@ -61,7 +61,7 @@ for (const T of trainOnly ? [] : LENGTHS) {
     [MQ_ONE, () => pe.attention(mq)],
     [MQ_TWO, () => pools[1].attention(mq)],
   ];
-  const seconds = await bestSecondsInTurns(runs.map(([, fn]) => fn));
+  const seconds = await bestSecondsInTurns(runs.map(([, fn]) => fn), { blockMs: 100, rounds: 16 });
   runs.forEach(([name], i) => put(name, T, seconds[i]));
 }
 
@@ -212,7 +212,7 @@ lines.push(`| ceiling / one thread (what two cores give this trainer at best) | 
 const extra = trainOnly ? [] : [
   `One message round trip to a worker thread and back (a 1-token call): ${(roundTrip * 1e6).toFixed(0)} µs.`,
   `Calls below 2^${Math.log2(MIN_SPLIT_WORK)} FLOPs (2 · heads · queryLength · keyLength · headDim; here T ≤ ${Math.max(0, ...LENGTHS.filter((T) => flops(T) < MIN_SPLIT_WORK))}) run on the calling thread, so the pool rows equal the one-thread row there.`,
-  `The ceiling row is the mean rate of two threads running for 1.5 s together; the other rows are the best of 8 blocks of 150 ms, taken in turns (one block of each row per round), so that every row meets the same moments of the host.`,
+  `The ceiling row is the mean rate of two threads running for 1.5 s together; the other rows are the best of 16 blocks of 100 ms, taken in turns (one block of each row per round), so that every row meets the same moments of the host.`,
 ];
 extra.push('The training ceiling row is the slower of two threads stepping for 1.5 s together (steady state, no setup); the pool and one-thread training rows are whole runs, setup included, the best of 5 taken in turns.');
 const note = `Measured by \`npm run bench:pool\` on ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, onnxruntime-web ${ort.env.versions?.web ?? '?'}.`;
