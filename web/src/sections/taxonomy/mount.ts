@@ -73,6 +73,8 @@ function buildTable(): { table: HTMLTableElement; paramCells: Map<EncodingName, 
     e.append(text(key));
     return e;
   };
+  // Each body cell also names its column, shown where the rows stack (style.css).
+  const label = (key: Key): HTMLElement => text(key, 'span', 'col-name');
   const head = el('thead', {},
     el('tr', {}, th('taxonomy.col.family'), th('taxonomy.col.where'), th('taxonomy.col.kind'), th('taxonomy.col.params')));
   const paramCells = new Map<EncodingName, Cell>();
@@ -82,12 +84,13 @@ function buildTable(): { table: HTMLTableElement; paramCells: Map<EncodingName, 
     const name = el('th', { scope: 'row' });
     name.append(text(`taxonomy.${enc}.name` as Key));
     const params = el('td', { class: 'params' });
-    params.append(rich(`taxonomy.${enc}.params` as Key, 'span'), el('br'), el('code', { class: 'count' }, '…'));
+    params.append(label('taxonomy.col.params'), rich(`taxonomy.${enc}.params` as Key, 'span'), el('br'), el('code', { class: 'count' }, '…'));
     paramCells.set(enc, params);
-    row.append(name, el('td', {}, text(`taxonomy.${enc}.where` as Key)), el('td', {}, text(`taxonomy.${enc}.kind` as Key)), params);
+    row.append(name, el('td', {}, label('taxonomy.col.where'), text(`taxonomy.${enc}.where` as Key)),
+      el('td', {}, label('taxonomy.col.kind'), text(`taxonomy.${enc}.kind` as Key)), params);
     body.append(row);
   }
-  const table = el('table', { class: 'taxonomy', id: 'tax-table' }, head, body);
+  const table = el('table', { class: 'taxonomy concepts', id: 'tax-table' }, head, body);
   return { table, paramCells };
 }
 
