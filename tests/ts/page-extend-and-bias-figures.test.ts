@@ -290,8 +290,9 @@ describe('extend verdict, section 10 charts, ALiBi / T5 figures (Chromium, stric
     assert.match(verdict, /^Measured for linear \(position interpolation\) at 128 tokens, 10 steps: inside/);
     // The border is named by the token predicted, as the chart's training-length line (at 64) marks it:
     // a sequence of 64 tokens scores the predictions of tokens 1-63, never token 64 (review 4, N1).
-    const heads = await page.$$eval('#extend-figs th', (ths) => ths.map((th) => th.textContent ?? '').join(' | '));
-    assert.match(heads, /predicting tokens 1–63 \(inside the old length\).*predicting token 64 and on \(past it\)/, heads);
+    // Each column head: inside / past the old length, then (on a line of its own) the tokens predicted there.
+    const heads = await page.$$eval('#extend-figs thead th', (ths) => ths.map((th) => Array.from(th.childNodes, (n) => n.textContent ?? '').join(' / ')).join(' | '));
+    assert.match(heads, /inside the old length \/ predicting tokens 1–\u2060?63 \| past the old length \/ predicting token 64 and on$/, heads);
     assert.match(verdict, /inside the old length \(predicting tokens 1–63\).*past the old length \(token 64 and on\)/, verdict);
     const [rn, rf, delta] = quoted.slice(4, 7) as [number, number, number];
     assert.ok(Math.abs(Math.abs(linear[0]! - rn) - delta) <= 0.0011, `${verdict}: delta`);

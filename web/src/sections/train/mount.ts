@@ -318,20 +318,21 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
     bn: out('extend-before-near'), bf: out('extend-before-far'), an: out('extend-after-near'), af: out('extend-after-far'),
     rn: out('extend-base-near'), rf: out('extend-base-far'), un: out('extend-plain-near'), uf: out('extend-plain-far'),
   };
-  // The column heads name the positions from the old length (describe), "…" before the first run.
-  const nearHead = liveText('th'), farHead = liveText('th');
-  const heads = (M: number | string, F: number | string): void => {
-    nearHead.set('train.ext.near', { last: typeof M === 'number' ? M - 1 : M });
-    farHead.set('train.ext.far', { far: F });
+  // The column heads: inside / past the old length, and under that the
+  // tokens predicted there, once a run has given the old length (describe).
+  const nearTokens = liveText('small'), farTokens = liveText('small');
+  const head = (key: Key, tokens: HTMLElement): HTMLElement => el('th', { scope: 'col' }, text(key), tokens);
+  const heads = (M: number): void => {
+    nearTokens.set('train.ext.nearTokens', { last: M - 1 });
+    farTokens.set('train.ext.farTokens', { far: M });
   };
-  heads('…', '…');
   // The unscaled rows: only with a scaling (for "none" the rows above are that run).
   const plainRows = [
     el('tr', { id: 'extend-base-row', hidden: '' }, el('th', {}, text('train.ext.base')), el('td', {}, cells.rn), el('td', {}, cells.rf)),
     el('tr', { id: 'extend-plain-row', hidden: '' }, el('th', {}, text('train.ext.plain')), el('td', {}, cells.un), el('td', {}, cells.uf)),
   ];
   const table = el('table', { class: 'answers', id: 'extend-table' },
-    el('thead', {}, el('tr', {}, el('th', {}), nearHead.el, farHead.el)),
+    el('thead', {}, el('tr', {}, el('th', {}), head('train.ext.near', nearTokens.el), head('train.ext.far', farTokens.el))),
     el('tbody', {},
       el('tr', {}, el('th', {}, text('train.ext.before')), el('td', {}, cells.bn), el('td', {}, cells.bf)),
       el('tr', {}, el('th', {}, text('train.ext.after')), el('td', {}, cells.an), el('td', {}, cells.af)),
@@ -378,7 +379,7 @@ function mountExtend(ctx: Ctx, root: HTMLElement): void {
       if (Number.isFinite(r[k])) show(cells[k], r[k]);
     }
     for (const row of plainRows) row.hidden = r.method === 'none';
-    heads(r.trainLen, r.trainLen);
+    heads(r.trainLen);
   };
   let running = false;
   // The status line as data (re-rendered on a language switch).
