@@ -320,14 +320,18 @@ export class LinePlot {
     this.markerBoxes = [];
     const vs = this.o.markers?.() ?? [], vt = this.o.markerText?.() ?? [];
     const hs = this.o.hMarkers?.() ?? [], ht = this.o.hMarkerText?.() ?? [];
-    // Each text goes where the fewest drawn lines run through it (the first
-    // such spot of its list), so that it does not sit on the data.
+    // Each text goes where the fewest drawn lines (the curves and the vertical
+    // markers) run through it (the first such spot of its list), so that it
+    // does not sit on the data.
     let ink: Array<[number, number, number]> | undefined;
     const crossings = (b: Box): number => {
-      ink ??= linePoints(u, 3 * dpr);
+      ink ??= [...linePoints(u, 3 * dpr), ...vs.flatMap((x) => {
+        const px = u.valToPos(x, 'x', true);
+        return Array.from({ length: Math.ceil(u.bbox.height / (3 * dpr)) + 1 }, (_, j): [number, number, number] => [px, u.bbox.top + j * 3 * dpr, 0]);
+      })];
       return ink.filter(([x, y]) => x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1).length;
     };
-    const clearest = (spots: number[], box: (s: number) => Box): number => {
+    const clearest = <S extends object | number>(spots: S[], box: (s: S) => Box): S => {
       let best = spots[0]!, fewest = Infinity;
       for (const s of spots) {
         const n = crossings(box(s));
@@ -367,18 +371,40 @@ export class LinePlot {
     });
     // Above the horizontal line and clear of it, descenders included, so that the dashes do not
     // run through the letters (review N12); the halo keeps a crossing curve off them too. At
-    // its left end, or further right if fewer lines cross it there.
+    // its left end, or further right if fewer lines cross it there; or, if every spot above is
+    // crossed (on a phone the loss curves crowd the entropy rate's top side), below the line
+    // where fewer lines cross it (the earlier spot wins a tie).
     const hBoxes: Array<[number, number[]]> = [];
     hs.forEach((y, k) => {
       if (!ht[k]) return;
-      const w = ctx.measureText(ht[k]!).width, line = u.valToPos(y, 'y', true), base = line - 7 * dpr;
+      const w = ctx.measureText(ht[k]!).width, line = u.valToPos(y, 'y', true);
       const left = u.bbox.left + 6 * dpr, room = u.bbox.width - w - 12 * dpr;
-      const box = (x: number): Box => ({ x0: x - 2 * dpr, x1: x + w + 2 * dpr, y0: base - h, y1: line - 2 * dpr });
-      // Spots along the line; with end labels not the right end, where their column stands.
-      const spots = Array.from({ length: 8 }, (_, j) => left + (room * j) / 8);
-      if (!this.o.endLabels) spots.push(left + room);
-      const x0 = room <= 0 ? left : clearest(spots, box);
-      const b = box(x0);
+      type Spot = { x: number; base: number };
+      const above = line - 7 * dpr, below = line + 3 * dpr + h;
+      const box = ({ x, base }: Spot): Box => ({ x0: x - 2 * dpr, x1: x + w + 2 * dpr, y0: base === above ? base - h : line + 2 * dpr, y1: base === above ? line - 2 * dpr : base + 4 * dpr });
+      // Spots along the line, every 8 px (a curve can dip through a narrow gap); above it
+      // with end labels not the right end, where their column stands (the lines that end
+      // near the entropy rate end just above it), below it the right end too.
+      const n = Math.max(1, Math.floor(room / (8 * dpr)));
+      const xs = Array.from({ length: n }, (_, j) => left + (room * j) / n);
+      const spots: Spot[] = [...xs, ...(this.o.endLabels ? [] : [left + room])].map((x) => ({ x, base: above }));
+      if (below + 4 * dpr <= u.bbox.top + u.bbox.height) {
+        spots.push(...[...xs, left + room].map((x) => ({ x, base: below })));
+        // Last, beside the line's right end in the end labels' column, if none of their
+        // labels stands there: the one place no curve reaches, when every spot on the plot is crossed.
+        const beside: Spot = { x: u.bbox.left + u.bbox.width + 4 * dpr, base: below };
+        const labels = this.o.endLabels ? this.endLabelLayout(u).column.map((it) => labelBox(it.x, it.y, it.w, h)) : [];
+        if (this.o.endLabels && box(beside).x1 <= ctx.canvas.width && !labels.some((l) => overlaps(l, box(beside)))) spots.push(beside);
+      }
+      // Counted over the box widened by 2 px (the lines are sampled every 3 px: one clipping
+      // a corner would otherwise go uncounted), but not towards the line, which a curve
+      // running level with it would then cross at every spot.
+      const around = (sp: Spot): Box => {
+        const b = box(sp), up = sp.base === above;
+        return { x0: b.x0 - 2 * dpr, x1: b.x1 + 2 * dpr, y0: b.y0 - (up ? 2 * dpr : 0), y1: b.y1 + (up ? 0 : 2 * dpr) };
+      };
+      const spot = room <= 0 ? { x: left, base: above } : clearest(spots, around);
+      const b = box(spot), { x: x0, base } = spot;
       ctx.textAlign = 'left';
       ctx.strokeText(ht[k]!, x0, base);
       ctx.fillText(ht[k]!, x0, base);
@@ -397,12 +423,16 @@ export class LinePlot {
    * texts nor another label (preferring one no line crosses), farther only if
    * every side is taken, or none (the legend names it anyway).
    */
-  private drawEndLabels(u: uPlot): void {
+  /**
+   * The end labels' layout: each visible series' last point, the labels of
+   * the lines that end at the right as a column (placed: spread apart and
+   * beside those ends), and the lines that end earlier (`inner`, still to be
+   * placed). The canvas font must be the labels' (11 px).
+   */
+  private endLabelLayout(u: uPlot): { items: EndLabel[]; column: EndLabel[]; inner: EndLabel[]; top: number; bottom: number } {
     const ctx = u.ctx;
     const dpr = window.devicePixelRatio || 1;
     const gap = 12 * dpr, h = 11 * dpr, pad = 4 * dpr;
-    ctx.setLineDash([]);
-    ctx.font = `${11 * dpr}px system-ui, sans-serif`;
     const items: EndLabel[] = [];
     for (let k = 1; k < u.series.length; k++) {
       const s = u.series[k]!;
@@ -418,22 +448,29 @@ export class LinePlot {
       });
     }
     const top = u.bbox.top - 14 * dpr + h / 2, bottom = u.bbox.top + u.bbox.height - h / 2;
-    const ends = items.map((d) => [d.text, Math.round(d.x / dpr), Math.round(d.y / dpr)]);
     const right = Math.max(...items.map((it) => it.x));
-    const column = items.filter((it) => it.x >= right - 1).sort((a, b) => a.y - b.y);
+    // Copies: the column's labels move, the items keep their lines' ends.
+    const column = items.filter((it) => it.x >= right - 1).map((it) => ({ ...it })).sort((a, b) => a.y - b.y);
     const inner = items.filter((it) => it.x < right - 1);
     // Too many for the plot's height: the ones farthest from the rest go.
     while (column.length * gap > bottom - top + gap && column.length > 1) column.splice(Math.floor(column.length / 2), 1);
     for (let k = 0; k < column.length; k++) column[k]!.y = Math.max(column[k]!.y, k ? column[k - 1]!.y + gap : top);
     for (let k = column.length - 1; k >= 0; k--) column[k]!.y = Math.min(column[k]!.y, k + 1 < column.length ? column[k + 1]!.y - gap : bottom);
-    const placed: Box[] = [...this.markerBoxes];
-    const drawn: EndLabel[] = [];
-    for (const it of column) {
-      // On a narrow chart a long label ends at the canvas edge rather than past it.
-      const x = Math.max(Math.min(it.x + pad, u.ctx.canvas.width - it.w - dpr), it.x - it.w);
-      placed.push(labelBox(x, it.y, it.w, h));
-      drawn.push({ ...it, x });
-    }
+    // On a narrow chart a long label ends at the canvas edge rather than past it.
+    const placedColumn = column.map((it) => ({ ...it, x: Math.max(Math.min(it.x + pad, u.ctx.canvas.width - it.w - dpr), it.x - it.w) }));
+    return { items, column: placedColumn, inner, top, bottom };
+  }
+
+  private drawEndLabels(u: uPlot): void {
+    const ctx = u.ctx;
+    const dpr = window.devicePixelRatio || 1;
+    const gap = 12 * dpr, h = 11 * dpr, pad = 4 * dpr;
+    ctx.setLineDash([]);
+    ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+    const { items, column, inner, top, bottom } = this.endLabelLayout(u);
+    const ends = items.map((d) => [d.text, Math.round(d.x / dpr), Math.round(d.y / dpr)]);
+    const placed: Box[] = [...this.markerBoxes, ...column.map((it) => labelBox(it.x, it.y, it.w, h))];
+    const drawn: EndLabel[] = [...column];
     // Drawn points are obstacles too (a label must not sit on a marker).
     if (this.o.points) {
       const r = 5 * dpr;
