@@ -41,7 +41,7 @@ describe('npm pack', () => {
     assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('tests/') || f.startsWith('build/') || f.startsWith('web/') || f.startsWith('dist/site/')), files.join(','));
     // The code, the types and the wasm; the models are posenc-models'.
     assert.ok(!files.some((f) => f.endsWith('.safetensors') || f.startsWith('dist/models/')), files.join(','));
-    assert.ok(core.unpackedSize <= 1.52e6, `posenc unpacks to ${core.unpackedSize} bytes, over the 1.52 MB budget`);
+    assert.ok(core.unpackedSize <= 1.53e6, `posenc unpacks to ${core.unpackedSize} bytes, over the 1.53 MB budget`);
 
     // posenc-models: the web/models workspace, exactly the shipped models and their index.
     const models = pack('--workspace', 'web/models');
