@@ -416,14 +416,6 @@ export class LinePlot {
   }
 
   /**
-   * Labels at the last drawn point of each visible series. Lines that end at
-   * the right form a column, spread apart vertically and kept between the top
-   * of the plot and the x axis; a line that ends earlier gets its label beside
-   * its end point, on the first side where it overlaps neither the marker
-   * texts nor another label (preferring one no line crosses), farther only if
-   * every side is taken, or none (the legend names it anyway).
-   */
-  /**
    * The end labels' layout: each visible series' last point, the labels of
    * the lines that end at the right as a column (placed: spread apart and
    * beside those ends), and the lines that end earlier (`inner`, still to be
@@ -461,6 +453,14 @@ export class LinePlot {
     return { items, column: placedColumn, inner, top, bottom };
   }
 
+  /**
+   * Labels at the last drawn point of each visible series. Lines that end at
+   * the right form a column, spread apart vertically and kept between the top
+   * of the plot and the x axis; a line that ends earlier gets its label beside
+   * its end point, on the first side where it overlaps neither the marker
+   * texts nor another label (preferring one no line crosses), farther only if
+   * every side is taken, or none (the legend names it anyway).
+   */
   private drawEndLabels(u: uPlot): void {
     const ctx = u.ctx;
     const dpr = window.devicePixelRatio || 1;
